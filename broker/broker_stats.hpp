@@ -1,0 +1,29 @@
+#pragma once
+
+#include "broker/keys.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace outbox::broker {
+
+class connection;
+
+/// What `outbox status` and `outbox verify` read from Redis.
+struct broker_stats {
+  /// Length of each queue list (one per partition).
+  std::map<std::string, std::int64_t> queues;
+  /// Length of each non-empty processing list.
+  std::map<std::string, std::int64_t> processing;
+  std::int64_t processed = 0;      // HLEN processed
+  std::int64_t dead_letter = 0;    // LLEN dead-letter
+  std::map<std::string, std::int64_t> counters;
+
+  std::int64_t queued_total() const;
+  std::int64_t processing_total() const;
+};
+
+broker_stats read_stats(connection& conn, const keys& names);
+
+} // namespace outbox::broker

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct redisContext;
+struct redisReply;
+
+namespace outbox::broker {
+
+/// Where Redis listens.
+struct endpoint {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+
+  std::string to_string() const;
+};
+
+/// Parses "HOST:PORT"; nothing when malformed (no colon, port not 1..65535).
+std::optional<endpoint> parse_endpoint(std::string_view text);
+
+struct connection_options {
+  endpoint where;
+  int connect_timeout_ms = 2000;
+  /// Bound on every read and write; blocking pops use a shorter timeout.
+  int io_timeout_ms = 5000;
+};
+
+struct reply_deleter {
+  void operator()(redisReply* reply) const;
+};
+
+/// An owned hiredis reply.
+using reply = std::unique_ptr<redisReply, reply_deleter>;
+
+/// One Redis connection. Connects lazily; after any connection error the
+/// context is dropped and the next command opens a fresh one (hiredis'
+/// redisReconnect would lose the I/O timeout). Not thread-safe: one owner.
+class connection {
+public:
+  explicit connection(connection_options options);
+  ~connection();
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+
+  /// Sends one command, binary-safe. Throws broker_error(unavailable) on a
+  /// connection problem and broker_error(rejected) on an error reply.
+  reply command(const std::vector<std::string>& argv);
+
+  /// Sends several commands in one round trip and returns their replies in
+  /// order. Error replies are returned, not thrown (the caller decides);
+  /// a connection problem throws broker_error(unavailable).
+  std::vector<reply> pipeline(const std::vector<std::vector<std::string>>& commands);
+
+  /// Connects now if not connected. Throws broker_error(unavailable).
+  void ensure_connected();
+
+  /// Drops the context (the next call reconnects).
+  void reset();
+
+  const connection_options& options() const {
+    return options_;
+  }
+
+private:
+  redisContext* context();
+  [[noreturn]] void fail(const std::string& what);
+
+  connection_options options_;
+  redisContext* context_ = nullptr;
+};
+
+/// Text of a string/status/error reply; empty for other types.
+std::string reply_text(const redisReply& r);
+
+/// Throws broker_error(rejected) if `r` is an error reply.
+void throw_if_error(const redisReply& r, const char* context);
+
+} // namespace outbox::broker

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace outbox::broker {
+
+/// One event as it travels through Redis (DESIGN.md "Broker"): a JSON object
+/// {event_id, aggregate_id, seq, event_type, payload, published_at}.
+struct event_entry {
+  std::string event_id;
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+  std::string event_type;
+  /// A JSON object's text; embedded as an object, not as a string.
+  std::string payload;
+  /// Milliseconds since the epoch when the relay published it (0: unknown).
+  std::int64_t published_at = 0;
+};
+
+/// Serialises an entry. Throws std::invalid_argument if payload is not a
+/// JSON object (the store guarantees it is).
+std::string encode(const event_entry& entry);
+
+/// Why an entry could not be parsed.
+struct malformed_entry {
+  std::string reason;
+};
+
+/// Parses and validates an entry (types, non-empty ids, seq >= 1, payload an
+/// object). The consumer's Lua script applies the same rules in Redis.
+std::variant<event_entry, malformed_entry> decode(const std::string& text);
+
+} // namespace outbox::broker

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace outbox::broker {
+
+/// Names of every Redis key the pipeline uses (config section "broker").
+/// The defaults are seed 000's: the list `outbox.events` and the hash
+/// `processed`.
+struct keys {
+  /// The event queue; with partitions > 1, partition i is "<queue>.<i>".
+  std::string queue = "outbox.events";
+  /// Lists per aggregate hash; one consumer owns a partition at a time, which
+  /// keeps per-aggregate order with several consumers.
+  std::size_t partitions = 1;
+  /// Dedup records: event_id -> result JSON.
+  std::string processed = "processed";
+  /// The effect of OrderPlaced: sku -> reserved quantity.
+  std::string reserved = "inventory.reserved";
+  /// aggregate_id -> highest seq applied, for order checking.
+  std::string aggregate_seq = "outbox.aggregate_seq";
+  /// Counters: consumed, duplicates, dead_lettered, order_violations.
+  std::string counters = "outbox.counters";
+  /// Entries that could not be applied, with the reason.
+  std::string dead_letter = "outbox.dead_letter";
+  /// Prefix of consumers' processing lists: "<prefix><consumer name>".
+  std::string processing_prefix = "outbox.processing.";
+
+  /// The list an aggregate's events go to.
+  std::string queue_for(const std::string& aggregate_id) const;
+  /// The list of partition `index`.
+  std::string partition(std::size_t index) const;
+  /// The processing list of a consumer.
+  std::string processing_for(const std::string& consumer) const;
+};
+
+} // namespace outbox::broker

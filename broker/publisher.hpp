@@ -1,0 +1,33 @@
+#pragma once
+
+#include "broker/entry.hpp"
+#include "broker/keys.hpp"
+
+#include <vector>
+
+namespace outbox::broker {
+
+class connection;
+
+/// Pushes a relay's claimed batch to the queue(s).
+class publisher {
+public:
+  publisher(connection& conn, keys names);
+
+  /// Publishes the entries, in the given order, as one atomic operation: one
+  /// RPUSH with many values when they all go to one list, MULTI/EXEC over
+  /// the lists otherwise. Either all are enqueued or none (on a connection
+  /// error the outcome is unknown: the caller must treat it as "maybe", which
+  /// the lease protocol does by leaving the rows leased). Throws broker_error.
+  void publish(const std::vector<event_entry>& entries);
+
+  /// Publishes already-encoded entries to one list (the lab's relay).
+  void publish_encoded(const std::string& list,
+                       const std::vector<std::string>& encoded);
+
+private:
+  connection& conn_;
+  keys names_;
+};
+
+} // namespace outbox::broker

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace outbox::broker {
+
+class connection;
+
+/// The consumer's side of a list: an entry is moved atomically from the
+/// queue to the consumer's own processing list, applied, then removed there.
+/// A consumer that dies leaves its entries in its processing list until
+/// recover() puts them back.
+class reliable_queue {
+public:
+  explicit reliable_queue(connection& conn);
+
+  /// Moves the head of `queue` to the tail of `processing` (BLMOVE LEFT
+  /// RIGHT), waiting up to `timeout_ms` (0: do not wait). Nothing on timeout.
+  std::optional<std::string> pop(const std::string& queue,
+                                 const std::string& processing,
+                                 int timeout_ms);
+
+  /// Moves up to `max` entries at once (pipelined LMOVE), oldest first.
+  std::vector<std::string> pop_batch(const std::string& queue,
+                                     const std::string& processing,
+                                     std::size_t max);
+
+  /// Removes one applied entry from the processing list.
+  void remove(const std::string& processing, const std::string& entry);
+
+  /// Puts a dead consumer's in-flight entries back at the HEAD of `queue`, in
+  /// their original order, ahead of everything still queued (they were popped
+  /// first). Atomic (one Lua script). Returns how many were moved.
+  std::size_t recover(const std::string& processing, const std::string& queue);
+
+  /// Lists every processing list under `prefix` (SCAN), for recovery.
+  std::vector<std::string> processing_lists(const std::string& prefix);
+
+private:
+  connection& conn_;
+};
+
+} // namespace outbox::broker

@@ -1,0 +1,93 @@
+#pragma once
+
+#include "broker/connection.hpp"
+#include "broker/keys.hpp"
+#include "storage/database.hpp"
+#include "storage/outbox_store.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace outbox::config {
+
+/// The pipeline's shape for `outbox run` (config section "run").
+struct run_settings {
+  int relays = 2;
+  int consumers = 1;
+  /// Orders the load generator places (0: none, e.g. a relay-only process).
+  std::int64_t orders = 0;
+  /// Share of orders that also get follow-up events (OrderPaid, OrderShipped).
+  double followup_share = 0.5;
+  /// Writer group commit: at most this many requests per transaction...
+  int commit_batch = 512;
+  /// ...gathered for at most this long.
+  int commit_delay_ms = 2;
+  /// A relay with nothing to claim polls again after this (doubling while
+  /// idle, up to idle_poll_max_ms); a commit nudge wakes it at once.
+  int poll_interval_ms = 50;
+  int idle_poll_max_ms = 1000;
+  /// How long a consumer's blocking pop waits before checking for shutdown.
+  int consumer_block_ms = 200;
+  /// Restarts allowed per relay/consumer slot before the run gives up.
+  int restart_budget = 100;
+};
+
+/// Crash injection (config section "crash"): probability of an injected crash
+/// at each point, per batch or entry, and a seed for reproducible runs.
+struct crash_settings {
+  std::uint64_t seed = 1;
+  double relay_after_claim = 0;
+  double relay_after_publish = 0;
+  double relay_pause = 0;
+  double consumer_after_pop = 0;
+  double consumer_after_effect = 0;
+};
+
+/// Everything configurable, with defaults. config/outbox.json documents the
+/// same keys; README.md explains each.
+struct settings {
+  storage::db_options db;
+  broker::connection_options redis;
+  broker::keys broker;
+  storage::lease_policy lease;
+  run_settings run;
+  crash_settings crash;
+};
+
+/// A configuration problem: `key` is the dotted path ("lease.ttl_ms"), or the
+/// file name for problems with the file itself.
+class config_error : public std::runtime_error {
+public:
+  config_error(std::string key, const std::string& reason)
+    : std::runtime_error(key + ": " + reason), key_(std::move(key)) {
+  }
+
+  const std::string& key() const noexcept {
+    return key_;
+  }
+
+private:
+  std::string key_;
+};
+
+/// Reads a JSON config file over the defaults. Unknown keys, wrong types and
+/// out-of-range values throw config_error naming the key. Does not validate
+/// cross-key rules (call validate after applying flags).
+settings load_file(const std::string& path, settings base = {});
+
+/// Applies a JSON object of the same shape (used for the file and tests).
+settings apply_json(const std::string& json_text, const std::string& origin,
+                    settings base = {});
+
+/// Checks ranges and rules between keys (ttl longer than the poll interval,
+/// probabilities in [0,1], ...). Throws config_error naming the key.
+void validate(const settings& s);
+
+/// The default config file path, relative to the working directory.
+inline constexpr const char* default_config_path = "config/outbox.json";
+
+/// The settings as JSON (for `outbox config --show` and the run report).
+std::string to_json(const settings& s);
+
+} // namespace outbox::config

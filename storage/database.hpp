@@ -1,0 +1,42 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace SQLite {
+class Database;
+}
+
+namespace outbox::storage {
+
+/// How to open the SQLite file.
+struct db_options {
+  std::string path = "var/outbox.db";
+  /// How long a writer waits for another connection's lock before failing.
+  int busy_timeout_ms = 5000;
+  /// PRAGMA synchronous: "FULL" (durable across power loss, the default),
+  /// "NORMAL" (WAL: durable across process crashes, may lose the last
+  /// commits on power loss) or "OFF" (benchmarks only).
+  std::string synchronous = "FULL";
+};
+
+/// The schema version this binary writes (PRAGMA user_version).
+inline constexpr int schema_version = 1;
+
+/// Opens (creating if needed) the database and applies the connection
+/// pragmas: WAL, busy_timeout, synchronous, foreign_keys. Does not migrate.
+/// Throws store_error (io when the path is unusable).
+std::unique_ptr<SQLite::Database> open_database(const db_options& options);
+
+/// Creates or upgrades the schema to `schema_version` in one transaction.
+/// Idempotent. Throws store_error(schema) for a database newer than us.
+void migrate(SQLite::Database& db);
+
+/// Throws store_error(schema) unless the schema is exactly `schema_version`
+/// (the database was never initialised, or belongs to a newer binary).
+void require_schema(SQLite::Database& db);
+
+/// Opens and migrates: what `outbox init` and the writer do.
+std::unique_ptr<SQLite::Database> open_and_migrate(const db_options& options);
+
+} // namespace outbox::storage

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "storage/types.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace SQLite {
+class Database;
+}
+
+namespace outbox::storage {
+
+/// Limits on order fields, enforced before any write (and by CHECKs).
+inline constexpr std::size_t max_sku_length = 64;
+inline constexpr std::int64_t max_qty = 1'000'000;
+inline constexpr std::size_t max_request_id_length = 128;
+
+/// One order as a client asks for it. request_id, when present, makes the
+/// request idempotent: a retry with the same key never creates a second order.
+struct order_request {
+  std::optional<std::string> request_id;
+  std::string sku;
+  std::int64_t qty = 0;
+};
+
+/// Returns a message naming the bad field, or nothing when the request is
+/// valid. place_order throws store_error(invalid_input) with this message.
+std::optional<std::string> validate(const order_request& request);
+
+/// What happened to one order request.
+struct placed_order {
+  enum class outcome {
+    /// A new order and its OrderPlaced outbox row were committed.
+    placed,
+    /// The request_id was seen before with the same parameters: these are the
+    /// original order and event, nothing new was written.
+    replayed,
+    /// The request_id was seen before with other parameters: rejected,
+    /// nothing written; order_id/event_id name the original order.
+    conflict,
+  };
+  outcome result = outcome::placed;
+  std::int64_t order_id = 0;
+  std::string event_id;
+  std::string aggregate_id;
+};
+
+/// One follow-up event for an existing aggregate (OrderPaid, OrderShipped...).
+struct event_request {
+  std::string aggregate_id;
+  std::string event_type;
+  /// A JSON object, stored verbatim.
+  std::string payload;
+};
+
+/// An event committed to the outbox.
+struct appended_event {
+  std::string event_id;
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+};
+
+/// The aggregate id of an order: events of one order share it.
+std::string order_aggregate_id(std::int64_t order_id);
+
+/// Writes business facts together with their outbox rows. Each call is one
+/// BEGIN IMMEDIATE transaction; the batch calls are the writer's group commit.
+class order_store {
+public:
+  explicit order_store(SQLite::Database& db);
+  ~order_store();
+  order_store(const order_store&) = delete;
+  order_store& operator=(const order_store&) = delete;
+
+  /// Places one order: request key, order row and outbox row in one
+  /// transaction, or nothing. Throws store_error.
+  placed_order place_order(const order_request& request, millis now);
+
+  /// Places several orders in one transaction. Results line up with the
+  /// requests; a conflict is a result, not an error, and affects only its own
+  /// request. Invalid requests throw before anything is written.
+  std::vector<placed_order>
+  place_orders(const std::vector<order_request>& requests, millis now);
+
+  /// Appends one event; seq is allocated per aggregate inside the transaction.
+  appended_event append_event(const event_request& request, millis now);
+
+  /// Appends several events in one transaction, in the order given.
+  std::vector<appended_event>
+  append_events(const std::vector<event_request>& requests, millis now);
+
+  /// Called inside every write transaction just before COMMIT. Throwing from
+  /// it rolls the whole transaction back: tests use it to prove atomicity.
+  void set_before_commit(std::function<void()> hook);
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace outbox::storage

@@ -1,0 +1,169 @@
+#pragma once
+
+#include "storage/types.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace SQLite {
+class Database;
+}
+
+namespace outbox::storage {
+
+/// The knobs of the lease protocol (config section "lease").
+struct lease_policy {
+  /// How long a claim is valid; an expired lease is reclaimable by anyone.
+  millis ttl = 10'000;
+  /// At most this many rows per claim.
+  int batch = 256;
+  /// Claims after which a row that never got acknowledged becomes FAILED.
+  int max_attempts = 8;
+  /// Backoff after a publish error: base * 2^(attempts-1), capped at max.
+  millis backoff_base = 100;
+  millis backoff_max = 30'000;
+};
+
+/// The lease on one row: who may acknowledge it (owner) and which claim of
+/// the row it is (epoch, bumped by every claim).
+struct event_lease {
+  std::string event_id;
+  std::int64_t epoch = 0;
+};
+
+/// A row handed to a relay by a claim.
+struct claimed_event {
+  std::string event_id;
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+  std::string event_type;
+  /// JSON object text, as stored.
+  std::string payload;
+  std::int64_t epoch = 0;
+  int attempts = 0;
+  millis created_at = 0;
+  /// True when the row was SENDING under another owner's expired lease.
+  bool taken_over = false;
+};
+
+/// The result of one claim: rows in publish order (per aggregate by seq).
+struct claim {
+  std::string owner;
+  millis lease_until = 0;
+  std::vector<claimed_event> events;
+  /// Rows of expired leases that this claim took over.
+  int taken_over = 0;
+  /// Rows that reached max_attempts while leased and became FAILED here.
+  int failed = 0;
+
+  std::vector<event_lease> leases() const;
+};
+
+/// What a fenced acknowledgement did.
+struct ack_result {
+  /// Rows now PUBLISHED.
+  int acked = 0;
+  /// Rows this owner no longer holds (lease expired and taken over): the
+  /// ack was rejected for them. A relay counts and logs these, then moves on.
+  std::vector<std::string> rejected;
+};
+
+/// What a publish failure did to the claimed rows.
+struct failure_result {
+  /// Rows put back to PENDING with a backoff.
+  int backed_off = 0;
+  /// Rows that reached max_attempts and are now FAILED.
+  int failed = 0;
+  /// Rows this owner no longer held: nothing changed for them.
+  int not_held = 0;
+};
+
+/// A FAILED row, for `outbox status` and `outbox failed`.
+struct failed_row {
+  std::string event_id;
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+  std::string event_type;
+  int attempts = 0;
+  std::string last_error;
+};
+
+/// Leases currently held by one owner.
+struct owner_leases {
+  std::string owner;
+  int rows = 0;
+  /// Earliest lease_until among them.
+  millis earliest_expiry = 0;
+};
+
+/// Counts and ages for `outbox status` and the metrics.
+struct outbox_stats {
+  std::map<std::string, std::int64_t> by_status; // all four, zero included
+  std::int64_t orders = 0;
+  /// Age of the oldest PENDING or SENDING row (0 when none).
+  millis oldest_unpublished_age = 0;
+  /// SENDING rows whose lease has expired (awaiting takeover).
+  std::int64_t expired_leases = 0;
+  std::vector<owner_leases> leases;
+  std::vector<failed_row> failed; // at most 100, oldest first
+};
+
+/// The relay side of the outbox table: the lease protocol of DESIGN.md.
+/// Every method is one short BEGIN IMMEDIATE transaction; none is ever held
+/// across a broker call. Throws store_error.
+class outbox_store {
+public:
+  explicit outbox_store(SQLite::Database& db);
+  ~outbox_store();
+  outbox_store(const outbox_store&) = delete;
+  outbox_store& operator=(const outbox_store&) = delete;
+
+  /// Leases up to policy.batch rows that are PENDING and due, or SENDING with
+  /// an expired lease. Head-of-line per aggregate: a row is taken only when
+  /// every lower-seq row of its aggregate is PUBLISHED or in this claim.
+  /// Attempts are counted here; a row already at max_attempts becomes FAILED.
+  claim claim_batch(const std::string& owner, millis now,
+                    const lease_policy& policy);
+
+  /// Marks rows PUBLISHED where owner and epoch still match (fencing).
+  ack_result ack(const std::string& owner,
+                 const std::vector<event_lease>& leases, millis now);
+
+  /// Hands unpublished leases back (PENDING, due now) on graceful shutdown;
+  /// the attempt of the claim is refunded. Returns rows released.
+  int release(const std::string& owner, const std::vector<event_lease>& leases);
+
+  /// Extends held leases to `lease_until`. Returns rows still held.
+  int renew(const std::string& owner, const std::vector<event_lease>& leases,
+            millis lease_until);
+
+  /// Records a publish error: back off exponentially, or FAILED at
+  /// max_attempts. Only rows the owner still holds are touched.
+  failure_result fail(const std::string& owner,
+                      const std::vector<event_lease>& leases,
+                      const std::string& error, millis now,
+                      const lease_policy& policy);
+
+  /// FAILED -> PENDING (attempts reset, due now) for these event_ids.
+  /// Returns the ids that were not FAILED rows (unknown or other status).
+  std::vector<std::string> retry(const std::vector<std::string>& event_ids,
+                                 millis now);
+
+  /// FAILED -> PENDING for every FAILED row. Returns rows retried.
+  int retry_all_failed(millis now);
+
+  outbox_stats stats(millis now);
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+/// The backoff before the next attempt after `attempts` claims.
+millis backoff_delay(int attempts, const lease_policy& policy);
+
+} // namespace outbox::storage
