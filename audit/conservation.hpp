@@ -1,0 +1,55 @@
+#pragma once
+
+#include "broker/broker_stats.hpp"
+#include "broker/inbox_reader.hpp"
+#include "storage/ledger.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace outbox::audit {
+
+/// One conservation check (seed 001: conservation beats success logs).
+struct check {
+  std::string name;
+  enum class state { passed, failed, skipped } result = state::passed;
+  /// What was compared, or what broke, with counts and a few example ids.
+  std::string detail;
+};
+
+/// The outcome of all checks plus the figures they were computed from.
+struct verdict {
+  std::vector<check> checks;
+  std::int64_t outbox_rows = 0;
+  std::int64_t published = 0;
+  std::int64_t unpublished = 0; // PENDING + SENDING
+  std::int64_t failed_rows = 0;
+  std::int64_t processed = 0;
+  std::int64_t queued = 0;
+  std::int64_t in_processing = 0;
+  std::int64_t dead_lettered = 0;
+  std::int64_t order_violations = 0;
+
+  /// True when no check failed (skipped checks do not fail).
+  bool ok() const;
+  /// {"ok":..., "checks":[{"name","result","detail"}], figures...}
+  std::string to_json() const;
+  /// One line per check, for people.
+  std::string to_text() const;
+};
+
+/// Compares what the database says was committed and published with what
+/// the consumers applied. Pure: the inputs are snapshots, so tests can feed
+/// any state. Checks:
+/// - published_processed: every PUBLISHED row is in `processed` (only once
+///   the queues and processing lists are empty; skipped before).
+/// - no_orphan_effects: every `processed` entry has an outbox row.
+/// - reserved_matches: inventory.reserved per sku equals the sum of qty of
+///   processed OrderPlaced events.
+/// - order_kept: the consumers counted no order violation.
+verdict evaluate(const std::vector<storage::ledger_row>& ledger,
+                 const broker::inbox_snapshot& inbox,
+                 const broker::broker_stats& queues);
+
+} // namespace outbox::audit

@@ -1,0 +1,43 @@
+#include "broker/inbox_reader.hpp"
+
+#include "broker/connection.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace outbox::broker {
+
+namespace {
+
+/// Reads a hash page by page so a large `processed` never blocks Redis.
+template <class OnField>
+void scan_hash(connection& conn, const std::string& key, OnField on_field) {
+  std::string cursor = "0";
+  do {
+    auto page = conn.command({"HSCAN", key, cursor, "COUNT", "1000"});
+    if (page->type != REDIS_REPLY_ARRAY || page->elements != 2)
+      throw std::runtime_error("unexpected HSCAN reply for " + key);
+    cursor = reply_text(*page->element[0]);
+    const redisReply& fields = *page->element[1];
+    for (size_t i = 0; i + 1 < fields.elements; i += 2)
+      on_field(reply_text(*fields.element[i]),
+               reply_text(*fields.element[i + 1]));
+  } while (cursor != "0");
+}
+
+} // namespace
+
+inbox_snapshot read_inbox(connection& conn, const keys& names) {
+  inbox_snapshot snapshot;
+  scan_hash(conn, names.processed, [&](std::string id, std::string result) {
+    snapshot.processed.emplace(std::move(id), std::move(result));
+  });
+  scan_hash(conn, names.reserved, [&](std::string sku, std::string qty) {
+    snapshot.reserved[std::move(sku)] = std::stoll(qty);
+  });
+  return snapshot;
+}
+
+} // namespace outbox::broker

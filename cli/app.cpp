@@ -1,0 +1,91 @@
+#include "cli/app.hpp"
+
+#include "broker/broker_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "config/settings.hpp"
+#include "storage/store_error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+namespace outbox::cli {
+
+namespace {
+
+int exit_code_for(storage::store_errc code) {
+  return code == storage::store_errc::invalid_input ? exit_usage : exit_failure;
+}
+
+} // namespace
+
+int run_app(int argc, char** argv) {
+  // Logs go to stderr: stdout carries the commands' JSON.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("outbox"));
+  spdlog::set_level(spdlog::level::warn);
+
+  CLI::App app{"outbox: a transactional outbox pipeline (SQLite -> Redis)",
+               "outbox"};
+  app.require_subcommand(1);
+  command_action action;
+  add_init_command(app, action);
+  add_place_order_command(app, action);
+  add_status_command(app, action);
+  add_verify_command(app, action);
+  add_retry_command(app, action);
+
+  // CLI11 reports an unknown command as "a subcommand is required": name it.
+  auto known = [&app](const char* name) {
+    for (const auto* command : app.get_subcommands({}))
+      if (command->get_name() == name)
+        return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
+    std::cerr << "outbox: unknown command '" << argv[1] << "' (commands:";
+    for (const auto* command : app.get_subcommands({}))
+      std::cerr << ' ' << command->get_name();
+    std::cerr << "; see outbox --help)\n";
+    return exit_usage;
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return exit_usage;
+  } catch (const config::config_error& e) {
+    std::cerr << "outbox: configuration error: " << e.what() << '\n';
+    return exit_usage;
+  }
+
+  try {
+    return action();
+  } catch (const config::config_error& e) {
+    std::cerr << "outbox: configuration error: " << e.what() << '\n';
+    return exit_usage;
+  } catch (const storage::store_error& e) {
+    if (e.code() == storage::store_errc::invalid_input)
+      std::cerr << "outbox: invalid input: " << e.what() << '\n';
+    else
+      std::cerr << "outbox: database error (" << to_string(e.code())
+                << "): " << e.what() << '\n';
+    return exit_code_for(e.code());
+  } catch (const broker::broker_error& e) {
+    std::cerr << "outbox: Redis error (" << to_string(e.code())
+              << "): " << e.what() << '\n';
+    return exit_failure;
+  } catch (const std::exception& e) {
+    std::cerr << "outbox: " << e.what() << '\n';
+    return exit_failure;
+  }
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace outbox::cli {
+
+/// A parsed command, ready to run; returns its exit code. Exceptions escape
+/// to run_app, which maps them to exit codes (cli/exit_codes.hpp).
+using command_action = std::function<int()>;
+
+/// Each adds one subcommand; when it is the one parsed, `action` is set.
+void add_init_command(CLI::App& app, command_action& action);
+void add_place_order_command(CLI::App& app, command_action& action);
+void add_status_command(CLI::App& app, command_action& action);
+void add_verify_command(CLI::App& app, command_action& action);
+void add_retry_command(CLI::App& app, command_action& action);
+
+} // namespace outbox::cli

@@ -1,0 +1,67 @@
+#include "cli/common_options.hpp"
+
+#include "storage/database.hpp"
+#include "storage/store_error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SQLiteCpp/Database.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+namespace outbox::cli {
+
+void add_common_options(CLI::App& command, common_options& options) {
+  command.add_option(
+      "--config", options.config_path,
+      "JSON config file (default: config/outbox.json if present)");
+  command.add_option("--db", options.db_path,
+                     "SQLite database file (overrides db.path)");
+  command.add_option("--redis", options.redis,
+                     "Redis as HOST:PORT (overrides redis.host/redis.port)");
+  command.add_option("--log-level", options.log_level,
+                     "trace, debug, info, warn, error or off (default: warn)");
+}
+
+config::settings resolve_settings(const common_options& options) {
+  config::settings result;
+  if (!options.config_path.empty())
+    result = config::load_file(options.config_path);
+  else if (std::filesystem::exists(config::default_config_path))
+    result = config::load_file(config::default_config_path);
+  if (!options.db_path.empty())
+    result.db.path = options.db_path;
+  if (!options.redis.empty()) {
+    auto where = broker::parse_endpoint(options.redis);
+    if (!where)
+      throw config::config_error("--redis", "expected HOST:PORT with a port in "
+                                            "1..65535, got '" +
+                                                options.redis + "'");
+    result.redis.where = *where;
+  }
+  config::validate(result);
+  return result;
+}
+
+void apply_log_level(const std::string& level) {
+  auto parsed = spdlog::level::from_str(level);
+  // from_str answers "off" for anything it does not know.
+  if (parsed == spdlog::level::off && level != "off")
+    throw config::config_error("--log-level", "expected trace, debug, info, "
+                                              "warn, error or off, got '" +
+                                                  level + "'");
+  spdlog::set_level(parsed);
+}
+
+std::unique_ptr<SQLite::Database>
+open_existing_database(const storage::db_options& options) {
+  if (!std::filesystem::exists(options.path))
+    throw storage::store_error(storage::store_errc::io,
+                               "no database at " + options.path +
+                                   " (run `outbox init` first)");
+  auto db = storage::open_database(options);
+  storage::require_schema(*db);
+  return db;
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "config/settings.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace SQLite {
+class Database;
+}
+
+namespace outbox::cli {
+
+/// Options every command accepts: where the config, database and Redis are.
+struct common_options {
+  std::string config_path;
+  std::string db_path;
+  std::string redis;
+  std::string log_level = "warn";
+};
+
+/// Adds --config, --db, --redis and --log-level to a (sub)command.
+void add_common_options(CLI::App& command, common_options& options);
+
+/// The settings in force: defaults, then the config file (--config, else
+/// config/outbox.json when it exists), then the flags. Throws
+/// config::config_error naming the key or flag.
+config::settings resolve_settings(const common_options& options);
+
+/// Applies --log-level to the default logger. Throws config_error.
+void apply_log_level(const std::string& level);
+
+/// Opens an existing, initialised database for a command that must not create
+/// one (status, verify, retry): a missing file is a store_error(io) telling
+/// the user to run `outbox init`.
+std::unique_ptr<SQLite::Database>
+open_existing_database(const storage::db_options& options);
+
+} // namespace outbox::cli

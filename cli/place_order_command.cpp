@@ -1,0 +1,95 @@
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "storage/database.hpp"
+#include "storage/order_store.hpp"
+#include "storage/store_error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace outbox::cli {
+
+namespace {
+
+struct place_order_options {
+  common_options common;
+  std::string sku;
+  std::string qty;
+  std::string request_id;
+  bool has_request_id = false;
+};
+
+/// Parses qty strictly: digits only, so "2.5", "1e3", "-1" and " 3" are
+/// rejected with a message instead of being truncated or wrapped.
+std::int64_t parse_qty(const std::string& text) {
+  bool digits = !text.empty() && text.size() <= 18 &&
+                text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoll(text) < 1 || std::stoll(text) > storage::max_qty)
+    throw storage::store_error(storage::store_errc::invalid_input,
+                               "--qty must be a positive integer no larger "
+                               "than " +
+                                   std::to_string(storage::max_qty) +
+                                   " (got '" + text + "')");
+  return std::stoll(text);
+}
+
+int place_order(const place_order_options& options) {
+  apply_log_level(options.common.log_level);
+  storage::order_request request;
+  request.sku = options.sku;
+  request.qty = parse_qty(options.qty);
+  if (options.has_request_id)
+    request.request_id = options.request_id;
+  // Validate before touching the database: bad input writes nothing.
+  if (auto problem = storage::validate(request))
+    throw storage::store_error(storage::store_errc::invalid_input, *problem);
+
+  auto settings = resolve_settings(options.common);
+  auto db = storage::open_and_migrate(settings.db);
+  storage::order_store orders{*db};
+  auto placed = orders.place_order(request, storage::wall_clock_now());
+  if (placed.result == storage::placed_order::outcome::conflict) {
+    std::cerr << "outbox: idempotency conflict: request_id '"
+              << options.request_id << "' already placed order "
+              << placed.order_id
+              << " with other parameters; nothing was written\n";
+    return exit_conflict;
+  }
+  nlohmann::json out{
+      {"order_id", placed.order_id},
+      {"event_id", placed.event_id},
+      {"aggregate_id", placed.aggregate_id},
+      {"replayed", placed.result == storage::placed_order::outcome::replayed},
+  };
+  std::cout << out.dump() << '\n';
+  return exit_ok;
+}
+
+} // namespace
+
+void add_place_order_command(CLI::App& app, command_action& action) {
+  auto options = std::make_shared<place_order_options>();
+  auto* command = app.add_subcommand(
+      "place-order",
+      "Place one order: the order row and its OrderPlaced outbox row commit in "
+      "one transaction. Prints JSON with order_id, event_id, replayed");
+  command->add_option("--sku", options->sku, "stock keeping unit (1-64 chars)")
+      ->required();
+  command->add_option("--qty", options->qty, "quantity, a positive integer")
+      ->required();
+  command->add_option("--request-id", options->request_id,
+                      "idempotency key: a retry with the same key and "
+                      "parameters returns the original order");
+  add_common_options(*command, options->common);
+  command->callback([options, command, &action] {
+    options->has_request_id = command->count("--request-id") > 0;
+    action = [options] { return place_order(*options); };
+  });
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,63 @@
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "storage/outbox_store.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace outbox::cli {
+
+namespace {
+
+struct retry_options {
+  common_options common;
+  std::vector<std::string> event_ids;
+  bool all_failed = false;
+};
+
+int retry(const retry_options& options) {
+  apply_log_level(options.common.log_level);
+  if (options.all_failed == !options.event_ids.empty()) {
+    std::cerr << "outbox retry: give either EVENT_ID... or --all-failed\n";
+    return exit_usage;
+  }
+  auto settings = resolve_settings(options.common);
+  auto db = open_existing_database(settings.db);
+  storage::outbox_store outbox{*db};
+  auto now = storage::wall_clock_now();
+  if (options.all_failed) {
+    int retried = outbox.retry_all_failed(now);
+    std::cout << nlohmann::json{{"retried", retried}}.dump() << '\n';
+    return exit_ok;
+  }
+  auto refused = outbox.retry(options.event_ids, now);
+  auto retried = options.event_ids.size() - refused.size();
+  std::cout << nlohmann::json{{"retried", retried}, {"refused", refused}}.dump()
+            << '\n';
+  for (const auto& id : refused)
+    std::cerr << "outbox retry: " << id
+              << " is not a FAILED outbox row (unknown event_id, or not "
+                 "failed); left unchanged\n";
+  return refused.empty() ? exit_ok : exit_usage;
+}
+
+} // namespace
+
+void add_retry_command(CLI::App& app, command_action& action) {
+  auto options = std::make_shared<retry_options>();
+  auto* command = app.add_subcommand(
+      "retry", "Put FAILED outbox rows back to PENDING (attempts reset)");
+  command->add_option("event_ids", options->event_ids, "FAILED rows to retry");
+  command->add_flag("--all-failed", options->all_failed,
+                    "retry every FAILED row");
+  add_common_options(*command, options->common);
+  command->callback(
+      [options, &action] { action = [options] { return retry(*options); }; });
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,53 @@
+#include "audit/conservation.hpp"
+#include "broker/connection.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SQLiteCpp/Database.h>
+
+#include <iostream>
+#include <memory>
+
+namespace outbox::cli {
+
+namespace {
+
+struct verify_options {
+  common_options common;
+  bool json = false;
+};
+
+int verify(const verify_options& options) {
+  apply_log_level(options.common.log_level);
+  auto settings = resolve_settings(options.common);
+  auto db = open_existing_database(settings.db);
+  broker::connection redis{settings.redis};
+  // Queues first: if they are empty now, everything published before this
+  // moment has been through a consumer by the time we read the ledger.
+  auto queues = broker::read_stats(redis, settings.broker);
+  auto ledger = storage::read_ledger(*db);
+  auto inbox = broker::read_inbox(redis, settings.broker);
+  auto result = audit::evaluate(ledger, inbox, queues);
+  if (options.json)
+    std::cout << result.to_json() << '\n';
+  else
+    std::cout << result.to_text();
+  return result.ok() ? exit_ok : exit_failure;
+}
+
+} // namespace
+
+void add_verify_command(CLI::App& app, command_action& action) {
+  auto options = std::make_shared<verify_options>();
+  auto* command = app.add_subcommand(
+      "verify", "Check the conservation invariants between the database and "
+                "Redis; exit 1 if any is violated");
+  command->add_flag("--json", options->json, "one JSON object on stdout");
+  add_common_options(*command, options->common);
+  command->callback(
+      [options, &action] { action = [options] { return verify(*options); }; });
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,43 @@
+#include "storage/ledger.hpp"
+
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+namespace outbox::storage {
+
+std::vector<ledger_row> read_ledger(SQLite::Database& db) {
+  try {
+    // A read transaction gives one consistent snapshot in WAL mode.
+    SQLite::Transaction snapshot{db, SQLite::TransactionBehavior::DEFERRED};
+    SQLite::Statement query{
+        db, "SELECT event_id, aggregate_id, seq, event_type, status,"
+            " CASE WHEN event_type='OrderPlaced'"
+            "  THEN json_extract(payload, '$.sku') END,"
+            " CASE WHEN event_type='OrderPlaced'"
+            "  THEN json_extract(payload, '$.qty') END"
+            " FROM outbox ORDER BY rowid"};
+    std::vector<ledger_row> rows;
+    while (query.executeStep()) {
+      ledger_row row;
+      row.event_id = query.getColumn(0).getString();
+      row.aggregate_id = query.getColumn(1).getString();
+      row.seq = query.getColumn(2).getInt64();
+      row.event_type = query.getColumn(3).getString();
+      row.status = query.getColumn(4).getString();
+      if (!query.getColumn(5).isNull())
+        row.sku = query.getColumn(5).getString();
+      if (!query.getColumn(6).isNull())
+        row.qty = query.getColumn(6).getInt64();
+      rows.push_back(std::move(row));
+    }
+    snapshot.commit();
+    return rows;
+  } catch (...) {
+    rethrow_as_store_error("read_ledger");
+  }
+}
+
+} // namespace outbox::storage

@@ -1,0 +1,79 @@
+#include "audit/conservation.hpp"
+
+#include <gtest/gtest.h>
+
+namespace outbox::audit {
+namespace {
+
+storage::ledger_row placed(std::string id, std::string sku, std::int64_t qty,
+                           std::string status = "PUBLISHED") {
+  return {std::move(id),     "order-" + sku, 1,  "OrderPlaced",
+          std::move(status), std::move(sku), qty};
+}
+
+const check& find(const verdict& v, const std::string& name) {
+  for (const auto& c : v.checks)
+    if (c.name == name)
+      return c;
+  throw std::runtime_error("no check " + name);
+}
+
+TEST(AuditConservation, ConsistentStatePasses) {
+  std::vector<storage::ledger_row> ledger{placed("e1", "apple", 2),
+                                          placed("e2", "apple", 3),
+                                          placed("e3", "pear", 1, "PENDING")};
+  broker::inbox_snapshot inbox{{{"e1", "{}"}, {"e2", "{}"}}, {{"apple", 5}}};
+  auto v = evaluate(ledger, inbox, {});
+  EXPECT_TRUE(v.ok()) << v.to_text();
+  EXPECT_EQ(v.published, 2);
+  EXPECT_EQ(v.unpublished, 1);
+  EXPECT_EQ(find(v, "published_processed").result, check::state::passed);
+}
+
+TEST(AuditConservation, PublishedButNeverProcessedFailsOnceDrained) {
+  std::vector<storage::ledger_row> ledger{placed("e1", "apple", 2),
+                                          placed("lost", "apple", 3)};
+  broker::inbox_snapshot inbox{{{"e1", "{}"}}, {{"apple", 2}}};
+  auto v = evaluate(ledger, inbox, {});
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(find(v, "published_processed").result, check::state::failed);
+  EXPECT_NE(find(v, "published_processed").detail.find("lost"),
+            std::string::npos);
+}
+
+TEST(AuditConservation, DeliveryCheckWaitsForDrainedQueues) {
+  std::vector<storage::ledger_row> ledger{placed("e1", "apple", 2)};
+  broker::broker_stats queues;
+  queues.queues["outbox.events"] = 1;
+  auto v = evaluate(ledger, {}, queues);
+  EXPECT_TRUE(v.ok());
+  EXPECT_EQ(find(v, "published_processed").result, check::state::skipped);
+}
+
+TEST(AuditConservation, DoubleEffectFailsReservation) {
+  std::vector<storage::ledger_row> ledger{placed("e1", "apple", 2)};
+  broker::inbox_snapshot inbox{{{"e1", "{}"}}, {{"apple", 4}}};
+  auto v = evaluate(ledger, inbox, {});
+  EXPECT_EQ(find(v, "reserved_matches").result, check::state::failed);
+  EXPECT_NE(find(v, "reserved_matches").detail.find("apple reserved=4"),
+            std::string::npos);
+}
+
+TEST(AuditConservation, ReservationForAnUnknownSkuFails) {
+  broker::inbox_snapshot inbox{{}, {{"ghost", 1}}};
+  auto v = evaluate({}, inbox, {});
+  EXPECT_EQ(find(v, "reserved_matches").result, check::state::failed);
+}
+
+TEST(AuditConservation, OrphanEffectAndOrderViolationFail) {
+  broker::inbox_snapshot inbox{{{"stranger", "{}"}}, {}};
+  broker::broker_stats queues;
+  queues.counters["order_violations"] = 2;
+  auto v = evaluate({}, inbox, queues);
+  EXPECT_EQ(find(v, "no_orphan_effects").result, check::state::failed);
+  EXPECT_EQ(find(v, "order_kept").result, check::state::failed);
+  EXPECT_NE(v.to_json().find("\"ok\":false"), std::string::npos);
+}
+
+} // namespace
+} // namespace outbox::audit

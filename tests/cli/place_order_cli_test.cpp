@@ -1,0 +1,130 @@
+#include "cli/cli_fixture.hpp"
+
+#include <SQLiteCpp/Transaction.h>
+
+#include <filesystem>
+
+namespace outbox::test {
+namespace {
+
+using CliPlaceOrder = cli_fixture;
+
+TEST_F(CliPlaceOrder, InitCreatesThenMigrates) {
+  auto first = outbox({"init"});
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("created"), std::string::npos);
+  auto second = outbox({"init"});
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find("migrated"), std::string::npos);
+  EXPECT_EQ(count("orders"), 0);
+}
+
+TEST_F(CliPlaceOrder, PrintsOrderAndEvent) {
+  auto r = outbox({"place-order", "--sku", "apple", "--qty", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = json_of(r);
+  EXPECT_GE(out.at("order_id").get<std::int64_t>(), 1);
+  EXPECT_FALSE(out.at("event_id").get<std::string>().empty());
+  EXPECT_FALSE(out.at("replayed").get<bool>());
+  EXPECT_EQ(count("orders"), 1);
+  EXPECT_EQ(count("outbox"), 1);
+}
+
+TEST_F(CliPlaceOrder, SameRequestIdReplaysTheOriginal) {
+  auto first = outbox(
+      {"place-order", "--sku", "apple", "--qty", "3", "--request-id", "r-1"});
+  auto again = outbox(
+      {"place-order", "--sku", "apple", "--qty", "3", "--request-id", "r-1"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(json_of(again).at("order_id"), json_of(first).at("order_id"));
+  EXPECT_EQ(json_of(again).at("event_id"), json_of(first).at("event_id"));
+  EXPECT_TRUE(json_of(again).at("replayed").get<bool>());
+  EXPECT_EQ(count("orders"), 1);
+  EXPECT_EQ(count("outbox"), 1);
+}
+
+TEST_F(CliPlaceOrder, ConflictingRequestIdExits3AndWritesNothing) {
+  ASSERT_EQ(outbox({"place-order", "--sku", "apple", "--qty", "3",
+                    "--request-id", "r-1"})
+                .exit_code,
+            0);
+  auto r = outbox(
+      {"place-order", "--sku", "apple", "--qty", "4", "--request-id", "r-1"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("r-1"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(count("orders"), 1);
+  EXPECT_EQ(count("outbox"), 1);
+}
+
+TEST_F(CliPlaceOrder, BadInputExits2AndCreatesNothing) {
+  struct bad_case {
+    std::vector<std::string> args;
+    std::string names; // what the message must mention
+  };
+  std::vector<bad_case> cases{
+      {{"place-order", "--sku", "apple", "--qty", "0"}, "qty"},
+      {{"place-order", "--sku", "apple", "--qty", "-1"}, "qty"},
+      {{"place-order", "--sku", "apple", "--qty", "2.5"}, "qty"},
+      {{"place-order", "--sku", "apple", "--qty", "abc"}, "qty"},
+      {{"place-order", "--sku", "apple", "--qty", "99999999999999999999"},
+       "qty"},
+      {{"place-order", "--sku", "", "--qty", "1"}, "sku"},
+      {{"place-order", "--sku", std::string(65, 'x'), "--qty", "1"}, "sku"},
+      {{"place-order", "--qty", "1"}, "sku"},
+      {{"place-order", "--sku", "apple", "--qty", "1", "--colour", "red"},
+       "colour"},
+      {{"place-order", "--sku", "apple", "--qty", "1", "--redis", "nohost"},
+       "--redis"},
+      {{"launch-rockets"}, "launch-rockets"},
+      {{}, "subcommand"},
+  };
+  for (const auto& c : cases) {
+    auto r = run_outbox(c.args.empty() ? c.args : [&] {
+      auto args = c.args;
+      args.insert(args.end(), {"--db", db_path()});
+      return args;
+    }(), dir_.path().string());
+    EXPECT_EQ(r.exit_code, 2) << c.names << ": " << r.err;
+    EXPECT_NE(r.err.find(c.names), std::string::npos)
+        << "message should name " << c.names << ": " << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(db_path()));
+}
+
+TEST_F(CliPlaceOrder, BadConfigFileExits2NamingTheKey) {
+  auto config = write_config("bad.json", R"({"lease": {"ttl": 5}})");
+  auto r = outbox(
+      {"place-order", "--sku", "apple", "--qty", "1", "--config", config});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("lease.ttl"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db_path()));
+}
+
+TEST_F(CliPlaceOrder, LockedDatabaseExits1AndWritesNothing) {
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  auto config =
+      write_config("short.json", R"({"db": {"busy_timeout_ms": 200}})");
+  SQLite::Database holder{db_path(), SQLite::OPEN_READWRITE};
+  {
+    SQLite::Transaction lock{holder, SQLite::TransactionBehavior::IMMEDIATE};
+    auto r = outbox(
+        {"place-order", "--sku", "apple", "--qty", "1", "--config", config});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("lock"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(count("orders"), 0);
+  EXPECT_EQ(count("outbox"), 0);
+}
+
+TEST_F(CliPlaceOrder, UnwritablePathExits1) {
+  auto r = run_outbox({"place-order", "--sku", "apple", "--qty", "1", "--db",
+                       dir_.file("missing-folder/app.db")},
+                      dir_.path().string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("missing-folder"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace outbox::test
