@@ -1,9 +1,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace outbox::broker {
+
+/// FNV-1a, 64 bits: the same in every process and build (unlike std::hash),
+/// so all processes agree on partitions and seeded choices.
+std::uint64_t fnv1a_64(const std::string& text);
 
 /// Names of every Redis key the pipeline uses (config section "broker").
 /// The defaults are seed 000's: the list `outbox.events` and the hash
@@ -31,8 +37,13 @@ struct keys {
   std::string queue_for(const std::string& aggregate_id) const;
   /// The list of partition `index`.
   std::string partition(std::size_t index) const;
-  /// The processing list of a consumer.
-  std::string processing_for(const std::string& consumer) const;
+  /// The processing list of a consumer for one queue list:
+  /// "<prefix><queue>/<consumer>". Naming the queue in it lets recovery put
+  /// a dead consumer's entries back where they came from.
+  std::string processing_for(const std::string& queue,
+                             const std::string& consumer) const;
+  /// The queue a processing list belongs to; nothing if `list` is not one.
+  std::optional<std::string> queue_of(const std::string& list) const;
 };
 
 } // namespace outbox::broker

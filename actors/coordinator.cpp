@@ -1,0 +1,337 @@
+#include "actors/coordinator.hpp"
+
+#include "actors/consumer.hpp"
+#include "actors/load_generator.hpp"
+#include "actors/messages.hpp"
+#include "actors/run_report.hpp"
+#include "actors/writer.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <sstream>
+
+namespace outbox::actors {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+/// Spawns a child linked (it dies with us) and monitored (we see it die),
+/// on its own thread when the setup says so.
+template <class F, class... Ts>
+caf::actor spawn_child(coordinator_actor* self, bool detached, F fun,
+                       Ts&&... xs) {
+  if (detached)
+    return self->spawn<caf::detached + caf::linked + caf::monitored>(
+        fun, std::forward<Ts>(xs)...);
+  return self->spawn<caf::linked + caf::monitored>(fun,
+                                                   std::forward<Ts>(xs)...);
+}
+
+const config::settings& settings_of(coordinator_actor* self) {
+  return self->state.setup.settings;
+}
+
+/// The queue lists a consumer slot owns: partition p goes to slot p mod M.
+std::vector<std::string> queues_for(const config::settings& s, int index) {
+  std::vector<std::string> queues;
+  auto partitions = std::max<std::size_t>(s.broker.partitions, 1);
+  for (std::size_t p = 0; p < partitions; ++p)
+    if (static_cast<int>(p % static_cast<std::size_t>(s.run.consumers)) ==
+        index)
+      queues.push_back(s.broker.partition(p));
+  return queues;
+}
+
+void start_worker(coordinator_actor* self, worker_slot& slot) {
+  auto& st = self->state;
+  const auto& s = settings_of(self);
+  slot.name =
+      worker_name(st.setup.name_prefix, slot.kind, slot.index, slot.restarts);
+  if (slot.kind == worker_slot::role::relay) {
+    relay_setup rs{slot.name,
+                   s.db,
+                   s.lease,
+                   s.run.poll_interval_ms,
+                   s.run.idle_poll_max_ms,
+                   s.crash,
+                   st.setup.make_publisher,
+                   st.setup.clock,
+                   st.setup.metrics};
+    slot.actor = spawn_child(self, st.setup.detached, relay, std::move(rs));
+  } else {
+    consumer_setup cs;
+    cs.name = slot.name;
+    cs.names = s.broker;
+    cs.queues = queues_for(s, slot.index);
+    cs.block_ms = s.run.consumer_block_ms;
+    cs.crash = s.crash;
+    cs.make_port = st.setup.make_consume_port;
+    cs.clock = st.setup.clock;
+    cs.metrics = st.setup.metrics;
+    slot.actor = spawn_child(self, st.setup.detached, consumer, std::move(cs));
+  }
+  slot.running = true;
+  ++st.alive;
+}
+
+/// The writer nudges every live relay after a commit.
+void tell_writer_relays(coordinator_actor* self) {
+  auto& st = self->state;
+  if (!st.writer)
+    return;
+  std::vector<caf::actor> relays;
+  for (const auto& slot : st.slots)
+    if (slot.kind == worker_slot::role::relay && slot.running)
+      relays.push_back(slot.actor);
+  self->send(st.writer, relays_atom_v, std::move(relays));
+}
+
+void stop(coordinator_actor* self, std::string failure);
+
+void finish_if_all_down(coordinator_actor* self) {
+  auto& st = self->state;
+  if (!st.stopping || st.alive > 0 || st.report)
+    return;
+  st.ended_at = st.setup.clock();
+  run_outcome outcome;
+  outcome.failure = st.failure;
+  outcome.relays = settings_of(self).run.relays;
+  outcome.consumers = settings_of(self).run.consumers;
+  outcome.seconds = static_cast<double>(st.ended_at - st.started_at) / 1000.0;
+  outcome.must_be_drained =
+      st.setup.until_drained && settings_of(self).run.relays > 0;
+  try {
+    outcome.final_state = st.probe->snapshot();
+    std::tie(outcome.audit_json, outcome.audit_ok) = st.probe->audit();
+  } catch (const std::exception& e) {
+    outcome.final_state.trouble = e.what();
+  }
+  st.report = run_report_json(outcome, *st.setup.metrics);
+  if (st.run_request)
+    st.run_request->deliver(*st.report);
+  self->quit();
+}
+
+/// Begins a graceful stop: every child gets an exit; the report follows
+/// once all are down.
+void stop(coordinator_actor* self, std::string failure) {
+  auto& st = self->state;
+  if (!failure.empty() && st.failure.empty())
+    st.failure = std::move(failure);
+  if (st.stopping)
+    return;
+  st.stopping = true;
+  for (auto* child : {&st.load, &st.writer})
+    if (*child)
+      self->send_exit(*child, caf::exit_reason::user_shutdown);
+  for (auto& slot : st.slots)
+    if (slot.running)
+      self->send_exit(slot.actor, caf::exit_reason::user_shutdown);
+  finish_if_all_down(self);
+}
+
+/// Restarts a crashed relay or consumer under a new name, unless its
+/// restart budget is spent.
+void restart(coordinator_actor* self, worker_slot& slot,
+             const caf::error& reason) {
+  auto& st = self->state;
+  auto& metrics = *st.setup.metrics;
+  bool relay_slot = slot.kind == worker_slot::role::relay;
+  if (slot.restarts >= settings_of(self).run.restart_budget) {
+    stop(self, slot.name + " crashed more than run.restart_budget (" +
+                   std::to_string(settings_of(self).run.restart_budget) +
+                   ") times; last: " + to_string(reason));
+    return;
+  }
+  if (!relay_slot) {
+    // Its entries go back to the head of their queues before anyone else
+    // reads them, so order and delivery survive the crash.
+    try {
+      metrics.recovered_entries +=
+          static_cast<std::int64_t>(st.probe->recover_consumer(slot.name));
+    } catch (const std::exception& e) {
+      spdlog::warn("coordinator: recovering {} failed, the restarted "
+                   "consumer will retry: {}",
+                   slot.name, e.what());
+    }
+  }
+  ++slot.restarts;
+  (relay_slot ? metrics.relay_restarts : metrics.consumer_restarts)++;
+  auto old_name = slot.name;
+  start_worker(self, slot);
+  spdlog::info("coordinator: {} went down ({}), restarted as {}", old_name,
+               to_string(reason), slot.name);
+  if (relay_slot)
+    tell_writer_relays(self);
+}
+
+void on_down(coordinator_actor* self, const caf::down_msg& msg) {
+  auto& st = self->state;
+  if (st.alive > 0)
+    --st.alive;
+  if (msg.source == st.writer.address() || msg.source == st.load.address()) {
+    bool writer_side = msg.source == st.writer.address();
+    (writer_side ? st.writer : st.load) = caf::actor{};
+    if (!st.stopping)
+      stop(self, std::string{writer_side ? "writer" : "load generator"} +
+                     " died: " + to_string(msg.reason));
+    finish_if_all_down(self);
+    return;
+  }
+  for (auto& slot : st.slots) {
+    if (slot.running && msg.source == slot.actor.address()) {
+      slot.running = false;
+      slot.actor = caf::actor{};
+      if (!st.stopping)
+        restart(self, slot, msg.reason);
+      break;
+    }
+  }
+  finish_if_all_down(self);
+}
+
+std::string progress_line(const coordinator_state& st,
+                          const pipeline_snapshot& s) {
+  std::ostringstream out;
+  const auto& m = *st.setup.metrics;
+  out << "orders " << s.orders << " | outbox pending " << s.pending
+      << " sending " << s.sending << " published " << s.published << " failed "
+      << s.failed << " | queued " << s.queued << " processing "
+      << s.in_processing << " processed " << s.processed << " dup "
+      << s.duplicates << " | restarts relay " << m.relay_restarts.load()
+      << " consumer " << m.consumer_restarts.load();
+  if (!s.trouble.empty())
+    out << " | " << s.trouble;
+  return out.str();
+}
+
+/// Whether everything this process is responsible for has drained.
+bool drained(const coordinator_state& st, const pipeline_snapshot& s) {
+  const auto& run = st.setup.settings.run;
+  if (!s.trouble.empty() || !st.load_done)
+    return false;
+  bool relays_done = run.relays == 0 || s.pending + s.sending == 0;
+  bool consumers_done =
+      run.consumers == 0 ||
+      (s.pending + s.sending == 0 && s.queued == 0 && s.in_processing == 0);
+  return relays_done && consumers_done;
+}
+
+void check(coordinator_actor* self) {
+  auto& st = self->state;
+  if (st.stopping)
+    return;
+  auto snap = st.probe->snapshot();
+  st.last_snapshot = snap;
+  auto now = st.setup.clock();
+  if (st.setup.progress &&
+      now - st.last_progress >= st.setup.progress_interval_ms) {
+    st.last_progress = now;
+    st.setup.progress(progress_line(st, snap));
+  }
+  if (st.setup.until_drained && drained(st, snap)) {
+    if (st.setup.progress)
+      st.setup.progress(progress_line(st, snap));
+    stop(self, "");
+    return;
+  }
+  self->delayed_send(self, milliseconds(st.setup.check_interval_ms),
+                     check_atom_v);
+}
+
+void start_children(coordinator_actor* self) {
+  auto& st = self->state;
+  const auto& s = settings_of(self);
+  if (s.run.consumers > 0) {
+    // No consumer of ours is alive yet: whatever sits in processing lists
+    // was left by dead consumers of earlier runs.
+    auto moved = st.probe->recover_all();
+    st.setup.metrics->recovered_entries += static_cast<std::int64_t>(moved);
+    if (moved > 0)
+      spdlog::info("coordinator: recovered {} in-flight entries of earlier "
+                   "consumers",
+                   moved);
+  }
+  for (int i = 0; i < s.run.relays; ++i)
+    st.slots.push_back({worker_slot::role::relay, i, 0, "", {}, false});
+  for (int i = 0; i < s.run.consumers; ++i)
+    st.slots.push_back({worker_slot::role::consumer, i, 0, "", {}, false});
+  for (auto& slot : st.slots)
+    start_worker(self, slot);
+  if (s.run.orders > 0) {
+    writer_setup ws{s.db, s.run.commit_batch, s.run.commit_delay_ms,
+                    st.setup.clock, st.setup.metrics};
+    st.writer = spawn_child(self, st.setup.detached, writer, std::move(ws));
+    ++st.alive;
+    tell_writer_relays(self);
+    load_setup ls;
+    ls.orders = s.run.orders;
+    ls.followup_share = s.run.followup_share;
+    ls.run_id = st.setup.name_prefix + "-" + std::to_string(st.setup.clock());
+    ls.seed = s.crash.seed;
+    ls.writer = st.writer;
+    ls.report_to = self;
+    ls.metrics = st.setup.metrics;
+    st.load = self->spawn<caf::linked + caf::monitored>(load_generator,
+                                                        std::move(ls));
+    ++st.alive;
+    self->send(st.load, start_atom_v);
+  } else {
+    st.load_done = true;
+  }
+}
+
+} // namespace
+
+std::string worker_name(const std::string& prefix, worker_slot::role kind,
+                        int index, int restarts) {
+  return std::string{kind == worker_slot::role::relay ? "relay" : "consumer"} +
+         "-" + prefix + "-" + std::to_string(index) + "-" +
+         std::to_string(restarts);
+}
+
+caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  st.started_at = st.setup.clock();
+  // Children are linked so they never outlive us; their exits are handled
+  // through the monitor (down_msg), so exit messages from them are ignored.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    if (msg.source == self->address() || !msg.reason)
+      return;
+    auto& st = self->state;
+    bool from_child =
+        msg.source == st.writer.address() || msg.source == st.load.address();
+    for (const auto& slot : st.slots)
+      from_child = from_child || msg.source == slot.actor.address();
+    if (!from_child && !st.stopping)
+      stop(self, "stopped from outside: " + to_string(msg.reason));
+  });
+  self->set_down_handler([self](caf::down_msg& msg) { on_down(self, msg); });
+  try {
+    st.probe = st.setup.make_probe();
+    start_children(self);
+  } catch (const std::exception& e) {
+    spdlog::error("coordinator cannot start: {}", e.what());
+    st.failure = std::string{"cannot start: "} + e.what();
+    stop(self, st.failure);
+  }
+  self->send(self, check_atom_v);
+  return {
+      [self](run_atom) -> caf::result<std::string> {
+        auto& st = self->state;
+        if (st.report)
+          return *st.report;
+        st.run_request = self->make_response_promise();
+        return caf::delegated<std::string>{};
+      },
+      [self](done_atom) { self->state.load_done = true; },
+      [self](check_atom) { check(self); },
+      [self](shutdown_atom) { stop(self, ""); },
+  };
+}
+
+} // namespace outbox::actors

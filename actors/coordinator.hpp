@@ -1,0 +1,93 @@
+#pragma once
+
+#include "actors/ports.hpp"
+#include "actors/relay.hpp"
+#include "actors/run_metrics.hpp"
+#include "config/settings.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+#include <caf/response_promise.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace outbox::actors {
+
+struct coordinator_setup {
+  config::settings settings;
+  /// End by itself once the load is committed and everything it is
+  /// responsible for has drained; otherwise run until shutdown_atom.
+  bool until_drained = false;
+  /// Spawn the blocking actors (writer, relays, consumers) detached, on
+  /// their own threads. Off in deterministic tests.
+  bool detached = true;
+  /// Prefix of every relay and consumer name: host and pid, so names are
+  /// unique across processes sharing one database.
+  std::string name_prefix;
+  std::function<std::unique_ptr<publish_port>()> make_publisher;
+  std::function<std::unique_ptr<consume_port>()> make_consume_port;
+  std::function<std::unique_ptr<pipeline_port>()> make_probe;
+  clock_function clock;
+  std::shared_ptr<run_metrics> metrics;
+  /// Called with a one-line progress summary (at most every
+  /// progress_interval_ms); may be empty.
+  std::function<void(const std::string&)> progress;
+  int check_interval_ms = 100;
+  int progress_interval_ms = 1000;
+};
+
+/// A supervised relay or consumer position; its actor changes on restart.
+struct worker_slot {
+  enum class role { relay, consumer };
+  role kind = role::relay;
+  int index = 0;
+  int restarts = 0;
+  std::string name;
+  caf::actor actor;
+  bool running = false;
+};
+
+/// The coordinator: spawns and monitors the writer, load generator, relays
+/// and consumers; restarts a crashed relay or consumer under a new name
+/// (recovering a dead consumer's processing list first) within the restart
+/// budget; decides when a bounded run is done; answers run_atom with the
+/// report JSON once everything has stopped.
+struct coordinator_state {
+  static inline const char* name = "coordinator";
+
+  coordinator_setup setup;
+  std::unique_ptr<pipeline_port> probe;
+  caf::actor writer;
+  caf::actor load;
+  std::vector<worker_slot> slots;
+  bool load_done = false;
+  bool stopping = false;
+  /// Why the run failed (restart budget, writer died...); empty if it did not.
+  std::string failure;
+  std::optional<caf::response_promise> run_request;
+  std::optional<std::string> report;
+  storage::millis started_at = 0;
+  storage::millis ended_at = 0;
+  storage::millis last_progress = 0;
+  pipeline_snapshot last_snapshot;
+  /// Actors still to go down before the report is written.
+  std::size_t alive = 0;
+};
+
+using coordinator_actor = caf::stateful_actor<coordinator_state>;
+
+/// Messages: (run_atom) -> report JSON (std::string) at the end;
+/// (shutdown_atom) stops gracefully.
+caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup);
+
+/// The relay / consumer name of a slot's incarnation:
+/// "<role>-<prefix>-<index>-<restart>".
+std::string worker_name(const std::string& prefix, worker_slot::role kind,
+                        int index, int restarts);
+
+} // namespace outbox::actors

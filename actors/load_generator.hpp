@@ -1,0 +1,49 @@
+#pragma once
+
+#include "actors/run_metrics.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+
+namespace outbox::actors {
+
+struct load_setup {
+  /// Orders to place.
+  std::int64_t orders = 0;
+  /// Share of orders that get follow-ups (OrderPaid, then OrderShipped).
+  double followup_share = 0.5;
+  /// Orders in flight at once (each a chain of requests to the writer).
+  int max_in_flight = 256;
+  /// Makes request ids unique to this run; a retried request reuses its id,
+  /// so the writer's idempotency turns the retry into a replay.
+  std::string run_id;
+  std::uint64_t seed = 1;
+  caf::actor writer;
+  /// Receives done_atom once every order and follow-up is committed.
+  caf::actor report_to;
+  std::shared_ptr<run_metrics> metrics;
+};
+
+/// The load generator: drives the writer like a shop front would, with a
+/// bounded number of orders in flight.
+struct load_state {
+  static inline const char* name = "load_generator";
+
+  load_setup setup;
+  std::mt19937_64 random;
+  std::int64_t issued = 0;
+  std::int64_t finished = 0;
+};
+
+using load_actor = caf::stateful_actor<load_state>;
+
+/// Starts on start_atom; sends (done_atom) to setup.report_to at the end.
+caf::behavior load_generator(load_actor* self, load_setup setup);
+
+} // namespace outbox::actors

@@ -1,0 +1,27 @@
+#include "actors/messages.hpp"
+
+namespace outbox::actors {
+
+std::string to_string(ec code) {
+  switch (code) {
+  case ec::none:
+    return "none";
+  case ec::idempotency_conflict:
+    return "idempotency_conflict";
+  case ec::invalid_input:
+    return "invalid_input";
+  case ec::store_busy:
+    return "store_busy";
+  case ec::store_failure:
+    return "store_failure";
+  case ec::broker_unavailable:
+    return "broker_unavailable";
+  case ec::injected_crash:
+    return "injected_crash";
+  case ec::restart_budget_exhausted:
+    return "restart_budget_exhausted";
+  }
+  return "unknown";
+}
+
+} // namespace outbox::actors

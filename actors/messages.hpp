@@ -1,0 +1,105 @@
+#pragma once
+
+// Every message the actors exchange: one type-ID block, one comment each.
+// Kept free of caf/all.hpp so that including it stays cheap.
+
+#include <caf/actor.hpp>
+#include <caf/error.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/type_id.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace outbox::actors {
+
+/// Errors that cross actor boundaries (CAF error category "outbox").
+enum class ec : std::uint8_t {
+  /// CAF reserves 0 for "no error".
+  none = 0,
+  /// The request_id belongs to an order with other parameters.
+  idempotency_conflict,
+  /// A request broke a rule of the data model (bad sku, qty, event).
+  invalid_input,
+  /// The database stayed locked past busy_timeout.
+  store_busy,
+  /// Any other database failure.
+  store_failure,
+  /// Redis could not be reached or refused the command.
+  broker_unavailable,
+  /// Crash injection: the actor died on purpose at a crash point, without
+  /// cleaning up, exactly as if its thread had been killed.
+  injected_crash,
+  /// A relay or consumer slot crashed more often than run.restart_budget.
+  restart_budget_exhausted,
+};
+
+/// Short stable name ("idempotency_conflict", ...).
+std::string to_string(ec code);
+
+/// The writer's answer to place_atom.
+struct order_receipt {
+  std::int64_t order_id = 0;
+  std::string event_id;
+  std::string aggregate_id;
+  /// The request_id was seen before with the same parameters.
+  bool replayed = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, order_receipt& x) {
+  return f(caf::meta::type_name("order_receipt"), x.order_id, x.event_id,
+           x.aggregate_id, x.replayed);
+}
+
+/// The writer's answer to append_atom.
+struct event_receipt {
+  std::string event_id;
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, event_receipt& x) {
+  return f(caf::meta::type_name("event_receipt"), x.event_id, x.aggregate_id,
+           x.seq);
+}
+
+} // namespace outbox::actors
+
+CAF_ERROR_CODE_ENUM(outbox::actors::ec, "outbox")
+
+CAF_BEGIN_TYPE_ID_BLOCK(outbox, caf::first_custom_type_id)
+
+CAF_ADD_TYPE_ID(outbox, (outbox::actors::order_receipt))
+CAF_ADD_TYPE_ID(outbox, (outbox::actors::event_receipt))
+
+/// writer: (place, request_id or "", sku, qty) -> order_receipt.
+CAF_ADD_ATOM(outbox, outbox::actors, place_atom, "place")
+/// writer: (append, aggregate_id, event_type, payload JSON) -> event_receipt.
+CAF_ADD_ATOM(outbox, outbox::actors, append_atom, "append")
+/// writer to itself: (commit, generation) commits the gathered group.
+CAF_ADD_ATOM(outbox, outbox::actors, commit_atom, "commit")
+/// writer to relays: new outbox rows were committed, claim now.
+CAF_ADD_ATOM(outbox, outbox::actors, nudge_atom, "nudge")
+/// coordinator to writer: (relays, std::vector<actor>) the relays to nudge.
+CAF_ADD_ATOM(outbox, outbox::actors, relays_atom, "relays")
+/// relay to itself: (claim, generation) run one claim-publish-ack cycle.
+CAF_ADD_ATOM(outbox, outbox::actors, claim_atom, "claim")
+/// relay to itself: a paused (zombie) relay wakes up and carries on.
+CAF_ADD_ATOM(outbox, outbox::actors, resume_atom, "resume")
+/// consumer to itself: pop and apply the next entries.
+CAF_ADD_ATOM(outbox, outbox::actors, pop_atom, "pop")
+/// coordinator to load generator: start placing orders.
+CAF_ADD_ATOM(outbox, outbox::actors, start_atom, "start")
+/// load generator to coordinator: every order and follow-up is committed.
+CAF_ADD_ATOM(outbox, outbox::actors, done_atom, "done")
+/// coordinator to itself: check progress and whether the run is finished.
+CAF_ADD_ATOM(outbox, outbox::actors, check_atom, "check")
+/// to coordinator: stop gracefully (SIGINT/SIGTERM or end of a bounded run).
+CAF_ADD_ATOM(outbox, outbox::actors, shutdown_atom, "shutdown")
+/// to coordinator: (run) -> report JSON once the run has ended.
+CAF_ADD_ATOM(outbox, outbox::actors, run_atom, "run")
+
+CAF_END_TYPE_ID_BLOCK(outbox)

@@ -1,0 +1,103 @@
+#include "actors/pipeline_probe.hpp"
+
+#include "audit/conservation.hpp"
+#include "broker/broker_stats.hpp"
+#include "broker/connection.hpp"
+#include "broker/inbox_reader.hpp"
+#include "broker/reliable_queue.hpp"
+#include "storage/database.hpp"
+#include "storage/ledger.hpp"
+#include "storage/outbox_store.hpp"
+#include "storage/types.hpp"
+
+#include <SQLiteCpp/Database.h>
+
+namespace outbox::actors {
+
+namespace {
+
+std::int64_t counter_of(const broker::broker_stats& s, const char* name) {
+  auto i = s.counters.find(name);
+  return i == s.counters.end() ? 0 : i->second;
+}
+
+class pipeline_probe : public pipeline_port {
+public:
+  explicit pipeline_probe(const config::settings& s)
+      : names_(s.broker), db_(storage::open_and_migrate(s.db)), store_(*db_),
+        redis_(s.redis), queue_(redis_) {}
+
+  pipeline_snapshot snapshot() override {
+    pipeline_snapshot snap;
+    try {
+      auto stats = store_.stats(storage::wall_clock_now());
+      auto count = [&](const char* status) {
+        auto i = stats.by_status.find(status);
+        return i == stats.by_status.end() ? 0 : i->second;
+      };
+      snap.orders = stats.orders;
+      snap.pending = count(storage::status::pending);
+      snap.sending = count(storage::status::sending);
+      snap.published = count(storage::status::published);
+      snap.failed = count(storage::status::failed);
+      snap.outbox_rows =
+          snap.pending + snap.sending + snap.published + snap.failed;
+    } catch (const std::exception& e) {
+      snap.trouble = std::string{"database: "} + e.what();
+    }
+    try {
+      auto redis = broker::read_stats(redis_, names_);
+      snap.queued = redis.queued_total();
+      snap.in_processing = redis.processing_total();
+      snap.processed = redis.processed;
+      snap.duplicates = counter_of(redis, "duplicates");
+      snap.dead_lettered = counter_of(redis, "dead_lettered");
+      snap.order_violations = counter_of(redis, "order_violations");
+    } catch (const std::exception& e) {
+      snap.trouble += (snap.trouble.empty() ? "" : "; ");
+      snap.trouble += std::string{"redis: "} + e.what();
+    }
+    return snap;
+  }
+
+  std::size_t recover_consumer(const std::string& consumer) override {
+    std::size_t moved = 0;
+    for (std::size_t i = 0; i < std::max<std::size_t>(names_.partitions, 1);
+         ++i) {
+      auto queue = names_.partition(i);
+      moved += queue_.recover(names_.processing_for(queue, consumer), queue);
+    }
+    return moved;
+  }
+
+  std::size_t recover_all() override {
+    std::size_t moved = 0;
+    for (const auto& list : queue_.processing_lists(names_.processing_prefix))
+      if (auto queue = names_.queue_of(list))
+        moved += queue_.recover(list, *queue);
+    return moved;
+  }
+
+  std::pair<std::string, bool> audit() override {
+    auto queues = broker::read_stats(redis_, names_);
+    auto ledger = storage::read_ledger(*db_);
+    auto inbox = broker::read_inbox(redis_, names_);
+    auto verdict = audit::evaluate(ledger, inbox, queues);
+    return {verdict.to_json(), verdict.ok()};
+  }
+
+private:
+  broker::keys names_;
+  std::unique_ptr<SQLite::Database> db_;
+  storage::outbox_store store_;
+  broker::connection redis_;
+  broker::reliable_queue queue_;
+};
+
+} // namespace
+
+std::unique_ptr<pipeline_port> make_pipeline_probe(const config::settings& s) {
+  return std::make_unique<pipeline_probe>(s);
+}
+
+} // namespace outbox::actors

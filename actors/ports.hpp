@@ -1,0 +1,97 @@
+#pragma once
+
+// The relay's and consumer's view of the broker. Production wires them to
+// broker/ (redis_ports.hpp); deterministic actor tests use in-memory fakes.
+// The database side needs no port: the actors use storage/ on a real SQLite
+// file even in tests, with time passed in.
+
+#include "broker/entry.hpp"
+#include "broker/inbox.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace outbox::actors {
+
+/// Where a relay pushes a claimed batch.
+class publish_port {
+public:
+  virtual ~publish_port() = default;
+
+  /// All entries in order, atomically, or nothing. Throws
+  /// broker::broker_error (unavailable: outcome unknown; rejected: refused).
+  virtual void publish(const std::vector<broker::event_entry>& entries) = 0;
+};
+
+/// A consumer's reliable queue and inbox.
+class consume_port {
+public:
+  virtual ~consume_port() = default;
+
+  /// Moves the head of `queue` to `processing`; waits up to `timeout_ms`.
+  virtual std::optional<std::string> pop(const std::string& queue,
+                                         const std::string& processing,
+                                         int timeout_ms) = 0;
+
+  /// Dedup + effect, atomically. Never throws for a malformed entry.
+  virtual broker::applied_entry apply(const std::string& entry) = 0;
+
+  /// Removes an applied entry from the processing list.
+  virtual void remove(const std::string& processing,
+                      const std::string& entry) = 0;
+
+  /// Puts a dead consumer's in-flight entries back at the head of `queue`.
+  virtual std::size_t recover(const std::string& processing,
+                              const std::string& queue) = 0;
+};
+
+} // namespace outbox::actors
+
+namespace outbox::actors {
+
+/// How far a run has got, read from the stores (not from this process's
+/// counters, so several processes sharing one database agree).
+struct pipeline_snapshot {
+  std::int64_t orders = 0;
+  std::int64_t outbox_rows = 0;
+  std::int64_t pending = 0;
+  std::int64_t sending = 0;
+  std::int64_t published = 0;
+  std::int64_t failed = 0;
+  std::int64_t queued = 0;
+  std::int64_t in_processing = 0;
+  std::int64_t processed = 0;
+  std::int64_t duplicates = 0;
+  std::int64_t dead_lettered = 0;
+  std::int64_t order_violations = 0;
+  /// Empty when both stores answered; else what went wrong.
+  std::string trouble;
+};
+
+/// What the coordinator reads and repairs. Production: storage + broker on
+/// the coordinator's own connections; deterministic tests: a fake.
+class pipeline_port {
+public:
+  virtual ~pipeline_port() = default;
+
+  /// Counts from the database and Redis. Never throws: trouble is reported.
+  virtual pipeline_snapshot snapshot() = 0;
+
+  /// Puts a dead consumer's in-flight entries back at the head of their
+  /// queues, in order. Returns entries moved. Throws broker_error.
+  virtual std::size_t recover_consumer(const std::string& consumer) = 0;
+
+  /// Recovers every processing list (a run starting its consumers: earlier
+  /// processes' consumers are gone). Returns entries moved.
+  virtual std::size_t recover_all() = 0;
+
+  /// The conservation verdict as JSON (audit::verdict::to_json), and
+  /// whether it holds.
+  virtual std::pair<std::string, bool> audit() = 0;
+};
+
+} // namespace outbox::actors

@@ -1,0 +1,71 @@
+#include "actors/redis_ports.hpp"
+
+#include "broker/publisher.hpp"
+#include "broker/reliable_queue.hpp"
+
+namespace outbox::actors {
+
+namespace {
+
+class redis_publish_port : public publish_port {
+public:
+  redis_publish_port(const broker::connection_options& redis,
+                     const broker::keys& names)
+      : conn_(redis), publisher_(conn_, names) {}
+
+  void publish(const std::vector<broker::event_entry>& entries) override {
+    publisher_.publish(entries);
+  }
+
+private:
+  broker::connection conn_;
+  broker::publisher publisher_;
+};
+
+class redis_consume_port : public consume_port {
+public:
+  redis_consume_port(const broker::connection_options& redis,
+                     const broker::keys& names)
+      : conn_(redis), queue_(conn_), inbox_(conn_, names) {}
+
+  std::optional<std::string> pop(const std::string& queue,
+                                 const std::string& processing,
+                                 int timeout_ms) override {
+    return queue_.pop(queue, processing, timeout_ms);
+  }
+
+  broker::applied_entry apply(const std::string& entry) override {
+    return inbox_.apply(entry);
+  }
+
+  void remove(const std::string& processing,
+              const std::string& entry) override {
+    queue_.remove(processing, entry);
+  }
+
+  std::size_t recover(const std::string& processing,
+                      const std::string& queue) override {
+    return queue_.recover(processing, queue);
+  }
+
+private:
+  broker::connection conn_;
+  broker::reliable_queue queue_;
+  broker::inbox inbox_;
+};
+
+} // namespace
+
+std::unique_ptr<publish_port>
+make_redis_publish_port(const broker::connection_options& redis,
+                        const broker::keys& names) {
+  return std::make_unique<redis_publish_port>(redis, names);
+}
+
+std::unique_ptr<consume_port>
+make_redis_consume_port(const broker::connection_options& redis,
+                        const broker::keys& names) {
+  return std::make_unique<redis_consume_port>(redis, names);
+}
+
+} // namespace outbox::actors

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "actors/ports.hpp"
+#include "broker/connection.hpp"
+#include "broker/keys.hpp"
+
+#include <memory>
+
+namespace outbox::actors {
+
+/// A relay's publisher on its own Redis connection.
+std::unique_ptr<publish_port>
+make_redis_publish_port(const broker::connection_options& redis,
+                        const broker::keys& names);
+
+/// A consumer's queue and inbox on its own Redis connection.
+std::unique_ptr<consume_port>
+make_redis_consume_port(const broker::connection_options& redis,
+                        const broker::keys& names);
+
+} // namespace outbox::actors

@@ -1,0 +1,228 @@
+#include "actors/relay.hpp"
+
+#include "actors/messages.hpp"
+#include "broker/broker_error.hpp"
+#include "storage/database.hpp"
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace outbox::actors {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+/// Schedules the next cycle after `delay_ms` (0: at once).
+void schedule_claim(relay_actor* self, int delay_ms) {
+  auto& st = self->state;
+  auto gen = ++st.generation;
+  st.claim_queued = delay_ms == 0;
+  if (delay_ms == 0)
+    self->send(self, claim_atom_v, gen);
+  else
+    self->delayed_send(self, milliseconds(delay_ms), claim_atom_v, gen);
+}
+
+/// Nothing to do: poll again later, backing off while idle.
+void schedule_idle(relay_actor* self) {
+  auto& st = self->state;
+  st.idle_delay_ms =
+      st.idle_delay_ms == 0
+          ? st.setup.poll_interval_ms
+          : std::min(st.idle_delay_ms * 2, st.setup.idle_poll_max_ms);
+  schedule_claim(self, st.idle_delay_ms);
+}
+
+/// An injected crash: die at once, leaving every lease behind.
+void crash(relay_actor* self, const char* point) {
+  self->state.setup.metrics->injected_crashes++;
+  spdlog::info("relay {} crashes (injected, {})", self->state.setup.name,
+               point);
+  self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
+}
+
+std::vector<broker::event_entry> to_entries(const storage::claim& c,
+                                            storage::millis now) {
+  std::vector<broker::event_entry> entries;
+  entries.reserve(c.events.size());
+  for (const auto& e : c.events)
+    entries.push_back({e.event_id, e.aggregate_id, e.seq, e.event_type,
+                       e.payload, e.created_at, now});
+  return entries;
+}
+
+/// Publishes a claimed batch and acknowledges it. Returns false when the
+/// relay crashed or must back off (the next cycle is scheduled here then).
+bool publish_and_ack(relay_actor* self, const storage::claim& c, bool zombie) {
+  auto& st = self->state;
+  auto& metrics = *st.setup.metrics;
+  auto now = st.setup.clock();
+  // A lease running out is renewed before the broker call; a zombie does
+  // not know it slept, which is exactly what the fence must catch.
+  if (!zombie && c.lease_until - now < st.setup.lease.ttl / 3)
+    st.store->renew(st.setup.name, c.leases(), now + st.setup.lease.ttl);
+  try {
+    st.publisher->publish(to_entries(c, now));
+  } catch (const broker::broker_error& e) {
+    metrics.publish_errors++;
+    if (e.code() == broker::broker_errc::unavailable) {
+      // Not the rows' fault: hand them back without spending an attempt.
+      // Redis may have taken the batch anyway; the inbox absorbs that.
+      spdlog::warn("relay {}: Redis unavailable, releasing {} rows: {}",
+                   st.setup.name, c.events.size(), e.what());
+      metrics.released += st.store->release(st.setup.name, c.leases());
+    } else {
+      auto failed = st.store->fail(st.setup.name, c.leases(), e.what(),
+                                   st.setup.clock(), st.setup.lease);
+      metrics.rows_failed += failed.failed;
+      spdlog::warn("relay {}: broker refused batch ({} rows backed off, {} "
+                   "FAILED): {}",
+                   st.setup.name, failed.backed_off, failed.failed, e.what());
+    }
+    schedule_idle(self);
+    return false;
+  }
+  metrics.enqueued += static_cast<std::int64_t>(c.events.size());
+  if (st.crashes->strikes(crash_point::relay_after_publish)) {
+    crash(self, "after publish, before ack");
+    return false;
+  }
+  auto acked = st.store->ack(st.setup.name, c.leases(), st.setup.clock());
+  metrics.acked += acked.acked;
+  if (!acked.rejected.empty()) {
+    metrics.fenced_acks_rejected +=
+        static_cast<std::int64_t>(acked.rejected.size());
+    spdlog::info("relay {}: lease lost on {} rows (taken over), ack rejected "
+                 "for e.g. {}",
+                 st.setup.name, acked.rejected.size(), acked.rejected.front());
+  }
+  return true;
+}
+
+/// One cycle: claim, maybe break, publish, ack, schedule the next.
+void run_cycle(relay_actor* self) {
+  auto& st = self->state;
+  auto& metrics = *st.setup.metrics;
+  auto c =
+      st.store->claim_batch(st.setup.name, st.setup.clock(), st.setup.lease);
+  metrics.claims++;
+  metrics.claimed_rows += static_cast<std::int64_t>(c.events.size());
+  metrics.lease_takeovers += c.taken_over;
+  metrics.rows_failed += c.failed;
+  if (c.taken_over > 0)
+    spdlog::info("relay {} took over {} rows of expired leases", st.setup.name,
+                 c.taken_over);
+  if (c.events.empty()) {
+    schedule_idle(self);
+    return;
+  }
+  st.idle_delay_ms = 0;
+  if (st.crashes->strikes(crash_point::relay_after_claim))
+    return crash(self, "after claim");
+  if (st.crashes->strikes(crash_point::relay_pause)) {
+    // Freeze past the lease without blocking the thread: only the resume
+    // message is acted on until then (claims are stale, nudges ignored).
+    metrics.zombie_pauses++;
+    st.paused = std::move(c);
+    self->delayed_send(self, milliseconds(st.setup.lease.ttl * 3 / 2),
+                       resume_atom_v);
+    return;
+  }
+  if (!publish_and_ack(self, c, false))
+    return;
+  auto full = static_cast<int>(c.events.size()) >= st.setup.lease.batch;
+  if (full)
+    schedule_claim(self, 0);
+  else
+    schedule_claim(self, st.setup.poll_interval_ms);
+}
+
+/// Runs a cycle, turning database trouble into a backoff instead of a crash.
+void guarded_cycle(relay_actor* self) {
+  try {
+    run_cycle(self);
+  } catch (const storage::store_error& e) {
+    spdlog::warn("relay {}: database trouble, backing off: {}",
+                 self->state.setup.name, e.what());
+    schedule_idle(self);
+  }
+}
+
+} // namespace
+
+caf::behavior relay(relay_actor* self, relay_setup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  st.crashes = std::make_unique<crash_injector>(st.setup.crash, st.setup.name);
+  try {
+    st.db = storage::open_database(st.setup.db);
+    st.store = std::make_unique<storage::outbox_store>(*st.db);
+    st.publisher = st.setup.make_publisher();
+  } catch (const std::exception& e) {
+    spdlog::error("relay {} cannot start: {}", st.setup.name, e.what());
+    self->quit(caf::make_error(ec::store_failure, st.setup.name));
+    return {};
+  }
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    // Graceful stop: hand back what a zombie pause still holds so another
+    // relay takes it at once instead of after the ttl.
+    auto& st = self->state;
+    if (st.paused) {
+      try {
+        st.setup.metrics->released +=
+            st.store->release(st.setup.name, st.paused->leases());
+      } catch (const std::exception& e) {
+        spdlog::warn("relay {}: release on shutdown failed: {}", st.setup.name,
+                     e.what());
+      }
+      st.paused.reset();
+    }
+    self->quit(msg.reason);
+  });
+  self->set_exception_handler([self](std::exception_ptr& eptr) -> caf::error {
+    try {
+      std::rethrow_exception(eptr);
+    } catch (const std::exception& e) {
+      spdlog::error("relay {} failed: {}", self->state.setup.name, e.what());
+    }
+    return caf::make_error(ec::store_failure, self->state.setup.name);
+  });
+  schedule_claim(self, 0);
+  return {
+      [self](claim_atom, std::uint64_t gen) {
+        auto& st = self->state;
+        if (gen != st.generation || st.paused)
+          return;
+        st.claim_queued = false;
+        guarded_cycle(self);
+      },
+      [self](nudge_atom) {
+        auto& st = self->state;
+        if (!st.claim_queued && !st.paused)
+          schedule_claim(self, 0);
+      },
+      [self](resume_atom) {
+        auto& st = self->state;
+        if (!st.paused)
+          return;
+        auto c = std::move(*st.paused);
+        st.paused.reset();
+        try {
+          if (publish_and_ack(self, c, true))
+            schedule_claim(self, 0);
+        } catch (const storage::store_error& e) {
+          spdlog::warn("relay {}: database trouble after pause: {}",
+                       st.setup.name, e.what());
+          schedule_idle(self);
+        }
+      },
+  };
+}
+
+} // namespace outbox::actors

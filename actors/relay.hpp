@@ -1,0 +1,65 @@
+#pragma once
+
+#include "actors/crash_injector.hpp"
+#include "actors/ports.hpp"
+#include "actors/run_metrics.hpp"
+#include "config/settings.hpp"
+#include "storage/outbox_store.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <caf/fwd.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace outbox::actors {
+
+/// A source of wall-clock time (storage::wall_clock_now in production; a
+/// manual clock in deterministic tests).
+using clock_function = std::function<storage::millis()>;
+
+/// Everything a relay needs; the coordinator builds one per incarnation.
+struct relay_setup {
+  /// The lease owner: unique across processes and restarts.
+  std::string name;
+  storage::db_options db;
+  storage::lease_policy lease;
+  int poll_interval_ms = 50;
+  int idle_poll_max_ms = 1000;
+  config::crash_settings crash;
+  std::function<std::unique_ptr<publish_port>()> make_publisher;
+  clock_function clock;
+  std::shared_ptr<run_metrics> metrics;
+};
+
+/// A relay: the leaseholder that moves outbox rows to the broker.
+/// claim -> publish -> fenced ack, repeated at once while claims come back
+/// full; otherwise it polls with a growing interval and wakes early on a
+/// nudge. It never holds a transaction across the broker call.
+struct relay_state {
+  static inline const char* name = "relay";
+
+  relay_setup setup;
+  std::unique_ptr<SQLite::Database> db;
+  std::unique_ptr<storage::outbox_store> store;
+  std::unique_ptr<publish_port> publisher;
+  std::unique_ptr<crash_injector> crashes;
+  /// Bumped whenever a new claim is scheduled; older claim messages are
+  /// stale and ignored, so nudges and timers never double the loop.
+  std::uint64_t generation = 0;
+  /// A claim message for the current generation is already in the mailbox.
+  bool claim_queued = false;
+  /// The current idle poll interval (doubles while nothing is claimable).
+  int idle_delay_ms = 0;
+  /// Leases held across a zombie pause; released on graceful shutdown.
+  std::optional<storage::claim> paused;
+};
+
+using relay_actor = caf::stateful_actor<relay_state>;
+
+caf::behavior relay(relay_actor* self, relay_setup setup);
+
+} // namespace outbox::actors

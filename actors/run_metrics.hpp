@@ -1,0 +1,74 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <random>
+#include <vector>
+
+namespace outbox::actors {
+
+/// Percentiles of a set of latency samples, in milliseconds.
+struct latency_summary {
+  std::int64_t samples = 0;
+  double p50 = 0;
+  double p95 = 0;
+  double p99 = 0;
+};
+
+/// Collects latency samples from several threads. Keeps a uniform reservoir
+/// of at most `capacity` samples, so memory stays bounded on long runs.
+class latency_recorder {
+public:
+  explicit latency_recorder(std::size_t capacity = 200'000);
+
+  void record(double millis);
+  latency_summary summary() const;
+
+private:
+  mutable std::mutex mutex_;
+  std::vector<double> samples_;
+  std::size_t capacity_;
+  std::int64_t seen_ = 0;
+  std::mt19937_64 random_{42};
+};
+
+using counter = std::atomic<std::int64_t>;
+
+/// What the actors of one run did, shared by all of them (relaxed atomics:
+/// these are statistics, not synchronisation). Survives actor restarts.
+struct run_metrics {
+  // writer
+  counter orders_placed{0};
+  counter orders_replayed{0};
+  counter orders_conflicted{0};
+  counter events_appended{0};
+  counter commits{0};
+  counter writer_errors{0};
+  // relays
+  counter claims{0};
+  counter claimed_rows{0};
+  counter enqueued{0};
+  counter acked{0};
+  counter fenced_acks_rejected{0};
+  counter lease_takeovers{0};
+  counter rows_failed{0};
+  counter publish_errors{0};
+  counter released{0};
+  // consumers
+  counter applied{0};
+  counter duplicates_absorbed{0};
+  counter dead_lettered{0};
+  counter order_violations{0};
+  counter recovered_entries{0};
+  counter consumer_errors{0};
+  // supervision
+  counter relay_restarts{0};
+  counter consumer_restarts{0};
+  counter injected_crashes{0};
+  counter zombie_pauses{0};
+
+  latency_recorder commit_to_processed;
+};
+
+} // namespace outbox::actors

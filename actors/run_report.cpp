@@ -1,0 +1,113 @@
+#include "actors/run_report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace outbox::actors {
+
+namespace {
+
+std::vector<std::string> violations_of(const run_outcome& o,
+                                       const nlohmann::json& audit) {
+  std::vector<std::string> broke;
+  if (!o.failure.empty())
+    broke.push_back(o.failure);
+  if (!o.final_state.trouble.empty())
+    broke.push_back("could not read the final state: " + o.final_state.trouble);
+  if (audit.contains("checks"))
+    for (const auto& check : audit["checks"])
+      if (check.value("result", "") == "failed")
+        broke.push_back(check.value("name", "?") + ": " +
+                        check.value("detail", ""));
+  if (o.must_be_drained && o.final_state.pending + o.final_state.sending > 0)
+    broke.push_back("not drained: " + std::to_string(o.final_state.pending) +
+                    " PENDING, " + std::to_string(o.final_state.sending) +
+                    " SENDING rows left");
+  return broke;
+}
+
+} // namespace
+
+std::string run_report_json(const run_outcome& o, const run_metrics& m) {
+  auto audit = nlohmann::json::parse(o.audit_json.empty() ? "{}" : o.audit_json,
+                                     nullptr, false);
+  if (audit.is_discarded())
+    audit = nlohmann::json::object();
+  auto broke = violations_of(o, audit);
+  if (!o.audit_ok && broke.empty())
+    broke.push_back("audit did not pass");
+  auto latency = m.commit_to_processed.summary();
+  const auto& s = o.final_state;
+  double seconds = o.seconds > 0 ? o.seconds : 1e-9;
+  nlohmann::json report{
+      {"ok", broke.empty()},
+      {"violations", broke},
+      {"relays", o.relays},
+      {"consumers", o.consumers},
+      {"seconds", o.seconds},
+      {"orders", s.orders},
+      {"outbox_rows", s.outbox_rows},
+      {"enqueued", m.enqueued.load()},
+      {"processed_unique", s.processed},
+      {"duplicates_absorbed", s.duplicates},
+      {"relay_restarts", m.relay_restarts.load()},
+      {"consumer_restarts", m.consumer_restarts.load()},
+      {"injected_crashes", m.injected_crashes.load()},
+      {"zombie_pauses", m.zombie_pauses.load()},
+      {"fenced_acks_rejected", m.fenced_acks_rejected.load()},
+      {"lease_takeovers", m.lease_takeovers.load()},
+      {"order_violations", s.order_violations},
+      {"dead_lettered", s.dead_lettered},
+      {"failed_rows", s.failed},
+      {"pending_rows", s.pending},
+      {"sending_rows", s.sending},
+      {"orders_placed", m.orders_placed.load()},
+      {"events_appended", m.events_appended.load()},
+      {"applied_here", m.applied.load()},
+      {"throughput",
+       {{"orders_per_s", m.orders_placed.load() / seconds},
+        {"events_processed_per_s", m.applied.load() / seconds}}},
+      {"latency_ms",
+       {{"samples", latency.samples},
+        {"p50", latency.p50},
+        {"p95", latency.p95},
+        {"p99", latency.p99}}},
+      {"audit", audit},
+  };
+  return report.dump();
+}
+
+std::string run_report_text(const std::string& report_json) {
+  auto r = nlohmann::json::parse(report_json);
+  std::ostringstream out;
+  out << "run " << (r["ok"].get<bool>() ? "OK" : "FAILED") << " after "
+      << r["seconds"].get<double>() << " s with " << r["relays"] << " relays, "
+      << r["consumers"] << " consumers\n"
+      << "  orders " << r["orders"] << ", outbox rows " << r["outbox_rows"]
+      << ", enqueued " << r["enqueued"] << ", processed_unique "
+      << r["processed_unique"] << ", duplicates absorbed "
+      << r["duplicates_absorbed"] << '\n'
+      << "  relay restarts " << r["relay_restarts"] << ", consumer restarts "
+      << r["consumer_restarts"] << ", lease takeovers " << r["lease_takeovers"]
+      << ", fenced acks rejected " << r["fenced_acks_rejected"] << '\n'
+      << "  order violations " << r["order_violations"] << ", dead-lettered "
+      << r["dead_lettered"] << ", FAILED rows " << r["failed_rows"] << '\n'
+      << "  throughput " << r["throughput"]["orders_per_s"].get<double>()
+      << " orders/s, "
+      << r["throughput"]["events_processed_per_s"].get<double>()
+      << " events/s; commit-to-processed p50 "
+      << r["latency_ms"]["p50"].get<double>() << " ms, p95 "
+      << r["latency_ms"]["p95"].get<double>() << " ms, p99 "
+      << r["latency_ms"]["p99"].get<double>() << " ms\n";
+  for (const auto& v : r["violations"])
+    out << "  VIOLATED: " << v.get<std::string>() << '\n';
+  return out.str();
+}
+
+bool run_report_ok(const std::string& report_json) {
+  auto r = nlohmann::json::parse(report_json, nullptr, false);
+  return !r.is_discarded() && r.value("ok", false);
+}
+
+} // namespace outbox::actors

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "actors/ports.hpp"
+#include "actors/run_metrics.hpp"
+
+#include <string>
+
+namespace outbox::actors {
+
+/// What a run's report is made of.
+struct run_outcome {
+  pipeline_snapshot final_state;
+  /// audit::verdict::to_json() of the final state, and whether it holds.
+  std::string audit_json;
+  bool audit_ok = false;
+  /// Why the run failed outside the audit (restart budget...); may be empty.
+  std::string failure;
+  /// A bounded run must leave nothing PENDING or SENDING behind.
+  bool must_be_drained = false;
+  double seconds = 0;
+  int relays = 0;
+  int consumers = 0;
+};
+
+/// The run's JSON report: counts from the stores, this process's counters,
+/// throughput, latency percentiles, the audit, and "ok" with "violations"
+/// naming what broke.
+std::string run_report_json(const run_outcome& outcome,
+                            const run_metrics& metrics);
+
+/// The human summary of a report produced by run_report_json.
+std::string run_report_text(const std::string& report_json);
+
+/// Whether the report says every invariant held.
+bool run_report_ok(const std::string& report_json);
+
+} // namespace outbox::actors

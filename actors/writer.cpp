@@ -1,0 +1,168 @@
+#include "actors/writer.hpp"
+
+#include "actors/messages.hpp"
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace outbox::actors {
+
+namespace {
+
+caf::error to_actor_error(const storage::store_error& e) {
+  switch (e.code()) {
+  case storage::store_errc::busy:
+    return caf::make_error(ec::store_busy, e.what());
+  case storage::store_errc::invalid_input:
+    return caf::make_error(ec::invalid_input, e.what());
+  default:
+    return caf::make_error(ec::store_failure, e.what());
+  }
+}
+
+void commit_orders(writer_actor* self) {
+  auto& st = self->state;
+  auto group = std::move(st.orders);
+  st.orders.clear();
+  if (group.empty())
+    return;
+  std::vector<storage::order_request> requests;
+  requests.reserve(group.size());
+  for (auto& p : group)
+    requests.push_back(p.request);
+  auto& metrics = *st.setup.metrics;
+  try {
+    auto results = st.store->place_orders(requests, st.setup.clock());
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      using outcome = storage::placed_order::outcome;
+      if (r.result == outcome::conflict) {
+        metrics.orders_conflicted++;
+        group[i].promise.deliver(caf::make_error(
+            ec::idempotency_conflict, requests[i].request_id.value_or("")));
+        continue;
+      }
+      bool replayed = r.result == outcome::replayed;
+      (replayed ? metrics.orders_replayed : metrics.orders_placed)++;
+      group[i].promise.deliver(
+          order_receipt{r.order_id, r.event_id, r.aggregate_id, replayed});
+    }
+  } catch (const storage::store_error& e) {
+    metrics.writer_errors++;
+    spdlog::warn("writer: group of {} orders not committed: {}", group.size(),
+                 e.what());
+    for (auto& p : group)
+      p.promise.deliver(to_actor_error(e));
+  }
+}
+
+void commit_events(writer_actor* self) {
+  auto& st = self->state;
+  auto group = std::move(st.events);
+  st.events.clear();
+  if (group.empty())
+    return;
+  std::vector<storage::event_request> requests;
+  requests.reserve(group.size());
+  for (auto& p : group)
+    requests.push_back(p.request);
+  try {
+    auto results = st.store->append_events(requests, st.setup.clock());
+    st.setup.metrics->events_appended +=
+        static_cast<std::int64_t>(results.size());
+    for (size_t i = 0; i < results.size(); ++i)
+      group[i].promise.deliver(event_receipt{
+          results[i].event_id, results[i].aggregate_id, results[i].seq});
+  } catch (const storage::store_error& e) {
+    st.setup.metrics->writer_errors++;
+    spdlog::warn("writer: group of {} events not committed: {}", group.size(),
+                 e.what());
+    for (auto& p : group)
+      p.promise.deliver(to_actor_error(e));
+  }
+}
+
+/// Commits the gathered group (orders, then follow-ups) and wakes relays.
+void commit(writer_actor* self) {
+  auto& st = self->state;
+  ++st.generation;
+  st.commit_scheduled = false;
+  commit_orders(self);
+  commit_events(self);
+  st.setup.metrics->commits++;
+  for (const auto& relay : st.relays)
+    self->send(relay, nudge_atom_v);
+}
+
+/// Commits now when the group is full, else makes sure a commit follows
+/// within commit_delay_ms.
+void gather(writer_actor* self) {
+  auto& st = self->state;
+  auto size = static_cast<int>(st.orders.size() + st.events.size());
+  if (size >= st.setup.commit_batch) {
+    commit(self);
+  } else if (!st.commit_scheduled) {
+    st.commit_scheduled = true;
+    self->delayed_send(self,
+                       std::chrono::milliseconds(st.setup.commit_delay_ms),
+                       commit_atom_v, st.generation);
+  }
+}
+
+} // namespace
+
+caf::behavior writer(writer_actor* self, writer_setup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  try {
+    st.db = storage::open_and_migrate(st.setup.db);
+    st.store = std::make_unique<storage::order_store>(*st.db);
+  } catch (const std::exception& e) {
+    spdlog::error("writer cannot start: {}", e.what());
+    self->quit(caf::make_error(ec::store_failure, e.what()));
+    return {};
+  }
+  return {
+      [self](place_atom, const std::string& request_id, const std::string& sku,
+             std::int64_t qty) -> caf::result<order_receipt> {
+        storage::order_request request;
+        if (!request_id.empty())
+          request.request_id = request_id;
+        request.sku = sku;
+        request.qty = qty;
+        // An invalid request is answered at once and never joins a group, so
+        // it cannot fail anyone else's transaction.
+        if (auto problem = storage::validate(request))
+          return caf::make_error(ec::invalid_input, *problem);
+        auto promise = self->make_response_promise();
+        self->state.orders.push_back({std::move(request), promise});
+        gather(self);
+        return caf::delegated<order_receipt>{};
+      },
+      [self](append_atom, const std::string& aggregate_id,
+             const std::string& event_type,
+             const std::string& payload) -> caf::result<event_receipt> {
+        if (aggregate_id.empty() || event_type.empty())
+          return caf::make_error(ec::invalid_input,
+                                 "aggregate_id and event_type must be set");
+        auto promise = self->make_response_promise();
+        self->state.events.push_back(
+            {{aggregate_id, event_type, payload}, promise});
+        gather(self);
+        return caf::delegated<event_receipt>{};
+      },
+      [self](commit_atom, std::uint64_t gen) {
+        if (gen == self->state.generation)
+          commit(self);
+      },
+      [self](relays_atom, std::vector<caf::actor> relays) {
+        self->state.relays = std::move(relays);
+      },
+  };
+}
+
+} // namespace outbox::actors

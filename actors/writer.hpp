@@ -1,0 +1,63 @@
+#pragma once
+
+#include "actors/relay.hpp"
+#include "actors/run_metrics.hpp"
+#include "storage/database.hpp"
+#include "storage/order_store.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+#include <caf/response_promise.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace outbox::actors {
+
+struct writer_setup {
+  storage::db_options db;
+  /// A group is committed once it has this many requests...
+  int commit_batch = 512;
+  /// ...or this long after its first request arrived.
+  int commit_delay_ms = 2;
+  clock_function clock;
+  std::shared_ptr<run_metrics> metrics;
+};
+
+/// The writer: owns the database connection that places orders and appends
+/// follow-up events. Concurrent requests are group-committed (one
+/// transaction for many requests, bounded by count and delay); each
+/// requester gets its own result or error. Relays are nudged after a commit.
+struct writer_state {
+  static inline const char* name = "writer";
+
+  struct pending_order {
+    storage::order_request request;
+    caf::response_promise promise;
+  };
+  struct pending_event {
+    storage::event_request request;
+    caf::response_promise promise;
+  };
+
+  writer_setup setup;
+  std::unique_ptr<SQLite::Database> db;
+  std::unique_ptr<storage::order_store> store;
+  std::vector<pending_order> orders;
+  std::vector<pending_event> events;
+  /// Bumped per commit: a delayed commit message for an older group is stale.
+  std::uint64_t generation = 0;
+  bool commit_scheduled = false;
+  std::vector<caf::actor> relays;
+};
+
+using writer_actor = caf::stateful_actor<writer_state>;
+
+/// Messages: (place_atom, request_id or "", sku, qty) -> order_receipt;
+/// (append_atom, aggregate_id, event_type, payload) -> event_receipt;
+/// (relays_atom, std::vector<caf::actor>) sets who to nudge.
+caf::behavior writer(writer_actor* self, writer_setup setup);
+
+} // namespace outbox::actors

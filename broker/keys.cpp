@@ -1,0 +1,43 @@
+#include "broker/keys.hpp"
+
+#include <cstdint>
+
+namespace outbox::broker {
+
+std::uint64_t fnv1a_64(const std::string& text) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (unsigned char byte : text) {
+    hash ^= byte;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string keys::queue_for(const std::string& aggregate_id) const {
+  if (partitions <= 1)
+    return queue;
+  return partition(fnv1a_64(aggregate_id) % partitions);
+}
+
+std::string keys::partition(std::size_t index) const {
+  if (partitions <= 1)
+    return queue;
+  return queue + "." + std::to_string(index);
+}
+
+std::string keys::processing_for(const std::string& queue,
+                                 const std::string& consumer) const {
+  return processing_prefix + queue + "/" + consumer;
+}
+
+std::optional<std::string> keys::queue_of(const std::string& list) const {
+  if (list.compare(0, processing_prefix.size(), processing_prefix) != 0)
+    return std::nullopt;
+  auto slash = list.rfind('/');
+  if (slash == std::string::npos || slash <= processing_prefix.size())
+    return std::nullopt;
+  return list.substr(processing_prefix.size(),
+                     slash - processing_prefix.size());
+}
+
+} // namespace outbox::broker

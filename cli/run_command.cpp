@@ -1,0 +1,218 @@
+#include "actors/coordinator.hpp"
+#include "actors/messages.hpp"
+#include "actors/pipeline_probe.hpp"
+#include "actors/redis_ports.hpp"
+#include "actors/run_report.hpp"
+#include "actors/system_config.hpp"
+#include "broker/connection.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "storage/database.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SQLiteCpp/Database.h>
+#include <caf/all.hpp>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+namespace outbox::cli {
+
+namespace {
+
+/// Flags of `outbox run`; unset ones keep the config's value.
+struct run_options {
+  common_options common;
+  std::optional<int> relays;
+  std::optional<int> consumers;
+  std::optional<std::int64_t> orders;
+  std::optional<std::uint64_t> seed;
+  std::optional<double> followup_share;
+  std::optional<std::size_t> partitions;
+  std::optional<double> crash_after_claim;
+  std::optional<double> crash_after_publish;
+  std::optional<double> crash_pause;
+  std::optional<double> crash_after_pop;
+  std::optional<double> crash_after_effect;
+  bool until_drained = false;
+  bool json = false;
+};
+
+template <class T>
+void override_with(T& target, const std::optional<T>& flag) {
+  if (flag)
+    target = *flag;
+}
+
+config::settings settings_for(const run_options& o) {
+  auto s = resolve_settings(o.common);
+  override_with(s.run.relays, o.relays);
+  override_with(s.run.consumers, o.consumers);
+  override_with(s.run.orders, o.orders);
+  override_with(s.run.followup_share, o.followup_share);
+  override_with(s.broker.partitions, o.partitions);
+  override_with(s.crash.seed, o.seed);
+  override_with(s.crash.relay_after_claim, o.crash_after_claim);
+  override_with(s.crash.relay_after_publish, o.crash_after_publish);
+  override_with(s.crash.relay_pause, o.crash_pause);
+  override_with(s.crash.consumer_after_pop, o.crash_after_pop);
+  override_with(s.crash.consumer_after_effect, o.crash_after_effect);
+  config::validate(s);
+  return s;
+}
+
+std::string host_and_pid() {
+  char host[256] = "host";
+  ::gethostname(host, sizeof host - 1);
+  return std::string{host} + "-" + std::to_string(::getpid());
+}
+
+/// Progress on stderr: refreshed in place on a terminal, plain lines else.
+std::function<void(const std::string&)> progress_printer() {
+  bool tty = ::isatty(STDERR_FILENO) != 0;
+  return [tty](const std::string& line) {
+    if (tty)
+      std::cerr << "\r\033[K" << line << std::flush;
+    else
+      std::cerr << line << '\n';
+  };
+}
+
+/// Turns SIGINT/SIGTERM into a graceful shutdown of the coordinator. The
+/// signals are blocked in every thread (CAF's included) and taken here.
+class signal_watch {
+public:
+  explicit signal_watch(caf::actor coordinator)
+      : thread_([this, coordinator] {
+          sigset_t set = stop_signals();
+          timespec tick{0, 200'000'000};
+          while (!done_) {
+            if (::sigtimedwait(&set, nullptr, &tick) > 0) {
+              std::cerr << "\noutbox run: stopping gracefully (leases "
+                           "released, in-flight work finished)\n";
+              caf::anon_send(coordinator, actors::shutdown_atom_v);
+            }
+          }
+        }) {}
+
+  ~signal_watch() {
+    done_ = true;
+    thread_.join();
+  }
+
+  static sigset_t stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+  }
+
+private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+int run(const run_options& options) {
+  apply_log_level(options.common.log_level);
+  auto s = settings_for(options);
+  // Create or migrate once, before several connections race to switch the
+  // file to WAL.
+  storage::open_and_migrate(s.db);
+  broker::connection{s.redis}.ensure_connected();
+
+  sigset_t stop = signal_watch::stop_signals();
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+
+  caf::actor_system_config cfg;
+  actors::register_outbox_types(cfg);
+  caf::actor_system system{cfg};
+
+  actors::coordinator_setup setup;
+  setup.settings = s;
+  setup.until_drained = options.until_drained;
+  setup.name_prefix = host_and_pid();
+  setup.make_publisher = [s] {
+    return actors::make_redis_publish_port(s.redis, s.broker);
+  };
+  setup.make_consume_port = [s] {
+    return actors::make_redis_consume_port(s.redis, s.broker);
+  };
+  setup.make_probe = [s] { return actors::make_pipeline_probe(s); };
+  setup.clock = storage::wall_clock_now;
+  setup.metrics = std::make_shared<actors::run_metrics>();
+  setup.progress = progress_printer();
+  auto coordinator =
+      system.spawn<caf::detached>(actors::coordinator, std::move(setup));
+  std::string report;
+  {
+    signal_watch signals{coordinator};
+    caf::scoped_actor self{system};
+    self->request(coordinator, caf::infinite, actors::run_atom_v)
+        .receive([&](const std::string& r) { report = r; },
+                 [&](caf::error& err) {
+                   std::cerr << "outbox run: " << system.render(err) << '\n';
+                 });
+  }
+  if (::isatty(STDERR_FILENO))
+    std::cerr << '\n';
+  if (report.empty())
+    return exit_failure;
+  if (options.json)
+    std::cout << report << '\n';
+  else
+    std::cout << actors::run_report_text(report);
+  if (!actors::run_report_ok(report)) {
+    std::cerr << "outbox run: invariants violated (see \"violations\")\n";
+    return exit_failure;
+  }
+  return exit_ok;
+}
+
+} // namespace
+
+void add_run_command(CLI::App& app, command_action& action) {
+  auto o = std::make_shared<run_options>();
+  auto* command = app.add_subcommand(
+      "run", "Run the actor pipeline: writer and load generator, N relays, M "
+             "consumers, supervised by a coordinator");
+  command->add_option("--relays", o->relays, "relay actors (run.relays)");
+  command->add_option("--consumers", o->consumers,
+                      "consumer actors (run.consumers)");
+  command->add_option("--orders", o->orders,
+                      "orders the load generator places (run.orders)");
+  command->add_option("--followup-share", o->followup_share,
+                      "share of orders with OrderPaid and OrderShipped "
+                      "follow-ups (run.followup_share)");
+  command->add_option("--partitions", o->partitions,
+                      "queue lists (broker.partitions)");
+  command->add_flag("--until-drained", o->until_drained,
+                    "stop once the orders are committed and everything this "
+                    "process handles has drained");
+  command->add_option("--seed", o->seed,
+                      "seed of crash injection (crash.seed)");
+  command->add_option("--crash-relay-after-claim", o->crash_after_claim,
+                      "probability a relay dies holding fresh leases");
+  command->add_option("--crash-relay-after-publish", o->crash_after_publish,
+                      "probability a relay dies after publishing, before its "
+                      "ack (duplicates)");
+  command->add_option("--crash-relay-pause", o->crash_pause,
+                      "probability a relay freezes past its lease (zombie)");
+  command->add_option("--crash-consumer-after-pop", o->crash_after_pop,
+                      "probability a consumer dies after popping an entry");
+  command->add_option("--crash-consumer-after-effect", o->crash_after_effect,
+                      "probability a consumer dies after the effect, before "
+                      "removing the entry");
+  command->add_flag("--json", o->json, "print the report as one JSON object");
+  add_common_options(*command, o->common);
+  command->callback([o, &action] { action = [o] { return run(*o); }; });
+}
+
+} // namespace outbox::cli
