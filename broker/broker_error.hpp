@@ -19,12 +19,9 @@ const char* to_string(broker_errc code);
 class broker_error : public std::runtime_error {
 public:
   broker_error(broker_errc code, const std::string& what)
-    : std::runtime_error(what), code_(code) {
-  }
+      : std::runtime_error(what), code_(code) {}
 
-  broker_errc code() const noexcept {
-    return code_;
-  }
+  broker_errc code() const noexcept { return code_; }
 
 private:
   broker_errc code_;

@@ -16,8 +16,8 @@ struct broker_stats {
   std::map<std::string, std::int64_t> queues;
   /// Length of each non-empty processing list.
   std::map<std::string, std::int64_t> processing;
-  std::int64_t processed = 0;      // HLEN processed
-  std::int64_t dead_letter = 0;    // LLEN dead-letter
+  std::int64_t processed = 0;   // HLEN processed
+  std::int64_t dead_letter = 0; // LLEN dead-letter
   std::map<std::string, std::int64_t> counters;
 
   std::int64_t queued_total() const;

@@ -25,7 +25,8 @@ std::optional<endpoint> parse_endpoint(std::string_view text);
 struct connection_options {
   endpoint where;
   int connect_timeout_ms = 2000;
-  /// Bound on every read and write; blocking pops use a shorter timeout.
+  /// Bound on every read and write. A blocking command's read waits this
+  /// much longer than the time it may block (see blocking_command).
   int io_timeout_ms = 5000;
 };
 
@@ -53,7 +54,13 @@ public:
   /// Sends several commands in one round trip and returns their replies in
   /// order. Error replies are returned, not thrown (the caller decides);
   /// a connection problem throws broker_error(unavailable).
-  std::vector<reply> pipeline(const std::vector<std::vector<std::string>>& commands);
+  std::vector<reply>
+  pipeline(const std::vector<std::vector<std::string>>& commands);
+
+  /// Like command(), for a command that Redis may hold up to `wait_ms`
+  /// (BLMOVE...): the read timeout is raised to wait_ms + io_timeout_ms for
+  /// this call, since hiredis drops a context whose read times out.
+  reply blocking_command(const std::vector<std::string>& argv, int wait_ms);
 
   /// Connects now if not connected. Throws broker_error(unavailable).
   void ensure_connected();
@@ -61,12 +68,12 @@ public:
   /// Drops the context (the next call reconnects).
   void reset();
 
-  const connection_options& options() const {
-    return options_;
-  }
+  const connection_options& options() const { return options_; }
 
 private:
   redisContext* context();
+  /// Sends one command; error replies are returned, not thrown.
+  reply send(const std::vector<std::string>& argv);
   [[noreturn]] void fail(const std::string& what);
 
   connection_options options_;

@@ -8,7 +8,8 @@
 namespace outbox::broker {
 
 /// One event as it travels through Redis (DESIGN.md "Broker"): a JSON object
-/// {event_id, aggregate_id, seq, event_type, payload, published_at}.
+/// {event_id, aggregate_id, seq, event_type, payload, committed_at,
+/// published_at}.
 struct event_entry {
   std::string event_id;
   std::string aggregate_id;
@@ -16,6 +17,9 @@ struct event_entry {
   std::string event_type;
   /// A JSON object's text; embedded as an object, not as a string.
   std::string payload;
+  /// Milliseconds since the epoch when the outbox row was committed
+  /// (0: unknown); consumers measure commit-to-processed latency from it.
+  std::int64_t committed_at = 0;
   /// Milliseconds since the epoch when the relay published it (0: unknown).
   std::int64_t published_at = 0;
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "broker/keys.hpp"
+#include "broker/lua_script.hpp"
 
 #include <cstdint>
 #include <string>
@@ -45,7 +46,7 @@ public:
 private:
   connection& conn_;
   keys names_;
-  std::string sha_;
+  lua_script script_;
 };
 
 } // namespace outbox::broker

@@ -2,6 +2,7 @@
 
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"
+#include "broker/lua_script.hpp"
 
 #include <vector>
 
@@ -15,10 +16,12 @@ public:
   publisher(connection& conn, keys names);
 
   /// Publishes the entries, in the given order, as one atomic operation: one
-  /// RPUSH with many values when they all go to one list, MULTI/EXEC over
-  /// the lists otherwise. Either all are enqueued or none (on a connection
-  /// error the outcome is unknown: the caller must treat it as "maybe", which
-  /// the lease protocol does by leaving the rows leased). Throws broker_error.
+  /// RPUSH with many values when they all go to one list, one Lua script
+  /// over the lists otherwise (it checks every list's type before writing;
+  /// MULTI/EXEC would keep the other pushes when one fails with WRONGTYPE).
+  /// Either all are enqueued or none (on a connection error the outcome is
+  /// unknown: the caller must treat it as "maybe", which the lease protocol
+  /// does by leaving the rows leased). Throws broker_error.
   void publish(const std::vector<event_entry>& entries);
 
   /// Publishes already-encoded entries to one list (the lab's relay).
@@ -28,6 +31,7 @@ public:
 private:
   connection& conn_;
   keys names_;
+  lua_script push_script_;
 };
 
 } // namespace outbox::broker

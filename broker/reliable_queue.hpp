@@ -1,5 +1,7 @@
 #pragma once
 
+#include "broker/lua_script.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -20,8 +22,7 @@ public:
   /// Moves the head of `queue` to the tail of `processing` (BLMOVE LEFT
   /// RIGHT), waiting up to `timeout_ms` (0: do not wait). Nothing on timeout.
   std::optional<std::string> pop(const std::string& queue,
-                                 const std::string& processing,
-                                 int timeout_ms);
+                                 const std::string& processing, int timeout_ms);
 
   /// Moves up to `max` entries at once (pipelined LMOVE), oldest first.
   std::vector<std::string> pop_batch(const std::string& queue,
@@ -41,6 +42,7 @@ public:
 
 private:
   connection& conn_;
+  lua_script recover_script_;
 };
 
 } // namespace outbox::broker

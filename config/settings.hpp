@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace outbox::config {
 
@@ -60,12 +61,9 @@ struct settings {
 class config_error : public std::runtime_error {
 public:
   config_error(std::string key, const std::string& reason)
-    : std::runtime_error(key + ": " + reason), key_(std::move(key)) {
-  }
+      : std::runtime_error(key + ": " + reason), key_(std::move(key)) {}
 
-  const std::string& key() const noexcept {
-    return key_;
-  }
+  const std::string& key() const noexcept { return key_; }
 
 private:
   std::string key_;

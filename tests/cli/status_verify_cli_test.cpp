@@ -47,7 +47,7 @@ protected:
   void consume_all() {
     broker::reliable_queue queue{conn_};
     broker::inbox inbox{conn_, names_};
-    auto processing = names_.processing_for("test-consumer");
+    auto processing = names_.processing_for(names_.queue, "test-consumer");
     while (auto entry = queue.pop(names_.queue, processing, 0)) {
       inbox.apply(*entry);
       queue.remove(processing, *entry);
@@ -119,9 +119,11 @@ TEST_F(CliAudit, VerifySkipsTheDeliveryCheckWhileQueued) {
   relay_all();
   auto r = outbox_r({"verify", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  for (const auto& check : json_of(r).at("checks"))
-    if (check.at("name") == "published_processed")
+  for (const auto& check : json_of(r).at("checks")) {
+    if (check.at("name") == "published_processed") {
       EXPECT_EQ(check.at("result"), "skipped");
+    }
+  }
 }
 
 TEST_F(CliAudit, StatusReportsBothStores) {

@@ -1,0 +1,77 @@
+#include "broker/broker_stats.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "broker/reliable_queue.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <cstdlib>
+
+namespace outbox::broker {
+
+namespace {
+
+std::int64_t integer_of(const reply& r, const char* what) {
+  throw_if_error(*r, what);
+  if (r->type != REDIS_REPLY_INTEGER)
+    throw broker_error(broker_errc::rejected,
+                       std::string{"unexpected reply to "} + what);
+  return r->integer;
+}
+
+} // namespace
+
+std::int64_t broker_stats::queued_total() const {
+  std::int64_t total = 0;
+  for (auto& [name, length] : queues)
+    total += length;
+  return total;
+}
+
+std::int64_t broker_stats::processing_total() const {
+  std::int64_t total = 0;
+  for (auto& [name, length] : processing)
+    total += length;
+  return total;
+}
+
+broker_stats read_stats(connection& conn, const keys& names) {
+  auto processing =
+      reliable_queue{conn}.processing_lists(names.processing_prefix);
+  std::vector<std::string> queues;
+  auto partitions = names.partitions <= 1 ? 1 : names.partitions;
+  for (std::size_t i = 0; i < partitions; ++i)
+    queues.push_back(names.partition(i));
+  // One round trip: the queues, the processing lists, then the rest.
+  std::vector<std::vector<std::string>> commands;
+  for (auto& list : queues)
+    commands.push_back({"LLEN", list});
+  for (auto& list : processing)
+    commands.push_back({"LLEN", list});
+  commands.push_back({"HLEN", names.processed});
+  commands.push_back({"LLEN", names.dead_letter});
+  commands.push_back({"HGETALL", names.counters});
+  auto replies = conn.pipeline(commands);
+  broker_stats stats;
+  std::size_t at = 0;
+  for (auto& list : queues)
+    stats.queues[list] = integer_of(replies[at++], "LLEN");
+  for (auto& list : processing) {
+    // A list can empty between SCAN and LLEN: only non-empty ones count.
+    if (auto length = integer_of(replies[at++], "LLEN"); length > 0)
+      stats.processing[list] = length;
+  }
+  stats.processed = integer_of(replies[at++], "HLEN");
+  stats.dead_letter = integer_of(replies[at++], "LLEN");
+  auto& counters = replies[at];
+  throw_if_error(*counters, "HGETALL");
+  if (counters->type != REDIS_REPLY_ARRAY)
+    throw broker_error(broker_errc::rejected, "unexpected reply to HGETALL");
+  for (std::size_t i = 0; i + 1 < counters->elements; i += 2)
+    stats.counters[reply_text(*counters->element[i])] = std::strtoll(
+        reply_text(*counters->element[i + 1]).c_str(), nullptr, 10);
+  return stats;
+}
+
+} // namespace outbox::broker

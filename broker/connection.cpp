@@ -1,0 +1,193 @@
+#include "broker/connection.hpp"
+
+#include "broker/broker_error.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+#include <sys/time.h>
+
+namespace outbox::broker {
+
+namespace {
+
+timeval to_timeval(int ms) {
+  timeval tv{};
+  tv.tv_sec = ms / 1000;
+  tv.tv_usec = (ms % 1000) * 1000;
+  return tv;
+}
+
+void ignore_sigpipe_once() {
+  static std::once_flag flag;
+  // A write to a Redis that went away must fail with EPIPE, not kill us.
+  std::call_once(flag, [] { std::signal(SIGPIPE, SIG_IGN); });
+}
+
+/// Keeps the argument pointers and lengths hiredis wants alive for a call.
+struct argv_view {
+  explicit argv_view(const std::vector<std::string>& argv) {
+    data.reserve(argv.size());
+    sizes.reserve(argv.size());
+    for (auto& arg : argv) {
+      data.push_back(arg.data());
+      sizes.push_back(arg.size());
+    }
+  }
+  std::vector<const char*> data;
+  std::vector<size_t> sizes;
+};
+
+} // namespace
+
+void reply_deleter::operator()(redisReply* r) const {
+  freeReplyObject(r);
+}
+
+connection::connection(connection_options options)
+    : options_(std::move(options)) {}
+
+connection::~connection() {
+  reset();
+}
+
+void connection::reset() {
+  if (context_ != nullptr) {
+    redisFree(context_);
+    context_ = nullptr;
+  }
+}
+
+void connection::ensure_connected() {
+  context();
+}
+
+redisContext* connection::context() {
+  if (context_ != nullptr)
+    return context_;
+  ignore_sigpipe_once();
+  auto where = options_.where.to_string();
+  auto* c =
+      redisConnectWithTimeout(options_.where.host.c_str(), options_.where.port,
+                              to_timeval(options_.connect_timeout_ms));
+  if (c == nullptr)
+    throw broker_error(broker_errc::unavailable,
+                       "cannot reach Redis at " + where +
+                           ": cannot allocate a context");
+  if (c->err != 0) {
+    std::string reason = c->errstr;
+    redisFree(c);
+    throw broker_error(broker_errc::unavailable,
+                       "cannot reach Redis at " + where + ": " + reason);
+  }
+  // The connect timeout does not bound reads and writes: set that apart.
+  if (redisSetTimeout(c, to_timeval(options_.io_timeout_ms)) != REDIS_OK) {
+    std::string reason = c->errstr;
+    redisFree(c);
+    throw broker_error(broker_errc::unavailable,
+                       "cannot set the I/O timeout for Redis at " + where +
+                           ": " + reason);
+  }
+  context_ = c;
+  return context_;
+}
+
+void connection::fail(const std::string& what) {
+  std::string reason = "no reply";
+  if (context_ != nullptr && context_->err != 0) {
+    reason = context_->errstr;
+    // hiredis reports an expired socket timeout as EAGAIN's text.
+    if (context_->err == REDIS_ERR_IO && reason == std::strerror(EAGAIN))
+      reason = "no reply within the I/O timeout (" +
+               std::to_string(options_.io_timeout_ms) + " ms)";
+  }
+  reset();
+  throw broker_error(broker_errc::unavailable,
+                     "Redis at " + options_.where.to_string() + " failed " +
+                         what + ": " + reason);
+}
+
+reply connection::command(const std::vector<std::string>& argv) {
+  auto r = send(argv);
+  throw_if_error(*r, argv.empty() ? "" : argv.front().c_str());
+  return r;
+}
+
+reply connection::blocking_command(const std::vector<std::string>& argv,
+                                   int wait_ms) {
+  auto* c = context();
+  // hiredis drops the context when a read times out, so the read timeout
+  // must outlast the time Redis may legitimately block.
+  auto raised = to_timeval(wait_ms + options_.io_timeout_ms);
+  if (redisSetTimeout(c, raised) != REDIS_OK)
+    fail("setting a timeout");
+  auto r = send(argv);
+  if (redisSetTimeout(c, to_timeval(options_.io_timeout_ms)) != REDIS_OK)
+    fail("setting a timeout");
+  throw_if_error(*r, argv.empty() ? "" : argv.front().c_str());
+  return r;
+}
+
+reply connection::send(const std::vector<std::string>& argv) {
+  auto* c = context();
+  argv_view args{argv};
+  auto* raw = static_cast<redisReply*>(redisCommandArgv(
+      c, static_cast<int>(argv.size()), args.data.data(), args.sizes.data()));
+  if (raw == nullptr || c->err != 0) {
+    if (raw != nullptr)
+      freeReplyObject(raw);
+    fail("during " + (argv.empty() ? std::string{"a command"} : argv.front()));
+  }
+  return reply{raw};
+}
+
+std::vector<reply>
+connection::pipeline(const std::vector<std::vector<std::string>>& commands) {
+  std::vector<reply> replies;
+  if (commands.empty())
+    return replies;
+  auto* c = context();
+  for (auto& argv : commands) {
+    argv_view args{argv};
+    if (redisAppendCommandArgv(c, static_cast<int>(argv.size()),
+                               args.data.data(), args.sizes.data()) != REDIS_OK)
+      fail("while queueing a pipeline");
+  }
+  replies.reserve(commands.size());
+  for (size_t i = 0; i < commands.size(); ++i) {
+    void* raw = nullptr;
+    if (redisGetReply(c, &raw) != REDIS_OK || raw == nullptr) {
+      if (raw != nullptr)
+        freeReplyObject(raw);
+      fail("during a pipeline");
+    }
+    replies.emplace_back(static_cast<redisReply*>(raw));
+  }
+  return replies;
+}
+
+std::string reply_text(const redisReply& r) {
+  switch (r.type) {
+  case REDIS_REPLY_STRING:
+  case REDIS_REPLY_STATUS:
+  case REDIS_REPLY_ERROR:
+    return std::string(r.str, r.len);
+  default:
+    return {};
+  }
+}
+
+void throw_if_error(const redisReply& r, const char* context) {
+  if (r.type != REDIS_REPLY_ERROR)
+    return;
+  std::string what = "Redis rejected ";
+  what += (context != nullptr && *context != '\0') ? context : "a command";
+  what += ": ";
+  what += reply_text(r);
+  throw broker_error(broker_errc::rejected, what);
+}
+
+} // namespace outbox::broker

@@ -1,0 +1,126 @@
+#include "broker/entry.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace outbox::broker {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+/// Lua numbers are doubles: the inbox script can only check integers up to
+/// 2^53, so both sides stop there.
+constexpr std::int64_t max_exact_integer = std::int64_t{1} << 53;
+
+constexpr std::size_t max_event_id_bytes = 128;
+
+bool is_nonempty_string(const json& value) {
+  return value.is_string() && !value.get_ref<const std::string&>().empty();
+}
+
+/// An integer in [min, 2^53]; an integral float (1.0) counts, as it does for
+/// the inbox script, which cannot tell them apart.
+std::optional<std::int64_t> integer_in_range(const json& value,
+                                             std::int64_t min) {
+  std::int64_t result = 0;
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned() &&
+        value.get<std::uint64_t>() >
+            static_cast<std::uint64_t>(max_exact_integer))
+      return std::nullopt;
+    result = value.get<std::int64_t>();
+  } else if (value.is_number_float()) {
+    auto number = value.get<double>();
+    if (std::floor(number) != number || number < -9.0e15 || number > 9.0e15)
+      return std::nullopt;
+    result = static_cast<std::int64_t>(number);
+  } else {
+    return std::nullopt;
+  }
+  if (result < min || result > max_exact_integer)
+    return std::nullopt;
+  return result;
+}
+
+malformed_entry malformed(std::string reason) {
+  return malformed_entry{std::move(reason)};
+}
+
+} // namespace
+
+std::string encode(const event_entry& entry) {
+  auto payload = json::parse(entry.payload, nullptr, false);
+  if (payload.is_discarded() || !payload.is_object())
+    throw std::invalid_argument("payload must be a JSON object");
+  json object;
+  object["event_id"] = entry.event_id;
+  object["aggregate_id"] = entry.aggregate_id;
+  object["seq"] = entry.seq;
+  object["event_type"] = entry.event_type;
+  object["payload"] = std::move(payload);
+  if (entry.committed_at != 0)
+    object["committed_at"] = entry.committed_at;
+  if (entry.published_at != 0)
+    object["published_at"] = entry.published_at;
+  try {
+    return object.dump();
+  } catch (const json::type_error&) {
+    throw std::invalid_argument("entry contains text that is not UTF-8");
+  }
+}
+
+std::variant<event_entry, malformed_entry> decode(const std::string& text) {
+  // The checks and reasons follow the inbox script (inbox_script.cpp) in
+  // the same order, so a bad entry gets the same reason on both sides.
+  auto object = json::parse(text, nullptr, false);
+  if (object.is_discarded())
+    return malformed("entry is not valid JSON");
+  if (!object.is_object())
+    return malformed("entry must be a JSON object");
+  event_entry entry;
+  auto field = [&](const char* name) -> const json& {
+    static const json absent;
+    auto i = object.find(name);
+    return i == object.end() ? absent : *i;
+  };
+  auto& event_id = field("event_id");
+  if (!is_nonempty_string(event_id) ||
+      event_id.get_ref<const std::string&>().size() > max_event_id_bytes)
+    return malformed("event_id must be a non-empty string of at most 128 "
+                     "bytes");
+  entry.event_id = event_id.get<std::string>();
+  auto& aggregate_id = field("aggregate_id");
+  if (!is_nonempty_string(aggregate_id))
+    return malformed("aggregate_id must be a non-empty string");
+  entry.aggregate_id = aggregate_id.get<std::string>();
+  auto seq = integer_in_range(field("seq"), 1);
+  if (!seq)
+    return malformed("seq must be an integer >= 1 (at most 2^53)");
+  entry.seq = *seq;
+  auto& event_type = field("event_type");
+  if (!is_nonempty_string(event_type))
+    return malformed("event_type must be a non-empty string");
+  entry.event_type = event_type.get<std::string>();
+  auto& payload = field("payload");
+  if (!payload.is_object())
+    return malformed("payload must be a JSON object");
+  entry.payload = payload.dump();
+  if (object.contains("committed_at")) {
+    auto committed_at = integer_in_range(object["committed_at"], 0);
+    if (!committed_at)
+      return malformed("committed_at must be an integer >= 0");
+    entry.committed_at = *committed_at;
+  }
+  if (object.contains("published_at")) {
+    auto published_at = integer_in_range(object["published_at"], 0);
+    if (!published_at)
+      return malformed("published_at must be an integer >= 0");
+    entry.published_at = *published_at;
+  }
+  return entry;
+}
+
+} // namespace outbox::broker

@@ -1,0 +1,119 @@
+#include "broker/publisher.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <utility>
+
+namespace outbox::broker {
+
+namespace {
+
+/// Pushes to several lists at once. MULTI/EXEC is not all-or-nothing: an
+/// RPUSH that fails at run time (WRONGTYPE) leaves the other RPUSHes
+/// applied. This script checks every list before it writes anything, and a
+/// script runs without interleaving, so either every value is pushed or
+/// none. (Under maxmemory, Redis refuses only a script's first write.)
+const char* multi_list_push = R"lua(
+-- KEYS: the lists. ARGV: for each list in turn, the number of values it
+-- gets, then those values in order. Returns the number of values pushed.
+for _, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'list' and kind ~= 'none' then
+    return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind
+      .. ', not a list: nothing was published')
+  end
+end
+local at = 1
+local total = 0
+for _, key in ipairs(KEYS) do
+  local count = tonumber(ARGV[at])
+  local first, last = at + 1, at + count
+  -- unpack() is bounded by Lua's stack: push in chunks.
+  while first <= last do
+    local upto = math.min(first + 999, last)
+    redis.call('RPUSH', key, unpack(ARGV, first, upto))
+    first = upto + 1
+  end
+  at = last + 1
+  total = total + count
+end
+return total
+)lua";
+
+/// The entries of one list, in publish order.
+struct list_batch {
+  std::string list;
+  std::vector<std::string> values;
+};
+
+std::vector<list_batch> group_by_list(const std::vector<event_entry>& entries,
+                                      const keys& names) {
+  std::vector<list_batch> batches;
+  for (auto& entry : entries) {
+    auto list = names.queue_for(entry.aggregate_id);
+    auto i = batches.begin();
+    while (i != batches.end() && i->list != list)
+      ++i;
+    if (i == batches.end())
+      i = batches.insert(i, list_batch{std::move(list), {}});
+    i->values.push_back(encode(entry));
+  }
+  return batches;
+}
+
+void expect_count(const redisReply& r, std::size_t expected) {
+  if (r.type != REDIS_REPLY_INTEGER || r.integer < 0 ||
+      static_cast<std::size_t>(r.integer) < expected)
+    throw broker_error(broker_errc::rejected,
+                       "unexpected reply to a publish (expected at least " +
+                           std::to_string(expected) + " values pushed)");
+}
+
+} // namespace
+
+publisher::publisher(connection& conn, keys names)
+    : conn_(conn), names_(std::move(names)), push_script_(multi_list_push) {}
+
+void publisher::publish(const std::vector<event_entry>& entries) {
+  if (entries.empty())
+    return;
+  auto batches = group_by_list(entries, names_);
+  if (batches.size() == 1) {
+    publish_encoded(batches.front().list, batches.front().values);
+    return;
+  }
+  std::vector<std::string> lists;
+  std::vector<std::string> args;
+  args.reserve(batches.size() + entries.size());
+  for (auto& batch : batches) {
+    lists.push_back(batch.list);
+    args.push_back(std::to_string(batch.values.size()));
+    for (auto& value : batch.values)
+      args.push_back(std::move(value));
+  }
+  auto r = push_script_.run(conn_, lists, args);
+  // The script returns how many values it pushed, not a list length.
+  if (r->type != REDIS_REPLY_INTEGER ||
+      r->integer != static_cast<long long>(entries.size()))
+    throw broker_error(broker_errc::rejected,
+                       "unexpected reply to a multi-list publish");
+}
+
+void publisher::publish_encoded(const std::string& list,
+                                const std::vector<std::string>& encoded) {
+  if (encoded.empty())
+    return;
+  std::vector<std::string> argv;
+  argv.reserve(2 + encoded.size());
+  argv.emplace_back("RPUSH");
+  argv.push_back(list);
+  argv.insert(argv.end(), encoded.begin(), encoded.end());
+  // RPUSH answers the list's new length: at least what we pushed.
+  auto r = conn_.command(argv);
+  expect_count(*r, encoded.size());
+}
+
+} // namespace outbox::broker

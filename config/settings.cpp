@@ -1,0 +1,233 @@
+#include "config/settings.hpp"
+
+#include "config/fields.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+namespace outbox::config {
+namespace detail {
+namespace {
+
+/// The member reached from `obj` by a chain of member pointers:
+/// member<&settings::redis, &connection_options::where, &endpoint::port>(s).
+template <auto First, auto... Rest, class T>
+auto& member(T& obj) {
+  if constexpr (sizeof...(Rest) == 0)
+    return obj.*First;
+  else
+    return member<Rest...>(obj.*First);
+}
+
+template <auto... Path>
+field integer(const char* section, const char* key, std::int64_t min,
+              std::int64_t max) {
+  field f{section, key, kind::integer, min, max};
+  f.get_integer = [](const settings& s) -> std::int64_t {
+    return static_cast<std::int64_t>(member<Path...>(s));
+  };
+  f.set_integer = [](settings& s, std::int64_t value) {
+    auto& target = member<Path...>(s);
+    target = static_cast<std::decay_t<decltype(target)>>(value);
+  };
+  return f;
+}
+
+template <auto... Path>
+field probability(const char* section, const char* key) {
+  field f{section, key, kind::number, 0, 1};
+  f.get_number = [](const settings& s) -> double { return member<Path...>(s); };
+  f.set_number = [](settings& s, double value) { member<Path...>(s) = value; };
+  return f;
+}
+
+template <auto... Path>
+field text(const char* section, const char* key,
+           std::vector<std::string> choices = {}) {
+  field f{section, key, kind::string, 0, 0, std::move(choices)};
+  f.get_string = [](const settings& s) -> const std::string& {
+    return member<Path...>(s);
+  };
+  f.set_string = [](settings& s, std::string value) {
+    member<Path...>(s) = std::move(value);
+  };
+  return f;
+}
+
+using S = settings;
+using storage::db_options;
+using storage::lease_policy;
+using conn = broker::connection_options;
+using broker::endpoint;
+using broker::keys;
+constexpr auto dur = max_duration_ms;
+
+std::vector<field> make_fields() {
+  return {
+      text<&S::db, &db_options::path>("db", "path"),
+      integer<&S::db, &db_options::busy_timeout_ms>("db", "busy_timeout_ms", 0,
+                                                    dur),
+      text<&S::db, &db_options::synchronous>("db", "synchronous",
+                                             {"FULL", "NORMAL", "OFF"}),
+
+      text<&S::redis, &conn::where, &endpoint::host>("redis", "host"),
+      integer<&S::redis, &conn::where, &endpoint::port>("redis", "port", 1,
+                                                        65535),
+      integer<&S::redis, &conn::connect_timeout_ms>(
+          "redis", "connect_timeout_ms", 1, dur),
+      integer<&S::redis, &conn::io_timeout_ms>("redis", "io_timeout_ms", 1,
+                                               dur),
+
+      text<&S::broker, &keys::queue>("broker", "queue"),
+      integer<&S::broker, &keys::partitions>("broker", "partitions", 1, 1024),
+      text<&S::broker, &keys::processed>("broker", "processed"),
+      text<&S::broker, &keys::reserved>("broker", "reserved"),
+      text<&S::broker, &keys::aggregate_seq>("broker", "aggregate_seq"),
+      text<&S::broker, &keys::counters>("broker", "counters"),
+      text<&S::broker, &keys::dead_letter>("broker", "dead_letter"),
+      text<&S::broker, &keys::processing_prefix>("broker", "processing_prefix"),
+
+      integer<&S::lease, &lease_policy::ttl>("lease", "ttl_ms", 100, dur),
+      integer<&S::lease, &lease_policy::batch>("lease", "batch", 1, 10000),
+      integer<&S::lease, &lease_policy::max_attempts>("lease", "max_attempts",
+                                                      1, int_max),
+      integer<&S::lease, &lease_policy::backoff_base>(
+          "lease", "backoff_base_ms", 1, dur),
+      integer<&S::lease, &lease_policy::backoff_max>("lease", "backoff_max_ms",
+                                                     1, dur),
+
+      integer<&S::run, &run_settings::relays>("run", "relays", 0, int_max),
+      integer<&S::run, &run_settings::consumers>("run", "consumers", 0,
+                                                 int_max),
+      integer<&S::run, &run_settings::orders>("run", "orders", 0, int64_max),
+      probability<&S::run, &run_settings::followup_share>("run",
+                                                          "followup_share"),
+      integer<&S::run, &run_settings::commit_batch>("run", "commit_batch", 1,
+                                                    int_max),
+      integer<&S::run, &run_settings::commit_delay_ms>("run", "commit_delay_ms",
+                                                       0, dur),
+      integer<&S::run, &run_settings::poll_interval_ms>(
+          "run", "poll_interval_ms", 1, dur),
+      integer<&S::run, &run_settings::idle_poll_max_ms>(
+          "run", "idle_poll_max_ms", 1, dur),
+      // 0 would make BLMOVE block forever and the consumer deaf to shutdown.
+      integer<&S::run, &run_settings::consumer_block_ms>(
+          "run", "consumer_block_ms", 1, dur),
+      integer<&S::run, &run_settings::restart_budget>("run", "restart_budget",
+                                                      0, int_max),
+
+      // The seed stops at 2^63-1: every integer key is read as int64.
+      integer<&S::crash, &crash_settings::seed>("crash", "seed", 0, int64_max),
+      probability<&S::crash, &crash_settings::relay_after_claim>(
+          "crash", "relay_after_claim"),
+      probability<&S::crash, &crash_settings::relay_after_publish>(
+          "crash", "relay_after_publish"),
+      probability<&S::crash, &crash_settings::relay_pause>("crash",
+                                                           "relay_pause"),
+      probability<&S::crash, &crash_settings::consumer_after_pop>(
+          "crash", "consumer_after_pop"),
+      probability<&S::crash, &crash_settings::consumer_after_effect>(
+          "crash", "consumer_after_effect"),
+  };
+}
+
+bool open_ended(const field& f) {
+  return f.max == int_max || f.max == int64_max;
+}
+
+} // namespace
+
+const std::vector<field>& fields() {
+  static const std::vector<field> all = make_fields();
+  return all;
+}
+
+const std::vector<std::string>& sections() {
+  static const std::vector<std::string> all = {"db",    "redis", "broker",
+                                               "lease", "run",   "crash"};
+  return all;
+}
+
+std::string number_text(double value) {
+  std::ostringstream out;
+  out << std::setprecision(15) << value;
+  return out.str();
+}
+
+void check_integer(const field& f, std::int64_t value) {
+  if (value >= f.min && value <= f.max)
+    return;
+  auto got = ", got " + std::to_string(value);
+  if (open_ended(f) && value < f.min)
+    throw config_error(f.path(), "must be >= " + std::to_string(f.min) + got);
+  throw config_error(f.path(), "must be between " + std::to_string(f.min) +
+                                   " and " + std::to_string(f.max) + got);
+}
+
+void check_number(const field& f, double value) {
+  // Written so that NaN fails too.
+  if (value >= static_cast<double>(f.min) &&
+      value <= static_cast<double>(f.max))
+    return;
+  throw config_error(f.path(), "must be between " + std::to_string(f.min) +
+                                   " and " + std::to_string(f.max) + ", got " +
+                                   number_text(value));
+}
+
+void check_string(const field& f, const std::string& value) {
+  if (value.empty())
+    throw config_error(f.path(), "must not be empty");
+  if (f.choices.empty())
+    return;
+  for (const auto& choice : f.choices)
+    if (value == choice)
+      return;
+  std::string allowed;
+  for (const auto& choice : f.choices)
+    allowed += (allowed.empty() ? "" : ", ") + choice;
+  throw config_error(f.path(),
+                     "must be one of " + allowed + ", got \"" + value + "\"");
+}
+
+void check_field(const field& f, const settings& s) {
+  switch (f.type) {
+  case kind::integer:
+    check_integer(f, f.get_integer(s));
+    break;
+  case kind::number:
+    check_number(f, f.get_number(s));
+    break;
+  case kind::string:
+    check_string(f, f.get_string(s));
+    break;
+  }
+}
+
+} // namespace detail
+
+std::string to_json(const settings& s) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& name : detail::sections())
+    out[name] = nlohmann::ordered_json::object();
+  for (const auto& f : detail::fields()) {
+    auto& slot = out[f.section][f.key];
+    switch (f.type) {
+    case detail::kind::integer:
+      slot = f.get_integer(s);
+      break;
+    case detail::kind::number:
+      slot = f.get_number(s);
+      break;
+    case detail::kind::string:
+      slot = f.get_string(s);
+      break;
+    }
+  }
+  return out.dump(2);
+}
+
+} // namespace outbox::config

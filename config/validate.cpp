@@ -1,0 +1,78 @@
+#include "config/settings.hpp"
+
+#include "config/fields.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace outbox::config {
+namespace {
+
+std::string number(std::int64_t value) {
+  return std::to_string(value);
+}
+
+/// Rules between keys. Each names the key a user would most likely change.
+void check_relations(const settings& s) {
+  // A relay holding leases renews them from its loop, which wakes at least
+  // every poll_interval_ms; a lease shorter than that expires before its
+  // holder can renew it, and every batch would be taken over. The idle
+  // backoff (idle_poll_max_ms) does not matter here: a relay only backs off
+  // when its claim was empty, i.e. when it holds no lease to renew. It only
+  // delays the takeover of someone else's expired lease.
+  if (s.lease.ttl <= s.run.poll_interval_ms)
+    throw config_error("lease.ttl_ms",
+                       "must be greater than run.poll_interval_ms (" +
+                           number(s.run.poll_interval_ms) + "), got " +
+                           number(s.lease.ttl) +
+                           ": a relay renews its leases once per poll");
+
+  if (s.lease.backoff_base > s.lease.backoff_max)
+    throw config_error("lease.backoff_base_ms",
+                       "must not exceed lease.backoff_max_ms (" +
+                           number(s.lease.backoff_max) + "), got " +
+                           number(s.lease.backoff_base));
+
+  // The idle poll doubles from poll_interval_ms up to this cap.
+  if (s.run.idle_poll_max_ms < s.run.poll_interval_ms)
+    throw config_error("run.idle_poll_max_ms",
+                       "must be at least run.poll_interval_ms (" +
+                           number(s.run.poll_interval_ms) + "), got " +
+                           number(s.run.idle_poll_max_ms));
+
+  // A read timeout shorter than a blocking pop kills the connection while
+  // the pop is still legitimately waiting (hiredis drops the context).
+  if (s.redis.io_timeout_ms <= s.run.consumer_block_ms)
+    throw config_error("redis.io_timeout_ms",
+                       "must be greater than run.consumer_block_ms (" +
+                           number(s.run.consumer_block_ms) + "), got " +
+                           number(s.redis.io_timeout_ms) +
+                           ": a blocking pop would time the connection out");
+
+  // Two roles sharing one Redis key would mix types (list, hash) or data.
+  const std::vector<std::pair<const char*, const std::string*>> names = {
+      {"broker.queue", &s.broker.queue},
+      {"broker.processed", &s.broker.processed},
+      {"broker.reserved", &s.broker.reserved},
+      {"broker.aggregate_seq", &s.broker.aggregate_seq},
+      {"broker.counters", &s.broker.counters},
+      {"broker.dead_letter", &s.broker.dead_letter},
+  };
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (*names[i].second == *names[j].second)
+        throw config_error(names[i].first, std::string{"must differ from "} +
+                                               names[j].first + " (both \"" +
+                                               *names[i].second + "\")");
+}
+
+} // namespace
+
+void validate(const settings& s) {
+  for (const auto& f : detail::fields())
+    detail::check_field(f, s);
+  check_relations(s);
+}
+
+} // namespace outbox::config

@@ -1,0 +1,155 @@
+# shellcheck shell=bash
+# Helpers sourced by scripts/run, scripts/test and scripts/redis. Not run on
+# its own. Everything is relative to the repository root found from this
+# file's location, so the scripts work from any directory and any checkout.
+
+# The repository root (scripts/lib/../..).
+OUTBOX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export OUTBOX_ROOT
+
+# Logs and private services live here (ignored by git).
+OUTBOX_VAR="$OUTBOX_ROOT/var"
+
+# The Debian 12 packages the build, the tests and scripts/run need.
+OUTBOX_PACKAGES=(
+  cmake g++ make pkg-config
+  libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev
+  redis-server clang-format
+)
+
+# The name of the running script, for messages.
+OUTBOX_SCRIPT="${0##*/}"
+
+info() {
+  printf '%s: %s\n' "$OUTBOX_SCRIPT" "$*" >&2
+}
+
+die() {
+  printf '%s: error: %s\n' "$OUTBOX_SCRIPT" "$*" >&2
+  exit 1
+}
+
+# Prints the last lines of a log file to stderr, framed.
+show_log_tail() {
+  local log=$1 lines=${2:-40}
+  printf -- '--- last %s lines of %s ---\n' "$lines" "$log" >&2
+  tail -n "$lines" "$log" >&2 || true
+  printf -- '--- end of %s ---\n' "$log" >&2
+}
+
+# Prints the packages of OUTBOX_PACKAGES that are not installed, one a line.
+missing_packages() {
+  local package status
+  for package in "${OUTBOX_PACKAGES[@]}"; do
+    status="$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)"
+    if [[ $status != "install ok installed" ]]; then
+      printf '%s\n' "$package"
+    fi
+  done
+}
+
+# Installs the missing packages with apt-get: directly as root, else through
+# sudo; fails naming them if neither is possible. Quiet unless it fails (the
+# output goes to var/log/packages.log). OUTBOX_SKIP_PACKAGES=1 skips the
+# check, for machines that provide the tools some other way.
+ensure_packages() {
+  if [[ ${OUTBOX_SKIP_PACKAGES:-0} == 1 ]]; then
+    return 0
+  fi
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    info "not a Debian system (no dpkg-query): not checking packages;" \
+      "the build needs: ${OUTBOX_PACKAGES[*]}"
+    return 0
+  fi
+
+  local missing=()
+  mapfile -t missing < <(missing_packages)
+  if ((${#missing[@]} == 0)); then
+    return 0
+  fi
+
+  local as_root=()
+  if ((EUID != 0)); then
+    if command -v sudo >/dev/null 2>&1; then
+      as_root=(sudo)
+    else
+      die "missing packages: ${missing[*]}; not root and no sudo:" \
+        "install them with apt-get install ${missing[*]}"
+    fi
+  fi
+
+  mkdir -p "$OUTBOX_VAR/log"
+  local log="$OUTBOX_VAR/log/packages.log"
+  info "installing ${missing[*]} (log: ${log#"$OUTBOX_ROOT"/})"
+  {
+    printf '=== %s: apt-get install %s\n' "$(date -u +%FT%TZ)" "${missing[*]}"
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update &&
+      "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"
+  } >"$log" 2>&1 </dev/null || {
+    show_log_tail "$log"
+    die "could not install: ${missing[*]}"
+  }
+
+  mapfile -t missing < <(missing_packages)
+  if ((${#missing[@]} > 0)); then
+    show_log_tail "$log"
+    die "still missing after apt-get install: ${missing[*]}"
+  fi
+}
+
+# True when a -DNAME=VALUE (or -DNAME:TYPE=VALUE) argument differs from the
+# value in the build directory's cache.
+cache_differs() {
+  local cache=$1 arg name value current
+  shift
+  for arg in "$@"; do
+    [[ $arg == -D*=* ]] || continue
+    name="${arg#-D}"
+    name="${name%%=*}"
+    value="${arg#*=}"
+    name="${name%%:*}"
+    current="$(sed -n "s/^${name}:[A-Z]*=//p" "$cache" | head -n 1)"
+    if [[ $current != "$value" ]]; then
+      return 0
+    fi
+  done
+  return 1
+}
+
+# ensure_build DIR [cmake configure args...] [-- build args...]
+# Configures DIR (relative to the repository root) when it has no
+# CMakeCache.txt, or when a -D argument differs from its cache, then builds.
+# CMake's own dependency tracking decides what is stale.
+ensure_build() {
+  local dir=$1
+  shift
+  local configure_args=() build_args=()
+  while (($# > 0)); do
+    if [[ $1 == -- ]]; then
+      shift
+      build_args=("$@")
+      break
+    fi
+    configure_args+=("$1")
+    shift
+  done
+  [[ $dir == /* ]] || dir="$OUTBOX_ROOT/$dir"
+
+  if [[ ! -f $dir/CMakeCache.txt ]] ||
+    cache_differs "$dir/CMakeCache.txt" "${configure_args[@]}"; then
+    cmake -S "$OUTBOX_ROOT" -B "$dir" "${configure_args[@]}" >&2 ||
+      die "cmake configure failed in $dir"
+  fi
+  # To stderr: stdout belongs to the program run afterwards (JSON output).
+  cmake --build "$dir" -j"$(nproc)" "${build_args[@]}" >&2 ||
+    die "build failed in $dir"
+}
+
+# redis_ping PORT: true when a Redis answers PING on 127.0.0.1:PORT.
+redis_ping() {
+  local reply
+  reply="$(timeout 2 redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null || true)"
+  [[ $reply == PONG ]]
+}

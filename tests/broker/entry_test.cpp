@@ -1,0 +1,125 @@
+#include "broker/entry.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+using namespace outbox::broker;
+using nlohmann::json;
+
+namespace {
+
+event_entry sample() {
+  event_entry e;
+  e.event_id = "e-1";
+  e.aggregate_id = "order-7";
+  e.seq = 3;
+  e.event_type = "OrderPlaced";
+  e.payload = R"({"sku":"A-1","qty":2})";
+  e.published_at = 1700000000123;
+  return e;
+}
+
+std::string reason_of(const std::string& text) {
+  auto result = decode(text);
+  if (auto* bad = std::get_if<malformed_entry>(&result))
+    return bad->reason;
+  return "accepted";
+}
+
+/// A valid entry as JSON, to break one field at a time.
+json valid_json() {
+  return json::parse(encode(sample()));
+}
+
+} // namespace
+
+TEST(BrokerEntry, EncodeEmbedsPayloadAsObjectAndRoundTrips) {
+  auto text = encode(sample());
+  auto parsed = json::parse(text);
+  EXPECT_TRUE(parsed["payload"].is_object());
+  EXPECT_EQ(parsed["payload"]["sku"], "A-1");
+  EXPECT_EQ(parsed["seq"], 3);
+  auto decoded = decode(text);
+  ASSERT_TRUE(std::holds_alternative<event_entry>(decoded));
+  auto& e = std::get<event_entry>(decoded);
+  EXPECT_EQ(e.event_id, "e-1");
+  EXPECT_EQ(e.aggregate_id, "order-7");
+  EXPECT_EQ(e.seq, 3);
+  EXPECT_EQ(e.event_type, "OrderPlaced");
+  EXPECT_EQ(json::parse(e.payload), json::parse(sample().payload));
+  EXPECT_EQ(e.published_at, 1700000000123);
+}
+
+TEST(BrokerEntry, PublishedAtIsOptional) {
+  auto e = sample();
+  e.published_at = 0;
+  auto text = encode(e);
+  EXPECT_FALSE(json::parse(text).contains("published_at"));
+  auto decoded = decode(text);
+  ASSERT_TRUE(std::holds_alternative<event_entry>(decoded));
+  EXPECT_EQ(std::get<event_entry>(decoded).published_at, 0);
+}
+
+TEST(BrokerEntry, EncodeRejectsPayloadThatIsNotAnObject) {
+  for (auto payload : {"", "not json", "[1,2]", "42", "null", "\"text\""}) {
+    auto e = sample();
+    e.payload = payload;
+    EXPECT_THROW(encode(e), std::invalid_argument) << payload;
+  }
+}
+
+TEST(BrokerEntry, DecodeNamesWhatIsWrong) {
+  EXPECT_EQ(reason_of("not json"), "entry is not valid JSON");
+  EXPECT_EQ(reason_of(""), "entry is not valid JSON");
+  EXPECT_EQ(reason_of("[1,2]"), "entry must be a JSON object");
+  EXPECT_EQ(reason_of("null"), "entry must be a JSON object");
+
+  struct broken {
+    const char* field;
+    json value; // null here means "remove the field"
+    const char* reason_start;
+  };
+  const broken cases[] = {
+      {"event_id", nullptr, "event_id must be"},
+      {"event_id", "", "event_id must be"},
+      {"event_id", 12, "event_id must be"},
+      {"event_id", std::string(129, 'x'), "event_id must be"},
+      {"aggregate_id", nullptr, "aggregate_id must be"},
+      {"aggregate_id", "", "aggregate_id must be"},
+      {"seq", nullptr, "seq must be an integer >= 1"},
+      {"seq", 0, "seq must be an integer >= 1"},
+      {"seq", -4, "seq must be an integer >= 1"},
+      {"seq", 1.5, "seq must be an integer >= 1"},
+      {"seq", "3", "seq must be an integer >= 1"},
+      {"seq", 9007199254740993ull, "seq must be an integer >= 1"},
+      {"event_type", nullptr, "event_type must be"},
+      {"event_type", json::array(), "event_type must be"},
+      {"payload", nullptr, "payload must be a JSON object"},
+      {"payload", "{\"sku\":\"A\"}", "payload must be a JSON object"},
+      {"payload", json::array({1}), "payload must be a JSON object"},
+      {"published_at", "yesterday", "published_at must be"},
+  };
+  for (auto& c : cases) {
+    auto j = valid_json();
+    if (c.value.is_null())
+      j.erase(c.field);
+    else
+      j[c.field] = c.value;
+    EXPECT_EQ(reason_of(j.dump()).rfind(c.reason_start, 0), 0u)
+        << j.dump() << " -> " << reason_of(j.dump());
+  }
+  // JSON null is a wrong type, not an absent field.
+  auto j = valid_json();
+  j["seq"] = nullptr;
+  EXPECT_EQ(reason_of(j.dump()), "seq must be an integer >= 1 (at most 2^53)");
+}
+
+TEST(BrokerEntry, DecodeAcceptsIntegralFloatSeqLikeTheScript) {
+  auto j = valid_json();
+  j["seq"] = 4.0;
+  auto decoded = decode(j.dump());
+  ASSERT_TRUE(std::holds_alternative<event_entry>(decoded));
+  EXPECT_EQ(std::get<event_entry>(decoded).seq, 4);
+}

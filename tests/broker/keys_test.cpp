@@ -1,0 +1,50 @@
+#include "broker/keys.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using outbox::broker::keys;
+
+TEST(BrokerKeys, OnePartitionIsTheQueueItself) {
+  keys names;
+  EXPECT_EQ(names.queue_for("order-1"), "outbox.events");
+  EXPECT_EQ(names.partition(0), "outbox.events");
+  EXPECT_EQ(names.processing_for("outbox.events", "consumer-2"),
+            "outbox.processing.outbox.events/consumer-2");
+  EXPECT_EQ(names.queue_of("outbox.processing.outbox.events.3/consumer-2"),
+            "outbox.events.3");
+  EXPECT_FALSE(names.queue_of("outbox.processing.no-slash"));
+  EXPECT_FALSE(names.queue_of("elsewhere/consumer-2"));
+}
+
+TEST(BrokerKeys, PartitionNames) {
+  keys names;
+  names.partitions = 4;
+  EXPECT_EQ(names.partition(0), "outbox.events.0");
+  EXPECT_EQ(names.partition(3), "outbox.events.3");
+}
+
+// The partition of an aggregate must be the same in every process and build
+// (relays and consumers are separate processes): these values are FNV-1a 64
+// of the id, modulo 8, computed independently.
+TEST(BrokerKeys, PartitionOfAnAggregateIsStable) {
+  keys names;
+  names.partitions = 8;
+  // FNV-1a 64("a") = 0xaf63dc4c8601ec8c -> % 8 = 4
+  EXPECT_EQ(names.queue_for("a"), "outbox.events.4");
+  // FNV-1a 64("") = 0xcbf29ce484222325 -> % 8 = 5
+  EXPECT_EQ(names.queue_for(""), "outbox.events.5");
+  // FNV-1a 64("foobar") = 0x85944171f73967e8 -> % 8 = 0
+  EXPECT_EQ(names.queue_for("foobar"), "outbox.events.0");
+  EXPECT_EQ(names.queue_for("order-42"), names.queue_for("order-42"));
+}
+
+TEST(BrokerKeys, AggregatesSpreadOverPartitions) {
+  keys names;
+  names.partitions = 4;
+  std::set<std::string> used;
+  for (int i = 0; i < 100; ++i)
+    used.insert(names.queue_for("order-" + std::to_string(i)));
+  EXPECT_EQ(used.size(), 4u);
+}

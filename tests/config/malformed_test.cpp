@@ -1,0 +1,186 @@
+#include "config/settings.hpp"
+
+#include "temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+// Table-driven: every malformed input must raise config_error whose key (and
+// the start of the message) names the offending key, or the file for
+// problems with the file itself.
+
+using config_test::temp_dir;
+using outbox::config::config_error;
+using outbox::config::load_file;
+using outbox::config::validate;
+
+namespace {
+
+/// Where the malformed input comes from.
+enum class source { text, missing_file, directory };
+
+struct bad_case {
+  const char* name;
+  std::string text;
+  /// The expected key; "<file>" stands for the path of the file loaded.
+  std::string key;
+  /// Text the message must contain besides the key.
+  std::string fragment;
+  source from = source::text;
+};
+
+std::ostream& operator<<(std::ostream& out, const bad_case& c) {
+  return out << c.name;
+}
+
+const std::vector<bad_case> bad_cases = {
+    // Wrong types.
+    {"string_for_integer", R"({"lease": {"batch": "256"}})", "lease.batch",
+     "expected an integer, got string"},
+    {"bool_for_integer", R"({"run": {"relays": true}})", "run.relays",
+     "expected an integer, got boolean"},
+    {"fraction_for_integer", R"({"lease": {"batch": 1.5}})", "lease.batch",
+     "expected an integer, got 1.5"},
+    {"whole_float_for_integer", R"({"run": {"orders": 1.0}})", "run.orders",
+     "expected an integer, got 1.0"},
+    {"exponent_for_integer", R"({"lease": {"ttl_ms": 1e4}})", "lease.ttl_ms",
+     "expected an integer"},
+    {"null_value", R"({"redis": {"port": null}})", "redis.port", "got null"},
+    {"string_for_probability", R"({"crash": {"relay_pause": "0.5"}})",
+     "crash.relay_pause", "expected a number, got string"},
+    {"number_for_string", R"({"db": {"path": 5}})", "db.path",
+     "expected a string, got 5"},
+    {"null_section", R"({"db": null})", "db", "expected an object, got null"},
+    {"array_section", R"({"run": [1, 2]})", "run", "expected an object"},
+    // Unknown and duplicate keys.
+    {"unknown_top_level", R"({"leese": {}})", "leese",
+     "unknown section (did you mean lease?)"},
+    {"unknown_nested_with_hint", R"({"lease": {"ttl": 5000}})", "lease.ttl",
+     "did you mean lease.ttl_ms?"},
+    {"unknown_nested_typo", R"({"redis": {"prot": 6379}})", "redis.prot",
+     "did you mean redis.port?"},
+    {"unknown_nested_no_hint", R"({"run": {"zzzzzzzz": 1}})", "run.zzzzzzzz",
+     "unknown key"},
+    {"key_in_wrong_section", R"({"lease": {"poll_interval_ms": 10}})",
+     "lease.poll_interval_ms", "did you mean run.poll_interval_ms?"},
+    {"duplicate_key", R"({"lease": {"batch": 1, "batch": 2}})", "lease.batch",
+     "duplicate key"},
+    // Ranges.
+    {"negative_relays", R"({"run": {"relays": -1}})", "run.relays",
+     "must be >= 0, got -1"},
+    {"negative_consumers", R"({"run": {"consumers": -2}})", "run.consumers",
+     "must be >= 0"},
+    {"negative_orders", R"({"run": {"orders": -5}})", "run.orders",
+     "must be >= 0"},
+    {"relays_beyond_int", R"({"run": {"relays": 99999999999}})", "run.relays",
+     "must be between 0 and 2147483647"},
+    {"seed_beyond_int64", R"({"crash": {"seed": 18446744073709551615}})",
+     "crash.seed", "must be between"},
+    {"port_zero", R"({"redis": {"port": 0}})", "redis.port",
+     "must be between 1 and 65535, got 0"},
+    {"port_70000", R"({"redis": {"port": 70000}})", "redis.port",
+     "must be between 1 and 65535, got 70000"},
+    {"bad_synchronous", R"({"db": {"synchronous": "fast"}})", "db.synchronous",
+     "must be one of FULL, NORMAL, OFF"},
+    {"empty_queue_name", R"({"broker": {"queue": ""}})", "broker.queue",
+     "must not be empty"},
+    {"empty_db_path", R"({"db": {"path": ""}})", "db.path",
+     "must not be empty"},
+    {"partitions_zero", R"({"broker": {"partitions": 0}})", "broker.partitions",
+     "must be between 1 and 1024"},
+    {"partitions_negative", R"({"broker": {"partitions": -3}})",
+     "broker.partitions", "must be between 1 and 1024"},
+    {"batch_zero", R"({"lease": {"batch": 0}})", "lease.batch",
+     "must be between 1 and 10000"},
+    {"batch_too_big", R"({"lease": {"batch": 10001}})", "lease.batch",
+     "must be between 1 and 10000"},
+    {"ttl_below_floor", R"({"lease": {"ttl_ms": 99}})", "lease.ttl_ms",
+     "must be between 100"},
+    {"max_attempts_zero", R"({"lease": {"max_attempts": 0}})",
+     "lease.max_attempts", "must be >= 1"},
+    {"negative_busy_timeout", R"({"db": {"busy_timeout_ms": -1}})",
+     "db.busy_timeout_ms", "must be between 0"},
+    {"probability_above_one", R"({"crash": {"relay_after_claim": 1.5}})",
+     "crash.relay_after_claim", "must be between 0 and 1, got 1.5"},
+    {"probability_negative", R"({"crash": {"consumer_after_pop": -0.1}})",
+     "crash.consumer_after_pop", "must be between 0 and 1"},
+    {"followup_share_above_one", R"({"run": {"followup_share": 2}})",
+     "run.followup_share", "must be between 0 and 1"},
+    // Rules between keys (validate).
+    {"ttl_shorter_than_poll",
+     R"({"lease": {"ttl_ms": 200}, "run": {"poll_interval_ms": 500}})",
+     "lease.ttl_ms", "must be greater than run.poll_interval_ms (500)"},
+    {"ttl_equal_to_poll",
+     R"({"lease": {"ttl_ms": 500}, "run": {"poll_interval_ms": 500}})",
+     "lease.ttl_ms", "run.poll_interval_ms"},
+    {"backoff_base_above_max",
+     R"({"lease": {"backoff_base_ms": 5000, "backoff_max_ms": 1000}})",
+     "lease.backoff_base_ms", "must not exceed lease.backoff_max_ms (1000)"},
+    {"idle_poll_below_poll",
+     R"({"run": {"poll_interval_ms": 80, "idle_poll_max_ms": 40}})",
+     "run.idle_poll_max_ms", "at least run.poll_interval_ms"},
+    {"io_timeout_not_above_block",
+     R"({"redis": {"io_timeout_ms": 200}, "run": {"consumer_block_ms": 200}})",
+     "redis.io_timeout_ms", "run.consumer_block_ms"},
+    {"shared_key_names", R"({"broker": {"processed": "outbox.events"}})",
+     "broker.processed", "must differ from broker.queue"},
+    // The file itself.
+    {"invalid_json", "{\"lease\": {\"ttl_ms\": }}", "<file>",
+     "invalid JSON: parse error at line 1, column 22"},
+    {"invalid_json_second_line", "{\n  \"db\": {\"path\": \"x\"\n", "<file>",
+     "line 3"},
+    {"number_overflow", R"({"crash": {"relay_pause": 1e400}})", "<file>",
+     "invalid JSON: number overflow"},
+    {"empty_file", "", "<file>", "invalid JSON"},
+    {"top_level_array", "[1, 2]", "<file>",
+     "expected a JSON object at the top level, got array"},
+    {"top_level_string", "\"hello\"", "<file>",
+     "expected a JSON object at the top level, got string"},
+    {"missing_file", "", "<file>", "No such file or directory",
+     source::missing_file},
+    {"unreadable_file", "", "<file>", "cannot read the config file",
+     source::directory},
+};
+
+class ConfigMalformed : public testing::TestWithParam<bad_case> {};
+
+} // namespace
+
+TEST_P(ConfigMalformed, ThrowsConfigErrorNamingTheKey) {
+  const auto& c = GetParam();
+  temp_dir dir;
+  std::string path;
+  switch (c.from) {
+  case source::text:
+    path = dir.write("config.json", c.text);
+    break;
+  case source::missing_file:
+    path = (dir.path() / "absent.json").string();
+    break;
+  case source::directory:
+    // A directory opens but cannot be read (permissions would not stop
+    // a test running as root).
+    path = dir.path().string();
+    break;
+  }
+  auto key = c.key == "<file>" ? path : c.key;
+  try {
+    validate(load_file(path));
+    FAIL() << "no config_error for " << c.name;
+  } catch (const config_error& e) {
+    std::string message = e.what();
+    EXPECT_EQ(e.key(), key) << message;
+    EXPECT_EQ(message.rfind(key + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find(c.fragment), std::string::npos)
+        << "message: " << message << "\nexpected to contain: " << c.fragment;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ConfigCases, ConfigMalformed,
+                         testing::ValuesIn(bad_cases),
+                         [](const testing::TestParamInfo<bad_case>& info) {
+                           return std::string{info.param.name};
+                         });

@@ -1,0 +1,227 @@
+#include "support/redis_server.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace outbox::test {
+
+namespace {
+
+constexpr const char* redis_binary = "/usr/bin/redis-server";
+constexpr int start_deadline_ms = 10'000;
+
+using clock_type = std::chrono::steady_clock;
+
+/// A port the kernel just handed out: bind to port 0 and read it back. The
+/// port could be taken before redis-server binds it; launch() then fails
+/// and the constructor tries another.
+int free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    throw std::runtime_error("socket() failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot bind a free loopback port");
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string make_temp_dir() {
+  std::string pattern = "/tmp/outbox-redis-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
+/// True once the server answers PING with PONG (not LOADING or an error).
+bool answers_ping(int port) {
+  timeval timeout{0, 200'000};
+  auto* c = redisConnectWithTimeout("127.0.0.1", port, timeout);
+  if (c == nullptr)
+    return false;
+  bool pong = false;
+  if (c->err == 0 && redisSetTimeout(c, timeout) == REDIS_OK) {
+    auto* r = static_cast<redisReply*>(redisCommand(c, "PING"));
+    pong = r != nullptr && r->type == REDIS_REPLY_STATUS &&
+           std::string(r->str, r->len) == "PONG";
+    if (r != nullptr)
+      freeReplyObject(r);
+  }
+  redisFree(c);
+  return pong;
+}
+
+std::string log_tail(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto all = text.str();
+  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
+}
+
+} // namespace
+
+redis_server::redis_server(options opts)
+    : options_(opts), dir_(make_temp_dir()) {
+  try {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      port_ = free_loopback_port();
+      if (launch())
+        return;
+    }
+    throw std::runtime_error("redis-server did not start: " +
+                             log_tail(dir_ + "/redis.log"));
+  } catch (...) {
+    // The destructor will not run: clean up here.
+    kill();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+    throw;
+  }
+}
+
+redis_server::redis_server() : redis_server(options{}) {}
+
+redis_server::~redis_server() {
+  if (pid_ > 0)
+    kill();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+broker::endpoint redis_server::endpoint() const {
+  broker::endpoint where;
+  where.host = "127.0.0.1";
+  where.port = port_;
+  return where;
+}
+
+broker::connection_options redis_server::connection_options() const {
+  broker::connection_options result;
+  result.where = endpoint();
+  result.connect_timeout_ms = 500;
+  result.io_timeout_ms = 2000;
+  return result;
+}
+
+bool redis_server::launch() {
+  // Everything the child needs is built before fork(): after it, only
+  // async-signal-safe calls.
+  std::vector<std::string> args = {
+      redis_binary, "--port",    std::to_string(port_),
+      "--bind",     "127.0.0.1", "--daemonize",
+      "no",         "--save",    "",
+      "--dir",      dir_,        "--logfile",
+      "redis.log"};
+  if (options_.aof) {
+    args.insert(args.end(), {"--appendonly", "yes", "--appendfsync", "always"});
+  } else {
+    args.insert(args.end(), {"--appendonly", "no"});
+  }
+  std::vector<char*> argv;
+  for (auto& arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  auto parent = ::getpid();
+  pid_t child = ::fork();
+  if (child < 0)
+    throw std::runtime_error("fork failed");
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) // the parent died before prctl
+      ::_exit(1);
+    int null_fd = ::open("/dev/null", O_RDWR);
+    if (null_fd >= 0) {
+      ::dup2(null_fd, STDIN_FILENO);
+      ::dup2(null_fd, STDOUT_FILENO);
+    }
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  pid_ = child;
+  auto deadline =
+      clock_type::now() + std::chrono::milliseconds(start_deadline_ms);
+  while (clock_type::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1; // exited: most likely the port was taken
+      return false;
+    }
+    if (answers_ping(port_))
+      return true;
+    // Polling for an event with a deadline, not a sleep to synchronize.
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill();
+  throw std::runtime_error(
+      "redis-server on port " + std::to_string(port_) +
+      " did not answer PING within 10 s: " + log_tail(dir_ + "/redis.log"));
+}
+
+void redis_server::start() {
+  if (pid_ > 0)
+    return;
+  if (!launch())
+    throw std::runtime_error("redis-server did not restart on port " +
+                             std::to_string(port_) + ": " +
+                             log_tail(dir_ + "/redis.log"));
+}
+
+void redis_server::reap_with_deadline(int signal, int wait_ms) {
+  ::kill(pid_, signal);
+  auto deadline = clock_type::now() + std::chrono::milliseconds(wait_ms);
+  while (clock_type::now() < deadline) {
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+void redis_server::stop() {
+  if (pid_ > 0)
+    reap_with_deadline(SIGTERM, 5000);
+}
+
+void redis_server::kill() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+}
+
+void redis_server::restart() {
+  stop();
+  start();
+}
+
+} // namespace outbox::test

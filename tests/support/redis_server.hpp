@@ -1,0 +1,64 @@
+#pragma once
+
+#include "broker/connection.hpp"
+
+#include <string>
+#include <sys/types.h>
+
+namespace outbox::test {
+
+/// A private redis-server for one test: on a free loopback port, in its own
+/// temporary directory, run in the foreground as our child (never
+/// daemonized, so it can always be reaped) and killed if the test process
+/// dies. The constructor returns once it answers PING.
+class redis_server {
+public:
+  struct options {
+    /// Turns on AOF with appendfsync always, so what was acknowledged
+    /// survives kill() and start() (restart tests).
+    bool aof = false;
+  };
+
+  /// Starts the server; throws std::runtime_error if it does not answer
+  /// PING within 10 s.
+  explicit redis_server(options opts);
+  /// Starts the server with default options (no persistence).
+  redis_server();
+  /// Kills the server if still running, reaps it, removes its directory.
+  ~redis_server();
+  redis_server(const redis_server&) = delete;
+  redis_server& operator=(const redis_server&) = delete;
+
+  /// Where it listens (127.0.0.1 and its port; the same after a restart).
+  broker::endpoint endpoint() const;
+
+  /// Connection options for it, with short timeouts suited to tests.
+  broker::connection_options connection_options() const;
+
+  /// Starts it again on the same port and directory (no-op if running).
+  void start();
+  /// SIGTERM, then SIGKILL if it is not gone within 5 s; reaps it.
+  void stop();
+  /// SIGKILL and reap: a crash.
+  void kill();
+  /// stop() then start().
+  void restart();
+
+  bool running() const { return pid_ > 0; }
+  /// The process id, or -1 when not running.
+  pid_t pid() const { return pid_; }
+  /// Its working directory (AOF files, redis.log).
+  const std::string& dir() const { return dir_; }
+
+private:
+  /// Forks and execs; returns false if it exits before answering PING.
+  bool launch();
+  void reap_with_deadline(int signal, int wait_ms);
+
+  options options_;
+  std::string dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+} // namespace outbox::test

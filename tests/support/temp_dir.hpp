@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+namespace outbox::test {
+
+/// A fresh directory under $TMPDIR (or /tmp), created with mkdtemp and removed
+/// with everything in it when the object is destroyed.
+class temp_dir {
+public:
+  explicit temp_dir(const std::string& prefix = "outbox-test") {
+    std::filesystem::path base = "/tmp";
+    if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir && *tmpdir)
+      base = tmpdir;
+    auto pattern = (base / (prefix + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("mkdtemp " + pattern + ": " +
+                               std::strerror(errno));
+    path_ = pattern;
+  }
+
+  ~temp_dir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+
+  /// The directory itself.
+  const std::filesystem::path& path() const { return path_; }
+
+  /// A path inside the directory, as a string (for db_options::path).
+  std::string file(const std::string& name) const {
+    return (path_ / name).string();
+  }
+
+private:
+  std::filesystem::path path_;
+};
+
+} // namespace outbox::test
