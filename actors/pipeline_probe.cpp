@@ -1,12 +1,10 @@
 #include "actors/pipeline_probe.hpp"
 
-#include "audit/conservation.hpp"
+#include "audit/pipeline_audit.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
-#include "broker/inbox_reader.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
-#include "storage/ledger.hpp"
 #include "storage/outbox_store.hpp"
 #include "storage/types.hpp"
 
@@ -79,10 +77,7 @@ public:
   }
 
   std::pair<std::string, bool> audit() override {
-    auto queues = broker::read_stats(redis_, names_);
-    auto ledger = storage::read_ledger(*db_);
-    auto inbox = broker::read_inbox(redis_, names_);
-    auto verdict = audit::evaluate(ledger, inbox, queues);
+    auto verdict = audit::audit_pipeline(*db_, redis_, names_);
     return {verdict.to_json(), verdict.ok()};
   }
 

@@ -41,15 +41,20 @@ struct verdict {
 
 /// Compares what the database says was committed and published with what
 /// the consumers applied. Pure: the inputs are snapshots, so tests can feed
-/// any state. Checks:
-/// - published_processed: every PUBLISHED row is in `processed` (only once
-///   the queues and processing lists are empty; skipped before).
+/// any state. The snapshots are taken in this order (audit_pipeline does):
+/// `ledger`, then `queues`, then `inbox`, then `later_rows` (rows committed
+/// after `ledger` was read; only needed when `inbox` names unknown events).
+/// Checks:
+/// - published_processed: every PUBLISHED row of `ledger` is in `processed`;
+///   only when `queues` were empty (everything published by then had been
+///   consumed), skipped before.
 /// - no_orphan_effects: every `processed` entry has an outbox row.
 /// - reserved_matches: inventory.reserved per sku equals the sum of qty of
-///   processed OrderPlaced events.
+///   processed OrderPlaced events; skipped while consumers were applying.
 /// - order_kept: the consumers counted no order violation.
 verdict evaluate(const std::vector<storage::ledger_row>& ledger,
                  const broker::inbox_snapshot& inbox,
-                 const broker::broker_stats& queues);
+                 const broker::broker_stats& queues,
+                 const std::vector<storage::ledger_row>& later_rows = {});
 
 } // namespace outbox::audit

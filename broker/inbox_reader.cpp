@@ -27,16 +27,25 @@ void scan_hash(connection& conn, const std::string& key, OnField on_field) {
   } while (cursor != "0");
 }
 
+std::int64_t hash_length(connection& conn, const std::string& key) {
+  return conn.command({"HLEN", key})->integer;
+}
+
 } // namespace
 
 inbox_snapshot read_inbox(connection& conn, const keys& names) {
   inbox_snapshot snapshot;
+  auto before = hash_length(conn, names.processed);
   scan_hash(conn, names.processed, [&](std::string id, std::string result) {
     snapshot.processed.emplace(std::move(id), std::move(result));
   });
   scan_hash(conn, names.reserved, [&](std::string sku, std::string qty) {
     snapshot.reserved[std::move(sku)] = std::stoll(qty);
   });
+  auto after = hash_length(conn, names.processed);
+  snapshot.consistent =
+      before == after &&
+      after == static_cast<std::int64_t>(snapshot.processed.size());
   return snapshot;
 }
 

@@ -121,15 +121,16 @@ private:
 };
 
 int run(const run_options& options) {
+  // Blocked first, in this thread and so in every thread started later;
+  // signal_watch takes them, so a stop is always graceful.
+  sigset_t stop = signal_watch::stop_signals();
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   apply_log_level(options.common.log_level);
   auto s = settings_for(options);
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
   storage::open_and_migrate(s.db);
   broker::connection{s.redis}.ensure_connected();
-
-  sigset_t stop = signal_watch::stop_signals();
-  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
   caf::actor_system_config cfg;
   actors::register_outbox_types(cfg);
@@ -154,6 +155,9 @@ int run(const run_options& options) {
   std::string report;
   {
     signal_watch signals{coordinator};
+    if (!options.until_drained)
+      std::cerr << "outbox run: running; SIGINT or SIGTERM stops it "
+                   "gracefully\n";
     caf::scoped_actor self{system};
     self->request(coordinator, caf::infinite, actors::run_atom_v)
         .receive([&](const std::string& r) { report = r; },

@@ -1,4 +1,4 @@
-#include "audit/conservation.hpp"
+#include "audit/pipeline_audit.hpp"
 #include "broker/connection.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -24,12 +24,7 @@ int verify(const verify_options& options) {
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
   broker::connection redis{settings.redis};
-  // Queues first: if they are empty now, everything published before this
-  // moment has been through a consumer by the time we read the ledger.
-  auto queues = broker::read_stats(redis, settings.broker);
-  auto ledger = storage::read_ledger(*db);
-  auto inbox = broker::read_inbox(redis, settings.broker);
-  auto result = audit::evaluate(ledger, inbox, queues);
+  auto result = audit::audit_pipeline(*db, redis, settings.broker);
   if (options.json)
     std::cout << result.to_json() << '\n';
   else

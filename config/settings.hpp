@@ -50,7 +50,13 @@ struct crash_settings {
 struct settings {
   storage::db_options db;
   broker::connection_options redis;
-  broker::keys broker;
+  /// Four partitions by default so up to four consumers work in parallel
+  /// while each aggregate stays on one list (one consumer): order holds.
+  broker::keys broker = [] {
+    broker::keys k;
+    k.partitions = 4;
+    return k;
+  }();
   storage::lease_policy lease;
   run_settings run;
   crash_settings crash;

@@ -75,5 +75,21 @@ TEST(AuditConservation, OrphanEffectAndOrderViolationFail) {
   EXPECT_NE(v.to_json().find("\"ok\":false"), std::string::npos);
 }
 
+TEST(AuditConservation, RowsCommittedAfterTheLedgerReadAreNotOrphans) {
+  std::vector<storage::ledger_row> ledger{placed("e1", "apple", 2)};
+  std::vector<storage::ledger_row> later{placed("e2", "apple", 3)};
+  broker::inbox_snapshot inbox{{{"e1", "{}"}, {"e2", "{}"}}, {{"apple", 5}}};
+  auto v = evaluate(ledger, inbox, {}, later);
+  EXPECT_TRUE(v.ok()) << v.to_text();
+  EXPECT_EQ(find(v, "reserved_matches").result, check::state::passed);
+}
+
+TEST(AuditConservation, ReservationIsNotJudgedWhileConsumersApply) {
+  std::vector<storage::ledger_row> ledger{placed("e1", "apple", 2)};
+  broker::inbox_snapshot inbox{{{"e1", "{}"}}, {{"apple", 7}}, false};
+  auto v = evaluate(ledger, inbox, {});
+  EXPECT_EQ(find(v, "reserved_matches").result, check::state::skipped);
+}
+
 } // namespace
 } // namespace outbox::audit

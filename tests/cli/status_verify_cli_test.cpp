@@ -6,6 +6,7 @@
 #include "broker/keys.hpp"
 #include "broker/publisher.hpp"
 #include "broker/reliable_queue.hpp"
+#include "config/settings.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_store.hpp"
 #include "support/redis_server.hpp"
@@ -47,15 +48,19 @@ protected:
   void consume_all() {
     broker::reliable_queue queue{conn_};
     broker::inbox inbox{conn_, names_};
-    auto processing = names_.processing_for(names_.queue, "test-consumer");
-    while (auto entry = queue.pop(names_.queue, processing, 0)) {
-      inbox.apply(*entry);
-      queue.remove(processing, *entry);
+    for (std::size_t p = 0; p < names_.partitions; ++p) {
+      auto list = names_.partition(p);
+      auto processing = names_.processing_for(list, "test-consumer");
+      while (auto entry = queue.pop(list, processing, 0)) {
+        inbox.apply(*entry);
+        queue.remove(processing, *entry);
+      }
     }
   }
 
   redis_server redis_;
-  broker::keys names_;
+  // The binary runs with the default settings: same key layout here.
+  broker::keys names_ = config::settings{}.broker;
   broker::connection conn_{redis_.connection_options()};
 };
 
@@ -136,7 +141,10 @@ TEST_F(CliAudit, StatusReportsBothStores) {
   EXPECT_EQ(out.at("outbox").at("orders"), 2);
   EXPECT_EQ(out.at("outbox").at("by_status").at("PUBLISHED"), 2);
   EXPECT_EQ(out.at("outbox").at("by_status").at("PENDING"), 0);
-  EXPECT_EQ(out.at("redis").at("queues").at(names_.queue), 2);
+  std::int64_t queued = 0;
+  for (const auto& [list, length] : out.at("redis").at("queues").items())
+    queued += length.get<std::int64_t>();
+  EXPECT_EQ(queued, 2);
   auto text = outbox_r({"status"});
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("PUBLISHED 2"), std::string::npos) << text.out;

@@ -1,93 +1,133 @@
 #include "support/process.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace outbox::test {
 
 namespace {
 
-void drain(int fd, std::string& into, bool& open) {
-  char buffer[4096];
-  auto n = ::read(fd, buffer, sizeof buffer);
-  if (n > 0)
-    into.append(buffer, static_cast<size_t>(n));
-  else
-    open = false;
+std::string make_capture_file(const char* tag) {
+  std::string pattern = std::string{"/tmp/outbox-child-"} + tag + "-XXXXXX";
+  int fd = ::mkstemp(pattern.data());
+  if (fd < 0)
+    throw std::runtime_error("mkstemp failed");
+  ::close(fd);
+  return pattern;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in{path};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 } // namespace
 
-process_result run_process(const std::vector<std::string>& argv,
-                           const std::string& cwd, int timeout_ms) {
-  // argv pointers are built before fork: nothing allocates in the child.
+child_process::child_process(const std::vector<std::string>& argv,
+                             const std::string& cwd)
+    : out_path_(make_capture_file("out")), err_path_(make_capture_file("err")) {
+  // Everything the child touches is built before fork().
   std::vector<char*> args;
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  int out_pipe[2];
-  int err_pipe[2];
-  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0)
-    throw std::runtime_error("pipe failed");
-  pid_t pid = ::fork();
-  if (pid < 0)
+  int out_fd = ::open(out_path_.c_str(), O_WRONLY | O_TRUNC);
+  int err_fd = ::open(err_path_.c_str(), O_WRONLY | O_TRUNC);
+  pid_ = ::fork();
+  if (pid_ < 0)
     throw std::runtime_error("fork failed");
-  if (pid == 0) {
+  if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    ::dup2(out_pipe[1], STDOUT_FILENO);
-    ::dup2(err_pipe[1], STDERR_FILENO);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
+    ::dup2(out_fd, STDOUT_FILENO);
+    ::dup2(err_fd, STDERR_FILENO);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0)
       ::_exit(126);
     ::execv(args[0], args.data());
     ::_exit(127);
   }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  process_result result;
-  bool out_open = true;
-  bool err_open = true;
+  ::close(out_fd);
+  ::close(err_fd);
+}
+
+child_process::~child_process() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  ::unlink(out_path_.c_str());
+  ::unlink(err_path_.c_str());
+}
+
+void child_process::signal(int sig) {
+  if (pid_ > 0)
+    ::kill(pid_, sig);
+}
+
+bool child_process::wait_for_stderr(const std::string& text, int timeout_ms) {
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool killed = false;
-  while (out_open || err_open) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now())
-                    .count();
-    if (left <= 0 && !killed) {
-      ::kill(pid, SIGKILL);
-      killed = true;
-    }
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    ::poll(fds, 2, left > 0 ? static_cast<int>(left) : 100);
-    if (out_open && (fds[0].revents & (POLLIN | POLLHUP)))
-      drain(out_pipe[0], result.out, out_open);
-    if (err_open && (fds[1].revents & (POLLIN | POLLHUP)))
-      drain(err_pipe[0], result.err, err_open);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (slurp(err_path_).find(text) != std::string::npos)
+      return true;
+    // The file only grows; a short pause between reads bounds the cost.
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ::close(out_pipe[0]);
-  ::close(err_pipe[0]);
+  return slurp(err_path_).find(text) != std::string::npos;
+}
+
+process_result child_process::wait(int timeout_ms) {
+  if (pid_ <= 0)
+    return result_;
+  // A pidfd becomes readable when the child exits: wait on that event with
+  // the timeout, then reap.
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd >= 0) {
+    pollfd exited{pidfd, POLLIN, 0};
+    if (::poll(&exited, 1, timeout_ms) == 0)
+      ::kill(pid_, SIGKILL);
+    ::close(pidfd);
+  }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
   if (WIFEXITED(status))
-    result.exit_code = WEXITSTATUS(status);
+    result_.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))
-    result.signal = WTERMSIG(status);
-  return result;
+    result_.signal = WTERMSIG(status);
+  result_.out = slurp(out_path_);
+  result_.err = slurp(err_path_);
+  return result_;
+}
+
+process_result run_process(const std::vector<std::string>& argv,
+                           const std::string& cwd, int timeout_ms) {
+  child_process child{argv, cwd};
+  return child.wait(timeout_ms);
+}
+
+std::vector<std::string> outbox_argv(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{OUTBOX_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
 }
 
 process_result run_outbox(const std::vector<std::string>& args,
                           const std::string& cwd, int timeout_ms) {
-  std::vector<std::string> argv{OUTBOX_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, cwd, timeout_ms);
+  return run_process(outbox_argv(args), cwd, timeout_ms);
 }
 
 } // namespace outbox::test

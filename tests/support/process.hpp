@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -13,12 +15,48 @@ struct process_result {
   std::string err;
 };
 
-/// Runs `argv` to completion with stdout and stderr captured, in `cwd` when
-/// given. Killed (SIGKILL) and reaped if it outlives `timeout_ms`; the
-/// result then has signal == SIGKILL.
+/// A child process started now, with stdout and stderr captured in files
+/// (so it never blocks on a full pipe). Killed with SIGKILL if it dies with
+/// the test process (PR_SET_PDEATHSIG), and reaped by pid in the destructor
+/// if the test did not wait for it.
+class child_process {
+public:
+  explicit child_process(const std::vector<std::string>& argv,
+                         const std::string& cwd = "");
+  ~child_process();
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+
+  pid_t pid() const { return pid_; }
+
+  /// Sends a signal (SIGTERM, SIGKILL, SIGSTOP...) to the child.
+  void signal(int sig);
+
+  /// Waits (bounded) until the child's stderr contains `text`, e.g. a
+  /// readiness line. Returns false on timeout or if the child exited.
+  bool wait_for_stderr(const std::string& text, int timeout_ms);
+
+  /// Waits until the child exits, killing it (SIGKILL) if it outlives
+  /// `timeout_ms`; then returns its exit status and output.
+  process_result wait(int timeout_ms);
+
+  /// True once wait() has reaped the child.
+  bool finished() const { return pid_ <= 0; }
+
+private:
+  pid_t pid_ = -1;
+  std::string out_path_;
+  std::string err_path_;
+  process_result result_;
+};
+
+/// Runs `argv` to completion with its output captured, in `cwd` when given.
 process_result run_process(const std::vector<std::string>& argv,
                            const std::string& cwd = "",
                            int timeout_ms = 60'000);
+
+/// The outbox binary under test followed by `args`.
+std::vector<std::string> outbox_argv(const std::vector<std::string>& args);
 
 /// Runs the outbox binary under test with these arguments.
 process_result run_outbox(const std::vector<std::string>& args,

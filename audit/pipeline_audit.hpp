@@ -1,0 +1,24 @@
+#pragma once
+
+#include "audit/conservation.hpp"
+#include "broker/keys.hpp"
+
+namespace SQLite {
+class Database;
+}
+
+namespace outbox::broker {
+class connection;
+}
+
+namespace outbox::audit {
+
+/// Reads the database and Redis in the order evaluate() needs, so the
+/// checks hold even while other processes keep working: the ledger first,
+/// then the queues, then the inbox; the ledger again only if the inbox
+/// names events committed after the first read. Throws store_error or
+/// broker_error.
+verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
+                       const broker::keys& names);
+
+} // namespace outbox::audit
