@@ -72,6 +72,9 @@ std::string order_aggregate_id(std::int64_t order_id);
 /// BEGIN IMMEDIATE transaction; the batch calls are the writer's group commit.
 class order_store {
 public:
+  /// Prepares the store's statements on `db`, which must outlive the store
+  /// and be used by one thread at a time. Throws store_error(schema) when
+  /// the database is not initialised.
   explicit order_store(SQLite::Database& db);
   ~order_store();
   order_store(const order_store&) = delete;

@@ -117,6 +117,9 @@ struct outbox_stats {
 /// across a broker call. Throws store_error.
 class outbox_store {
 public:
+  /// Prepares the store's statements on `db`, which must outlive the store
+  /// and be used by one thread at a time. Throws store_error(schema) when
+  /// the database is not initialised.
   explicit outbox_store(SQLite::Database& db);
   ~outbox_store();
   outbox_store(const outbox_store&) = delete;

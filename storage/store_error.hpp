@@ -26,12 +26,9 @@ const char* to_string(store_errc code);
 class store_error : public std::runtime_error {
 public:
   store_error(store_errc code, const std::string& what)
-    : std::runtime_error(what), code_(code) {
-  }
+      : std::runtime_error(what), code_(code) {}
 
-  store_errc code() const noexcept {
-    return code_;
-  }
+  store_errc code() const noexcept { return code_; }
 
 private:
   store_errc code_;
@@ -40,5 +37,10 @@ private:
 /// Rethrows the exception in flight as a store_error; `context` names the
 /// operation ("place_order", "claim") so the message says what failed.
 [[noreturn]] void rethrow_as_store_error(const char* context);
+
+/// As above, naming the database file too, so that "busy", "io" and "schema"
+/// messages say which file is locked, unwritable or not an outbox database.
+[[noreturn]] void rethrow_as_store_error(const char* context,
+                                         const std::string& database);
 
 } // namespace outbox::storage

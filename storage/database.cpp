@@ -1,0 +1,244 @@
+#include "storage/database.hpp"
+
+#include "storage/sqlite_support.hpp"
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <iterator>
+#include <thread>
+
+namespace outbox::storage {
+
+namespace {
+
+/// Version 0 -> 1: the tables and indexes of DESIGN.md ("Data model").
+constexpr const char* schema_v1 = R"sql(
+CREATE TABLE orders (
+  id INTEGER PRIMARY KEY,
+  sku TEXT NOT NULL CHECK (length(sku) BETWEEN 1 AND 64),
+  qty INTEGER NOT NULL CHECK (qty BETWEEN 1 AND 1000000),
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE outbox (
+  event_id TEXT PRIMARY KEY NOT NULL CHECK (length(event_id) > 0),
+  aggregate_id TEXT NOT NULL CHECK (length(aggregate_id) > 0),
+  seq INTEGER NOT NULL CHECK (seq >= 1),
+  event_type TEXT NOT NULL CHECK (length(event_type) > 0),
+  payload TEXT NOT NULL
+    CHECK (json_valid(payload) AND json_type(payload) = 'object'),
+  status TEXT NOT NULL DEFAULT 'PENDING'
+    CHECK (status IN ('PENDING', 'SENDING', 'PUBLISHED', 'FAILED')),
+  owner TEXT,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  lease_epoch INTEGER NOT NULL DEFAULT 0 CHECK (lease_epoch >= 0),
+  attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  available_at INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  created_at INTEGER NOT NULL,
+  published_at INTEGER,
+  UNIQUE (aggregate_id, seq),
+  -- Only a leased row has an owner, and a leased row always has one.
+  CHECK (CASE WHEN status = 'SENDING'
+              THEN owner IS NOT NULL AND length(owner) > 0
+              ELSE owner IS NULL END),
+  CHECK ((status = 'PUBLISHED') = (published_at IS NOT NULL))
+);
+
+-- Seed 000's partial index. Entries of one key are kept in rowid order, so
+-- "WHERE status='PENDING' ORDER BY rowid" walks it in insertion order.
+CREATE INDEX outbox_pending ON outbox(status) WHERE status = 'PENDING';
+-- Expired leases: a range on lease_until over the few leased rows.
+CREATE INDEX outbox_leased ON outbox(lease_until) WHERE status = 'SENDING';
+-- Head-of-line lookup: the lowest unpublished seq of an aggregate.
+CREATE INDEX outbox_unpublished ON outbox(aggregate_id, seq)
+  WHERE status <> 'PUBLISHED';
+CREATE INDEX outbox_failed ON outbox(status) WHERE status = 'FAILED';
+
+CREATE TABLE request_keys (
+  request_id TEXT PRIMARY KEY NOT NULL
+    CHECK (length(request_id) BETWEEN 1 AND 128),
+  fingerprint TEXT NOT NULL CHECK (length(fingerprint) > 0),
+  order_id INTEGER NOT NULL REFERENCES orders(id),
+  event_id TEXT NOT NULL REFERENCES outbox(event_id),
+  created_at INTEGER NOT NULL
+);
+)sql";
+
+/// migrations[v] upgrades a database from user_version v to v + 1.
+constexpr const char* migrations[] = {schema_v1};
+static_assert(std::size(migrations) == schema_version);
+
+constexpr const char* our_tables[] = {"orders", "outbox", "request_keys"};
+
+std::string normalize_synchronous(const std::string& value) {
+  std::string upper = value;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  if (upper != "FULL" && upper != "NORMAL" && upper != "OFF")
+    throw store_error(store_errc::invalid_input,
+                      "synchronous must be FULL, NORMAL or OFF (got \"" +
+                          value + "\")");
+  return upper;
+}
+
+bool is_special_name(const std::string& path) {
+  return path == ":memory:" || path.rfind("file:", 0) == 0;
+}
+
+void check_parent_folder(const std::string& path) {
+  namespace fs = std::filesystem;
+  auto parent = fs::path{path}.parent_path();
+  if (parent.empty())
+    return;
+  std::error_code ec;
+  auto st = fs::status(parent, ec);
+  if (!fs::exists(st))
+    throw store_error(store_errc::io, "cannot open database " + path +
+                                          ": folder " + parent.string() +
+                                          " does not exist");
+  if (!fs::is_directory(st))
+    throw store_error(store_errc::io, "cannot open database " + path + ": " +
+                                          parent.string() + " is not a folder");
+}
+
+bool is_lock_error(const SQLite::Exception& e) {
+  int code = e.getErrorCode() & 0xff;
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+void switch_to_wal(SQLite::Database& db, const db_options& options) {
+  // Several connections switching a fresh file to WAL at once can see
+  // "database is locked" without busy_timeout being applied: retry briefly.
+  using clock = std::chrono::steady_clock;
+  auto deadline = clock::now() + std::chrono::milliseconds(
+                                     std::max(options.busy_timeout_ms, 100));
+  for (;;) {
+    try {
+      auto mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
+      std::transform(mode.begin(), mode.end(), mode.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      if (mode != "wal" && mode != "memory")
+        throw store_error(store_errc::io,
+                          "cannot switch database " + options.path +
+                              " to WAL (journal_mode is " + mode + ")");
+      return;
+    } catch (const SQLite::Exception& e) {
+      if (!is_lock_error(e) || clock::now() >= deadline)
+        throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+}
+
+int read_user_version(SQLite::Database& db) {
+  return db.execAndGet("PRAGMA user_version").getInt();
+}
+
+void check_not_newer(int version, const std::string& name) {
+  if (version > schema_version)
+    throw store_error(
+        store_errc::schema,
+        "database " + name + " has schema version " + std::to_string(version) +
+            ", newer than this binary's " + std::to_string(schema_version) +
+            ": use a newer outbox");
+}
+
+void check_no_foreign_tables(SQLite::Database& db, const std::string& name) {
+  for (auto table : our_tables)
+    if (db.tableExists(table))
+      throw store_error(store_errc::schema,
+                        "database " + name + " already has a table " + table +
+                            " but was not initialised by outbox"
+                            " (user_version 0)");
+}
+
+} // namespace
+
+std::unique_ptr<SQLite::Database> open_database(const db_options& options) {
+  auto synchronous = normalize_synchronous(options.synchronous);
+  if (options.busy_timeout_ms < 0)
+    throw store_error(store_errc::invalid_input,
+                      "busy_timeout_ms must not be negative (got " +
+                          std::to_string(options.busy_timeout_ms) + ")");
+  if (options.path.empty())
+    throw store_error(store_errc::invalid_input,
+                      "database path must not be empty");
+  if (!is_special_name(options.path))
+    check_parent_folder(options.path);
+  try {
+    auto db = std::make_unique<SQLite::Database>(
+        options.path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+        options.busy_timeout_ms);
+    // SQLite silently falls back to read-only for a write-protected file.
+    if (sqlite3_db_readonly(db->getHandle(), "main") == 1)
+      throw store_error(store_errc::io,
+                        "cannot open database " + options.path +
+                            " for writing: the file is read-only");
+    switch_to_wal(*db, options);
+    db->exec("PRAGMA synchronous = " + synchronous);
+    db->exec("PRAGMA foreign_keys = ON");
+    return db;
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("open", options.path);
+  }
+}
+
+void migrate(SQLite::Database& db) {
+  auto name = detail::database_name(db);
+  try {
+    auto version = read_user_version(db);
+    check_not_newer(version, name);
+    if (version == schema_version)
+      return;
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+    // Another process may have migrated while we waited for the lock.
+    version = read_user_version(db);
+    check_not_newer(version, name);
+    if (version == 0)
+      check_no_foreign_tables(db, name);
+    for (auto v = version; v < schema_version; ++v)
+      db.exec(migrations[v]);
+    db.exec("PRAGMA user_version = " + std::to_string(schema_version));
+    transaction.commit();
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("migrate", name);
+  }
+}
+
+void require_schema(SQLite::Database& db) {
+  auto name = detail::database_name(db);
+  try {
+    auto version = read_user_version(db);
+    if (version == 0)
+      throw store_error(store_errc::schema, "database " + name +
+                                                " is not initialised: run "
+                                                "`outbox init`");
+    check_not_newer(version, name);
+    if (version < schema_version)
+      throw store_error(store_errc::schema,
+                        "database " + name + " has schema version " +
+                            std::to_string(version) +
+                            ", older than this binary's " +
+                            std::to_string(schema_version) +
+                            ": run `outbox init` to upgrade it");
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("require_schema", name);
+  }
+}
+
+std::unique_ptr<SQLite::Database> open_and_migrate(const db_options& options) {
+  auto db = open_database(options);
+  migrate(*db);
+  return db;
+}
+
+} // namespace outbox::storage

@@ -1,0 +1,328 @@
+#include "storage/order_store.hpp"
+
+#include "storage/database.hpp"
+#include "storage/sqlite_support.hpp"
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <random>
+
+namespace outbox::storage {
+
+namespace {
+
+constexpr const char* order_placed_type = "OrderPlaced";
+
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7f;
+}
+
+// An SKU is a product code: 1 to 64 printable ASCII characters without spaces
+// (0x21 to 0x7e). A space, a control character or a non-ASCII byte in a code
+// is far more likely a client bug than intended, so it is rejected.
+std::optional<std::string> validate_sku(const std::string& sku) {
+  if (sku.empty())
+    return "sku must not be empty";
+  if (sku.size() > max_sku_length)
+    return "sku must be at most " + std::to_string(max_sku_length) +
+           " characters (got " + std::to_string(sku.size()) + ")";
+  for (std::size_t i = 0; i < sku.size(); ++i) {
+    auto c = static_cast<unsigned char>(sku[i]);
+    if (c <= 0x20 || c >= 0x7f) {
+      std::array<char, 8> hex{};
+      std::snprintf(hex.data(), hex.size(), "0x%02x", c);
+      return "sku must contain only printable ASCII characters without "
+             "spaces (bad byte " +
+             std::string{hex.data()} + " at position " + std::to_string(i + 1) +
+             ")";
+    }
+  }
+  return std::nullopt;
+}
+
+// A request id is opaque to us (UUIDs, client tokens, UTF-8 text): any bytes
+// but control characters, 1 to 128 of them.
+std::optional<std::string> validate_request_id(const std::string& id) {
+  if (id.empty() || id.size() > max_request_id_length)
+    return "request_id must be 1 to " + std::to_string(max_request_id_length) +
+           " bytes long (got " + std::to_string(id.size()) + ")";
+  for (std::size_t i = 0; i < id.size(); ++i)
+    if (is_control(static_cast<unsigned char>(id[i])))
+      return "request_id must not contain control characters (at position " +
+             std::to_string(i + 1) + ")";
+  return std::nullopt;
+}
+
+std::optional<std::string> validate_event(const event_request& request) {
+  if (request.aggregate_id.empty())
+    return "aggregate_id must not be empty";
+  if (request.event_type.empty())
+    return "event_type must not be empty";
+  auto payload = nlohmann::json::parse(request.payload, nullptr, false);
+  if (payload.is_discarded())
+    return "payload must be a JSON object (got text that is not valid JSON)";
+  if (!payload.is_object())
+    return std::string{"payload must be a JSON object (got a JSON "} +
+           payload.type_name() + ")";
+  return std::nullopt;
+}
+
+/// What makes two requests with one request_id "the same request". qty is the
+/// last field and only digits, so the text is unambiguous even for an sku
+/// containing ';' or '='.
+std::string fingerprint(const order_request& request) {
+  return "sku=" + request.sku + ";qty=" + std::to_string(request.qty);
+}
+
+/// A random (version 4) UUID in its canonical lowercase text form.
+std::string random_uuid(std::mt19937_64& rng) {
+  std::uint64_t hi = rng();
+  std::uint64_t lo = rng();
+  hi = (hi & ~std::uint64_t{0xf000}) | std::uint64_t{0x4000};
+  lo = (lo & ~(std::uint64_t{3} << 62)) | (std::uint64_t{2} << 62);
+  std::array<char, 37> text{};
+  std::snprintf(text.data(), text.size(), "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(hi >> 32),
+                static_cast<unsigned long long>((hi >> 16) & 0xffff),
+                static_cast<unsigned long long>(hi & 0xffff),
+                static_cast<unsigned long long>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return std::string{text.data()};
+}
+
+std::mt19937_64 seeded_rng() {
+  std::random_device device;
+  std::seed_seq seed{device(), device(), device(), device(),
+                     device(), device(), device(), device()};
+  return std::mt19937_64{seed};
+}
+
+} // namespace
+
+std::optional<std::string> validate(const order_request& request) {
+  if (auto problem = validate_sku(request.sku))
+    return problem;
+  if (request.qty < 1 || request.qty > max_qty)
+    return "qty must be a positive integer no larger than " +
+           std::to_string(max_qty) + " (got " + std::to_string(request.qty) +
+           ")";
+  if (request.request_id)
+    return validate_request_id(*request.request_id);
+  return std::nullopt;
+}
+
+std::string order_aggregate_id(std::int64_t order_id) {
+  return "order-" + std::to_string(order_id);
+}
+
+struct order_store::impl {
+  explicit impl(SQLite::Database& database)
+      : db(database), name(detail::database_name(database)),
+        find_request(db, "SELECT fingerprint, order_id, event_id"
+                         " FROM request_keys WHERE request_id = ?"),
+        insert_order(db, "INSERT INTO orders (sku, qty, created_at)"
+                         " VALUES (?, ?, ?)"),
+        next_seq(db, "SELECT COALESCE(MAX(seq), 0) + 1 FROM outbox"
+                     " WHERE aggregate_id = ?"),
+        insert_event(db, "INSERT INTO outbox (event_id, aggregate_id, seq,"
+                         " event_type, payload, created_at, available_at)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        insert_request_key(db, "INSERT INTO request_keys (request_id,"
+                               " fingerprint, order_id, event_id, created_at)"
+                               " VALUES (?, ?, ?, ?, ?)"),
+        rng(seeded_rng()) {}
+
+  placed_order place(const order_request& request, millis now);
+  appended_event append(const event_request& request, millis now);
+  std::int64_t allocate_seq(const std::string& aggregate_id);
+  std::string insert_outbox_row(const std::string& aggregate_id,
+                                std::int64_t seq, const std::string& type,
+                                const std::string& payload, millis now);
+  void commit(SQLite::Transaction& transaction);
+
+  SQLite::Database& db;
+  std::string name;
+  SQLite::Statement find_request;
+  SQLite::Statement insert_order;
+  SQLite::Statement next_seq;
+  SQLite::Statement insert_event;
+  SQLite::Statement insert_request_key;
+  std::mt19937_64 rng;
+  std::function<void()> before_commit;
+};
+
+placed_order order_store::impl::place(const order_request& request,
+                                      millis now) {
+  placed_order result;
+  std::string print;
+  if (request.request_id) {
+    print = fingerprint(request);
+    detail::statement_use query{find_request};
+    query->bind(1, *request.request_id);
+    if (query->executeStep()) {
+      result.result = query->getColumn(0).getString() == print
+                          ? placed_order::outcome::replayed
+                          : placed_order::outcome::conflict;
+      result.order_id = query->getColumn(1).getInt64();
+      result.event_id = query->getColumn(2).getString();
+      result.aggregate_id = order_aggregate_id(result.order_id);
+      return result;
+    }
+  }
+  {
+    detail::statement_use insert{insert_order};
+    insert->bind(1, request.sku);
+    insert->bind(2, request.qty);
+    insert->bind(3, now);
+    insert->exec();
+  }
+  result.order_id = db.getLastInsertRowid();
+  result.aggregate_id = order_aggregate_id(result.order_id);
+  nlohmann::ordered_json payload = {{"order_id", result.order_id},
+                                    {"sku", request.sku},
+                                    {"qty", request.qty}};
+  // Normally 1; allocating keeps UNIQUE(aggregate_id, seq) safe even if
+  // events were appended to "order-<id>" before the order existed.
+  auto seq = allocate_seq(result.aggregate_id);
+  result.event_id = insert_outbox_row(result.aggregate_id, seq,
+                                      order_placed_type, payload.dump(), now);
+  if (request.request_id) {
+    detail::statement_use insert{insert_request_key};
+    insert->bind(1, *request.request_id);
+    insert->bind(2, print);
+    insert->bind(3, result.order_id);
+    insert->bind(4, result.event_id);
+    insert->bind(5, now);
+    insert->exec();
+  }
+  return result;
+}
+
+appended_event order_store::impl::append(const event_request& request,
+                                         millis now) {
+  appended_event result;
+  result.aggregate_id = request.aggregate_id;
+  result.seq = allocate_seq(request.aggregate_id);
+  result.event_id = insert_outbox_row(request.aggregate_id, result.seq,
+                                      request.event_type, request.payload, now);
+  return result;
+}
+
+std::int64_t order_store::impl::allocate_seq(const std::string& aggregate_id) {
+  // Safe because we hold the write lock (BEGIN IMMEDIATE) until commit.
+  detail::statement_use query{next_seq};
+  query->bind(1, aggregate_id);
+  query->executeStep();
+  return query->getColumn(0).getInt64();
+}
+
+std::string
+order_store::impl::insert_outbox_row(const std::string& aggregate_id,
+                                     std::int64_t seq, const std::string& type,
+                                     const std::string& payload, millis now) {
+  auto event_id = random_uuid(rng);
+  detail::statement_use insert{insert_event};
+  insert->bind(1, event_id);
+  insert->bind(2, aggregate_id);
+  insert->bind(3, seq);
+  insert->bind(4, type);
+  insert->bind(5, payload);
+  insert->bind(6, now);
+  insert->bind(7, now);
+  insert->exec();
+  return event_id;
+}
+
+void order_store::impl::commit(SQLite::Transaction& transaction) {
+  if (before_commit)
+    before_commit();
+  transaction.commit();
+}
+
+order_store::order_store(SQLite::Database& db) {
+  require_schema(db);
+  try {
+    impl_ = std::make_unique<impl>(db);
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("order_store", detail::database_name(db));
+  }
+}
+
+order_store::~order_store() = default;
+
+placed_order order_store::place_order(const order_request& request,
+                                      millis now) {
+  return place_orders({request}, now).front();
+}
+
+std::vector<placed_order>
+order_store::place_orders(const std::vector<order_request>& requests,
+                          millis now) {
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    if (auto problem = validate(requests[i]))
+      throw store_error(store_errc::invalid_input,
+                        requests.size() == 1
+                            ? *problem
+                            : "order request " + std::to_string(i + 1) + ": " +
+                                  *problem);
+  std::vector<placed_order> results;
+  if (requests.empty())
+    return results;
+  results.reserve(requests.size());
+  try {
+    SQLite::Transaction transaction(impl_->db,
+                                    SQLite::TransactionBehavior::IMMEDIATE);
+    // A repeated request_id in one batch sees the earlier request's key: it
+    // behaves exactly like a later retry (replayed or conflict).
+    for (const auto& request : requests)
+      results.push_back(impl_->place(request, now));
+    impl_->commit(transaction);
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("place_order", impl_->name);
+  }
+  return results;
+}
+
+appended_event order_store::append_event(const event_request& request,
+                                         millis now) {
+  return append_events({request}, now).front();
+}
+
+std::vector<appended_event>
+order_store::append_events(const std::vector<event_request>& requests,
+                           millis now) {
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    if (auto problem = validate_event(requests[i]))
+      throw store_error(store_errc::invalid_input,
+                        requests.size() == 1
+                            ? *problem
+                            : "event request " + std::to_string(i + 1) + ": " +
+                                  *problem);
+  std::vector<appended_event> results;
+  if (requests.empty())
+    return results;
+  results.reserve(requests.size());
+  try {
+    SQLite::Transaction transaction(impl_->db,
+                                    SQLite::TransactionBehavior::IMMEDIATE);
+    for (const auto& request : requests)
+      results.push_back(impl_->append(request, now));
+    impl_->commit(transaction);
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("append_event", impl_->name);
+  }
+  return results;
+}
+
+void order_store::set_before_commit(std::function<void()> hook) {
+  impl_->before_commit = std::move(hook);
+}
+
+} // namespace outbox::storage

@@ -1,0 +1,57 @@
+#pragma once
+
+// The private state of outbox_store, shared by its implementation files
+// (outbox_store.cpp, claim.cpp, outbox_stats.cpp). Not part of the interface.
+
+#include "storage/outbox_store.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <string>
+
+namespace outbox::storage {
+
+struct outbox_store::impl {
+  explicit impl(SQLite::Database& database);
+
+  /// Marks a row FAILED (no owner, no lease) with `error` as last_error.
+  void give_up(std::int64_t rowid, const std::string& error);
+
+  SQLite::Database& db;
+  std::string name;
+
+  // claim
+  SQLite::Statement claim_candidates;
+  SQLite::Statement head_seq;
+  SQLite::Statement take;
+  SQLite::Statement fail_row;
+
+  // fenced updates: bound as (..., event_id, owner, lease_epoch)
+  SQLite::Statement ack_row;
+  SQLite::Statement release_row;
+  SQLite::Statement renew_row;
+  SQLite::Statement held_row;
+  SQLite::Statement back_off_row;
+
+  // operator actions
+  SQLite::Statement retry_row;
+  SQLite::Statement retry_all;
+
+  // stats
+  SQLite::Statement counts;
+  SQLite::Statement leases_by_owner;
+  SQLite::Statement failed_rows;
+};
+
+namespace detail {
+
+/// Throws store_error(invalid_input) for an empty owner name.
+void check_owner(const std::string& owner);
+
+/// Throws store_error(invalid_input) for a policy that cannot work.
+void check_policy(const lease_policy& policy);
+
+} // namespace detail
+
+} // namespace outbox::storage

@@ -1,0 +1,36 @@
+#pragma once
+
+// Internal helpers shared by the store implementations; not part of the
+// storage interface.
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <string>
+
+namespace outbox::storage::detail {
+
+/// Resets a reused prepared statement when the scope ends, so that no
+/// statement keeps a read snapshot open after its transaction (bindings are
+/// kept; every use rebinds all parameters).
+class statement_use {
+public:
+  explicit statement_use(SQLite::Statement& statement)
+      : statement_(statement) {}
+  ~statement_use() { statement_.tryReset(); }
+  statement_use(const statement_use&) = delete;
+  statement_use& operator=(const statement_use&) = delete;
+
+  SQLite::Statement* operator->() { return &statement_; }
+  SQLite::Statement& operator*() { return statement_; }
+
+private:
+  SQLite::Statement& statement_;
+};
+
+/// The file name SQLite reports for `db`, for error messages.
+inline std::string database_name(const SQLite::Database& db) {
+  return db.getFilename().empty() ? std::string{":memory:"} : db.getFilename();
+}
+
+} // namespace outbox::storage::detail

@@ -1,0 +1,269 @@
+#include "storage/order_store.hpp"
+
+#include "storage/store_error.hpp"
+#include "storage_fixture.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+
+using namespace outbox::storage;
+
+namespace {
+
+/// Whether `text` is a version 4 UUID in canonical lowercase form.
+bool is_uuid_v4(const std::string& text) {
+  if (text.size() != 36)
+    return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !(std::isdigit(c) || (c >= 'a' && c <= 'f')))
+      return false;
+  }
+  return text[14] == '4' &&
+         std::string{"89ab"}.find(text[19]) != std::string::npos;
+}
+
+/// Thrown by before_commit hooks: not a std::exception, so a test can tell
+/// that it propagates unchanged.
+struct injected_crash {};
+
+class OrderStoreTest : public outbox::test::storage_fixture {
+protected:
+  std::int64_t orders() { return scalar("SELECT COUNT(*) FROM orders"); }
+  std::int64_t outbox_rows() { return scalar("SELECT COUNT(*) FROM outbox"); }
+  std::int64_t request_keys() {
+    return scalar("SELECT COUNT(*) FROM request_keys");
+  }
+
+  /// The store_error message of an invalid request.
+  std::string rejection(const order_request& request) {
+    try {
+      store_.place_order(request, 1);
+    } catch (const store_error& e) {
+      EXPECT_EQ(store_errc::invalid_input, e.code());
+      return e.what();
+    }
+    ADD_FAILURE() << "accepted sku=" << request.sku << " qty=" << request.qty;
+    return {};
+  }
+
+  order_store store_{*db_};
+};
+
+} // namespace
+
+TEST_F(OrderStoreTest, place_order_writes_order_and_outbox_row_together) {
+  auto placed = store_.place_order({std::nullopt, "SKU-1", 3}, 1234);
+  EXPECT_EQ(placed_order::outcome::placed, placed.result);
+  EXPECT_EQ(1, placed.order_id);
+  EXPECT_EQ("order-1", placed.aggregate_id);
+  EXPECT_TRUE(is_uuid_v4(placed.event_id)) << placed.event_id;
+  EXPECT_EQ("SKU-1|3|1234",
+            text("SELECT sku || '|' || qty || '|' || created_at FROM orders"));
+  SQLite::Statement row{*db_, "SELECT event_id, aggregate_id, seq, event_type,"
+                              " payload, status, created_at, available_at,"
+                              " attempts FROM outbox"};
+  ASSERT_TRUE(row.executeStep());
+  EXPECT_EQ(placed.event_id, row.getColumn(0).getString());
+  EXPECT_EQ("order-1", row.getColumn(1).getString());
+  EXPECT_EQ(1, row.getColumn(2).getInt());
+  EXPECT_EQ("OrderPlaced", row.getColumn(3).getString());
+  auto payload = nlohmann::json::parse(row.getColumn(4).getString());
+  EXPECT_EQ((nlohmann::json{{"order_id", 1}, {"sku", "SKU-1"}, {"qty", 3}}),
+            payload);
+  EXPECT_EQ("PENDING", row.getColumn(5).getString());
+  EXPECT_EQ(1234, row.getColumn(6).getInt64());
+  EXPECT_EQ(1234, row.getColumn(7).getInt64());
+  EXPECT_EQ(0, row.getColumn(8).getInt());
+  EXPECT_FALSE(row.executeStep());
+  EXPECT_EQ(0, request_keys()); // no request_id, no key
+}
+
+TEST_F(OrderStoreTest, exception_before_commit_leaves_nothing) {
+  store_.set_before_commit([] { throw injected_crash{}; });
+  EXPECT_THROW(store_.place_order({"req-1", "SKU-1", 1}, 1), injected_crash);
+  EXPECT_THROW(store_.place_orders(
+                   {{"req-2", "SKU-2", 1}, {std::nullopt, "SKU-3", 1}}, 1),
+               injected_crash);
+  EXPECT_THROW(store_.append_event({"order-9", "OrderPaid", "{}"}, 1),
+               injected_crash);
+  EXPECT_EQ(0, orders());
+  EXPECT_EQ(0, outbox_rows());
+  EXPECT_EQ(0, request_keys());
+  // The store stays usable, and the rolled-back key is free again.
+  store_.set_before_commit(nullptr);
+  auto placed = store_.place_order({"req-1", "SKU-1", 1}, 2);
+  EXPECT_EQ(placed_order::outcome::placed, placed.result);
+  EXPECT_EQ(1, orders());
+  EXPECT_EQ(1, outbox_rows());
+  EXPECT_EQ(1, request_keys());
+}
+
+TEST_F(OrderStoreTest, same_key_same_params_is_replayed) {
+  auto first = store_.place_order({"req-1", "SKU-1", 2}, 1);
+  auto again = store_.place_order({"req-1", "SKU-1", 2}, 2);
+  EXPECT_EQ(placed_order::outcome::placed, first.result);
+  EXPECT_EQ(placed_order::outcome::replayed, again.result);
+  EXPECT_EQ(first.order_id, again.order_id);
+  EXPECT_EQ(first.event_id, again.event_id);
+  EXPECT_EQ(first.aggregate_id, again.aggregate_id);
+  EXPECT_EQ(1, orders());
+  EXPECT_EQ(1, outbox_rows());
+  EXPECT_EQ(1, request_keys());
+}
+
+TEST_F(OrderStoreTest, same_key_other_params_is_a_conflict) {
+  auto first = store_.place_order({"req-1", "SKU-1", 2}, 1);
+  for (auto other : {order_request{"req-1", "SKU-1", 3},
+                     order_request{"req-1", "SKU-2", 2}}) {
+    auto conflict = store_.place_order(other, 2);
+    EXPECT_EQ(placed_order::outcome::conflict, conflict.result);
+    EXPECT_EQ(first.order_id, conflict.order_id);
+    EXPECT_EQ(first.event_id, conflict.event_id);
+  }
+  EXPECT_EQ(1, orders());
+  EXPECT_EQ("SKU-1|2", text("SELECT sku || '|' || qty FROM orders"));
+  EXPECT_EQ(1, outbox_rows());
+  EXPECT_EQ(1, request_keys());
+}
+
+TEST_F(OrderStoreTest, retry_after_a_lost_response_is_replayed) {
+  // The client never sees this result (response lost), so it retries.
+  (void)store_.place_order({"req-lost", "SKU-1", 5}, 1);
+  auto event_id = text("SELECT event_id FROM outbox");
+  auto retried = store_.place_order({"req-lost", "SKU-1", 5}, 60'000);
+  EXPECT_EQ(placed_order::outcome::replayed, retried.result);
+  EXPECT_EQ(event_id, retried.event_id);
+  EXPECT_EQ(1, orders());
+  EXPECT_EQ(1, outbox_rows());
+}
+
+TEST_F(OrderStoreTest, duplicate_keys_in_one_batch_act_as_retries) {
+  auto results = store_.place_orders({{"k", "SKU-1", 1},
+                                      {"k", "SKU-1", 1},
+                                      {"k", "SKU-1", 2},
+                                      {std::nullopt, "SKU-1", 1},
+                                      {std::nullopt, "SKU-1", 1}},
+                                     1);
+  ASSERT_EQ(5u, results.size());
+  EXPECT_EQ(placed_order::outcome::placed, results[0].result);
+  EXPECT_EQ(placed_order::outcome::replayed, results[1].result);
+  EXPECT_EQ(placed_order::outcome::conflict, results[2].result);
+  EXPECT_EQ(results[0].event_id, results[1].event_id);
+  EXPECT_EQ(results[0].order_id, results[2].order_id);
+  // Requests without a key are never deduplicated.
+  EXPECT_EQ(placed_order::outcome::placed, results[3].result);
+  EXPECT_EQ(placed_order::outcome::placed, results[4].result);
+  EXPECT_NE(results[3].event_id, results[4].event_id);
+  EXPECT_EQ(3, orders());
+  EXPECT_EQ(3, outbox_rows());
+  EXPECT_EQ(1, request_keys());
+}
+
+TEST_F(OrderStoreTest, invalid_request_in_a_batch_writes_nothing) {
+  try {
+    store_.place_orders({{std::nullopt, "SKU-1", 1}, {std::nullopt, "SKU", 0}},
+                        1);
+    FAIL() << "accepted qty 0";
+  } catch (const store_error& e) {
+    EXPECT_EQ(store_errc::invalid_input, e.code());
+    EXPECT_EQ("order request 2: qty must be a positive integer no larger than "
+              "1000000 (got 0)",
+              std::string{e.what()});
+  }
+  EXPECT_EQ(0, orders());
+  EXPECT_EQ(0, outbox_rows());
+}
+
+TEST_F(OrderStoreTest, validation_messages_name_the_field) {
+  EXPECT_EQ("qty must be a positive integer no larger than 1000000 (got 0)",
+            rejection({std::nullopt, "SKU-1", 0}));
+  EXPECT_EQ("qty must be a positive integer no larger than 1000000 "
+            "(got 1000001)",
+            rejection({std::nullopt, "SKU-1", 1'000'001}));
+  EXPECT_EQ("qty must be a positive integer no larger than 1000000 (got -5)",
+            rejection({std::nullopt, "SKU-1", -5}));
+  EXPECT_EQ("sku must not be empty", rejection({std::nullopt, "", 1}));
+  EXPECT_EQ("sku must be at most 64 characters (got 65)",
+            rejection({std::nullopt, std::string(65, 'x'), 1}));
+  EXPECT_EQ("sku must contain only printable ASCII characters without spaces "
+            "(bad byte 0x20 at position 4)",
+            rejection({std::nullopt, "SKU 1", 1}));
+  EXPECT_EQ("sku must contain only printable ASCII characters without spaces "
+            "(bad byte 0x0a at position 2)",
+            rejection({std::nullopt, "S\n", 1}));
+  EXPECT_EQ("request_id must be 1 to 128 bytes long (got 0)",
+            rejection({"", "SKU-1", 1}));
+  EXPECT_EQ("request_id must be 1 to 128 bytes long (got 129)",
+            rejection({std::string(129, 'r'), "SKU-1", 1}));
+  EXPECT_EQ("request_id must not contain control characters (at position 3)",
+            rejection({std::string{"ab\tc"}, "SKU-1", 1}));
+  EXPECT_EQ(0, orders());
+  // The limits themselves are accepted.
+  EXPECT_FALSE(validate({std::string(128, 'r'), std::string(64, 'x'), 1}));
+  EXPECT_FALSE(validate({"clé-ünïcode", "A-1", max_qty}));
+}
+
+TEST_F(OrderStoreTest, append_event_allocates_consecutive_seqs) {
+  auto placed = store_.place_order({std::nullopt, "SKU-1", 1}, 1);
+  auto paid = store_.append_event(
+      {placed.aggregate_id, "OrderPaid", R"({"amount":10})"}, 2);
+  EXPECT_EQ(2, paid.seq);
+  EXPECT_EQ(placed.aggregate_id, paid.aggregate_id);
+  EXPECT_NE(placed.event_id, paid.event_id);
+  auto cart = store_.append_event({"cart-7", "CartOpened", "{}"}, 3);
+  EXPECT_EQ(1, cart.seq) << "seqs are per aggregate";
+  // A batch with several events of one aggregate gets consecutive seqs.
+  auto batch =
+      store_.append_events({{placed.aggregate_id, "OrderShipped", "{}"},
+                            {"cart-7", "CartClosed", "{}"},
+                            {placed.aggregate_id, "OrderDone", "{}"}},
+                           4);
+  ASSERT_EQ(3u, batch.size());
+  EXPECT_EQ(3, batch[0].seq);
+  EXPECT_EQ(2, batch[1].seq);
+  EXPECT_EQ(4, batch[2].seq);
+  EXPECT_EQ(R"({"amount":10})",
+            text("SELECT payload FROM outbox WHERE event_type = 'OrderPaid'"));
+}
+
+TEST_F(OrderStoreTest, append_event_rejects_bad_events) {
+  auto reject = [this](event_request request, const std::string& message) {
+    try {
+      store_.append_event(request, 1);
+      ADD_FAILURE() << "accepted " << request.payload;
+    } catch (const store_error& e) {
+      EXPECT_EQ(store_errc::invalid_input, e.code());
+      EXPECT_EQ(message, e.what());
+    }
+  };
+  reject({"a-1", "T", "not json"},
+         "payload must be a JSON object (got text that is not valid JSON)");
+  reject({"a-1", "T", ""},
+         "payload must be a JSON object (got text that is not valid JSON)");
+  reject({"a-1", "T", "[1,2]"}, "payload must be a JSON object (got a JSON "
+                                "array)");
+  reject({"a-1", "", "{}"}, "event_type must not be empty");
+  reject({"", "T", "{}"}, "aggregate_id must not be empty");
+  EXPECT_EQ(0, outbox_rows());
+}
+
+TEST_F(OrderStoreTest, locked_database_is_a_busy_error_naming_it) {
+  auto db = outbox::storage::open_database(options(50));
+  order_store store{*db};
+  SQLite::Database other{path_, SQLite::OPEN_READWRITE};
+  other.exec("BEGIN IMMEDIATE");
+  try {
+    store.place_order({std::nullopt, "SKU-1", 1}, 1);
+    FAIL() << "placed an order while another connection held the lock";
+  } catch (const store_error& e) {
+    EXPECT_EQ(store_errc::busy, e.code()) << e.what();
+    EXPECT_NE(std::string::npos, std::string{e.what()}.find(path_));
+  }
+  other.exec("ROLLBACK");
+  EXPECT_EQ(placed_order::outcome::placed,
+            store.place_order({std::nullopt, "SKU-1", 1}, 1).result);
+}

@@ -1,0 +1,282 @@
+#include "storage/database.hpp"
+
+#include "storage/order_store.hpp"
+#include "storage/outbox_store.hpp"
+#include "storage/store_error.hpp"
+#include "storage_fixture.hpp"
+
+#include <SQLiteCpp/Exception.h>
+
+#include <fstream>
+#include <map>
+
+using namespace outbox::storage;
+using outbox::test::temp_dir;
+
+namespace {
+
+/// Column name -> default value text of `table`.
+std::map<std::string, std::string> columns(SQLite::Database& db,
+                                           const std::string& table) {
+  SQLite::Statement info{db, "PRAGMA table_info(" + table + ")"};
+  std::map<std::string, std::string> result;
+  while (info.executeStep())
+    result[info.getColumn(1).getString()] = info.getColumn(4).getString();
+  return result;
+}
+
+/// Runs `call` and returns the store_error it throws (fails if none).
+template <class Call>
+store_error expect_store_error(Call&& call, store_errc code) {
+  try {
+    call();
+  } catch (const store_error& e) {
+    EXPECT_EQ(code, e.code()) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "expected store_error(" << to_string(code) << ")";
+  return store_error(store_errc::internal, "none thrown");
+}
+
+class StorageSchemaTest : public outbox::test::storage_fixture {
+protected:
+  /// Inserts an outbox row by hand; `extra` columns/values are appended.
+  void insert_outbox(const std::string& extra_columns = "",
+                     const std::string& extra_values = "",
+                     const std::string& payload = "'{}'") {
+    auto row = std::to_string(++rows_);
+    db_->exec("INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
+              " payload, created_at" +
+              extra_columns + ") VALUES ('e-" + row + "', 'a', " + row +
+              ", 'T', " + payload + ", 0" + extra_values + ")");
+  }
+
+  int rows_ = 0;
+};
+
+} // namespace
+
+TEST_F(StorageSchemaTest, has_the_seed_tables_and_columns) {
+  auto orders = columns(*db_, "orders");
+  for (auto name : {"id", "sku", "qty"})
+    EXPECT_EQ(1u, orders.count(name)) << "orders." << name;
+  auto outbox = columns(*db_, "outbox");
+  for (auto name : {"event_id", "aggregate_id", "seq", "event_type", "payload",
+                    "status", "owner", "lease_until", "lease_epoch", "attempts",
+                    "available_at", "last_error", "created_at", "published_at"})
+    EXPECT_EQ(1u, outbox.count(name)) << "outbox." << name;
+  EXPECT_EQ("'PENDING'", outbox["status"]);
+  EXPECT_TRUE(db_->tableExists("request_keys"));
+  EXPECT_EQ(schema_version, scalar("PRAGMA user_version"));
+}
+
+TEST_F(StorageSchemaTest, status_defaults_to_pending) {
+  insert_outbox();
+  EXPECT_EQ("PENDING", text("SELECT status FROM outbox"));
+  EXPECT_EQ(0, scalar("SELECT attempts + lease_epoch + lease_until"
+                      " + available_at FROM outbox"));
+}
+
+TEST_F(StorageSchemaTest, has_the_partial_indexes) {
+  for (auto index : {"outbox_pending", "outbox_leased", "outbox_unpublished",
+                     "outbox_failed"})
+    EXPECT_EQ(1, scalar(std::string{"SELECT COUNT(*) FROM sqlite_master"
+                                    " WHERE type = 'index' AND name = '"} +
+                        index + "'"))
+        << index;
+  EXPECT_NE(std::string::npos, text("SELECT sql FROM sqlite_master"
+                                    " WHERE name = 'outbox_pending'")
+                                   .find("WHERE status = 'PENDING'"));
+}
+
+TEST_F(StorageSchemaTest, check_constraints_reject_bad_rows) {
+  auto rejects = [this](const std::string& sql) {
+    EXPECT_THROW(db_->exec(sql), SQLite::Exception) << sql;
+  };
+  rejects("INSERT INTO orders (sku, qty, created_at) VALUES ('', 1, 0)");
+  rejects("INSERT INTO orders (sku, qty, created_at) VALUES ('" +
+          std::string(65, 'x') + "', 1, 0)");
+  rejects("INSERT INTO orders (sku, qty, created_at) VALUES ('a', 0, 0)");
+  rejects("INSERT INTO orders (sku, qty, created_at) VALUES ('a', 1000001, 0)");
+  rejects("INSERT INTO orders (sku, qty) VALUES ('a', 1)");
+  EXPECT_THROW(insert_outbox("", "", "'not json'"), SQLite::Exception);
+  EXPECT_THROW(insert_outbox("", "", "'[1, 2]'"), SQLite::Exception);
+  EXPECT_THROW(insert_outbox(", status", ", 'DONE'"), SQLite::Exception);
+  EXPECT_THROW(insert_outbox(", status", ", 'SENDING'"), SQLite::Exception)
+      << "SENDING without an owner";
+  EXPECT_THROW(insert_outbox(", owner", ", 'relay-1'"), SQLite::Exception)
+      << "an owner on a PENDING row";
+  EXPECT_THROW(insert_outbox(", status", ", 'PUBLISHED'"), SQLite::Exception)
+      << "PUBLISHED without published_at";
+  EXPECT_THROW(insert_outbox(", attempts", ", -1"), SQLite::Exception);
+  rejects("INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
+          " payload, created_at) VALUES ('x', 'a', 0, 'T', '{}', 0)");
+  rejects("INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
+          " payload, created_at) VALUES ('x', '', 1, 'T', '{}', 0)");
+  rejects("INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
+          " payload, created_at) VALUES ('x', 'a', 1, '', '{}', 0)");
+  insert_outbox(", status, owner", ", 'SENDING', 'relay-1'");
+  insert_outbox(", status, published_at", ", 'PUBLISHED', 5");
+  auto values = [](const std::string& event_id) {
+    return "INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
+           " payload, created_at) VALUES ('" +
+           event_id + "', 'u', 1, 'T', '{}', 0)";
+  };
+  db_->exec(values("u-1"));
+  rejects(values("u-2")); // UNIQUE(aggregate_id, seq)
+  // Foreign keys are on: a request key must name a real order and event.
+  auto key = [](const std::string& request_id, int order_id,
+                const std::string& event_id) {
+    return "INSERT INTO request_keys (request_id, fingerprint, order_id,"
+           " event_id, created_at) VALUES ('" +
+           request_id + "', 'f', " + std::to_string(order_id) + ", '" +
+           event_id + "', 0)";
+  };
+  rejects(key("r", 42, "u-1"));
+  db_->exec("INSERT INTO orders (sku, qty, created_at) VALUES ('a', 1, 0)");
+  rejects(key("r", 1, "no-such-event"));
+  rejects(key("", 1, "u-1"));
+  rejects(key(std::string(129, 'r'), 1, "u-1"));
+  db_->exec(key("r", 1, "u-1"));
+  EXPECT_EQ(3, scalar("SELECT COUNT(*) FROM outbox"));
+}
+
+TEST_F(StorageSchemaTest, migrate_is_idempotent) {
+  order_store orders{*db_};
+  orders.place_order({std::nullopt, "sku-1", 2}, 1);
+  migrate(*db_);
+  migrate(*db_);
+  auto again = open_and_migrate(options());
+  require_schema(*again);
+  EXPECT_EQ(1, again->execAndGet("SELECT COUNT(*) FROM orders").getInt());
+  EXPECT_EQ(schema_version, again->execAndGet("PRAGMA user_version").getInt());
+}
+
+TEST_F(StorageSchemaTest, applies_the_connection_pragmas) {
+  auto options = this->options();
+  options.synchronous = "normal";
+  auto db = open_database(options);
+  EXPECT_EQ("wal", db->execAndGet("PRAGMA journal_mode").getString());
+  EXPECT_EQ(1, db->execAndGet("PRAGMA foreign_keys").getInt());
+  EXPECT_EQ(1, db->execAndGet("PRAGMA synchronous").getInt()); // NORMAL
+  EXPECT_EQ(5000, db->execAndGet("PRAGMA busy_timeout").getInt());
+  EXPECT_EQ(2, scalar("PRAGMA synchronous")); // FULL, the default
+}
+
+TEST_F(StorageSchemaTest, rejects_an_unknown_synchronous_mode) {
+  auto options = this->options();
+  options.synchronous = "SOMETIMES";
+  auto e = expect_store_error([&] { open_database(options); },
+                              store_errc::invalid_input);
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find("synchronous"));
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find("SOMETIMES"));
+}
+
+TEST_F(StorageSchemaTest, rejects_a_database_newer_than_the_binary) {
+  db_->exec("PRAGMA user_version = 2");
+  auto e = expect_store_error([&] { migrate(*db_); }, store_errc::schema);
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find("newer"));
+  expect_store_error([&] { require_schema(*db_); }, store_errc::schema);
+  expect_store_error([&] { open_and_migrate(options()); }, store_errc::schema);
+}
+
+TEST(StorageOpenTest, require_schema_fails_clearly_on_a_fresh_file) {
+  temp_dir dir;
+  db_options options;
+  options.path = dir.file("fresh.db");
+  auto db = open_database(options);
+  auto e = expect_store_error([&] { require_schema(*db); }, store_errc::schema);
+  EXPECT_EQ("database " + options.path +
+                " is not initialised: run `outbox init`",
+            std::string{e.what()});
+  // The stores check it too, instead of failing on a missing table.
+  expect_store_error([&] { order_store{*db}; }, store_errc::schema);
+  expect_store_error([&] { outbox_store{*db}; }, store_errc::schema);
+}
+
+TEST(StorageOpenTest, missing_folder_is_an_io_error_naming_the_path) {
+  temp_dir dir;
+  db_options options;
+  options.path = dir.file("no/such/folder/app.db");
+  auto e = expect_store_error([&] { open_database(options); }, store_errc::io);
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find(options.path));
+}
+
+TEST(StorageOpenTest, unusable_path_is_an_io_error_naming_the_path) {
+  temp_dir dir;
+  std::ofstream{dir.file("plain-file")} << "x";
+  db_options options;
+  // A regular file where a folder should be (chmod would not stop root).
+  options.path = dir.file("plain-file/app.db");
+  auto e = expect_store_error([&] { open_database(options); }, store_errc::io);
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find(options.path));
+  // A folder where the database file should be.
+  options.path = dir.path().string();
+  e = expect_store_error([&] { open_database(options); }, store_errc::io);
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find(options.path));
+}
+
+TEST(StorageOpenTest, garbage_file_is_a_schema_error) {
+  temp_dir dir;
+  db_options options;
+  options.path = dir.file("garbage.db");
+  std::ofstream{options.path} << std::string(4096, 'g');
+  auto e = expect_store_error([&] { open_and_migrate(options); },
+                              store_errc::schema);
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find(options.path));
+}
+
+TEST(StorageOpenTest, foreign_tables_are_not_adopted) {
+  temp_dir dir;
+  db_options options;
+  options.path = dir.file("foreign.db");
+  {
+    auto db = open_database(options);
+    db->exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, name TEXT)");
+  }
+  auto e = expect_store_error([&] { open_and_migrate(options); },
+                              store_errc::schema);
+  EXPECT_NE(std::string::npos, std::string{e.what()}.find("orders"));
+}
+
+TEST(StoreErrorTest, codes_have_stable_names) {
+  EXPECT_STREQ("busy", to_string(store_errc::busy));
+  EXPECT_STREQ("io", to_string(store_errc::io));
+  EXPECT_STREQ("schema", to_string(store_errc::schema));
+  EXPECT_STREQ("invalid_input", to_string(store_errc::invalid_input));
+  EXPECT_STREQ("internal", to_string(store_errc::internal));
+}
+
+TEST(StoreErrorTest, maps_sqlite_exceptions_by_code) {
+  auto mapped = [](int code) {
+    try {
+      try {
+        throw SQLite::Exception("boom", code);
+      } catch (...) {
+        rethrow_as_store_error("test", "/x/app.db");
+      }
+    } catch (const store_error& e) {
+      EXPECT_NE(std::string::npos, std::string{e.what()}.find("test: "));
+      return e.code();
+    }
+    return store_errc::internal;
+  };
+  EXPECT_EQ(store_errc::busy, mapped(5));           // SQLITE_BUSY
+  EXPECT_EQ(store_errc::busy, mapped(6));           // SQLITE_LOCKED
+  EXPECT_EQ(store_errc::io, mapped(14));            // SQLITE_CANTOPEN
+  EXPECT_EQ(store_errc::io, mapped(10));            // SQLITE_IOERR
+  EXPECT_EQ(store_errc::schema, mapped(26));        // SQLITE_NOTADB
+  EXPECT_EQ(store_errc::invalid_input, mapped(19)); // SQLITE_CONSTRAINT
+  EXPECT_EQ(store_errc::internal, mapped(1));       // SQLITE_ERROR
+  // A store_error passes through unchanged.
+  try {
+    try {
+      throw store_error(store_errc::io, "as is");
+    } catch (...) {
+      rethrow_as_store_error("test");
+    }
+  } catch (const store_error& e) {
+    EXPECT_EQ(store_errc::io, e.code());
+    EXPECT_STREQ("as is", e.what());
+  }
+}
