@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 namespace outbox::actors {
 
@@ -57,34 +58,92 @@ std::vector<broker::event_entry> to_entries(const storage::claim& c,
   return entries;
 }
 
+/// The claim minus the rows of `excluded` aggregates.
+storage::claim without(const storage::claim& c,
+                       const std::set<std::string>& excluded) {
+  storage::claim rest = c;
+  rest.events.clear();
+  for (const auto& e : c.events)
+    if (excluded.count(e.aggregate_id) == 0)
+      rest.events.push_back(e);
+  return rest;
+}
+
+/// Redis refused the batch. Find the rows it refuses by publishing one row
+/// at a time, so only they pay an attempt; the later rows of their
+/// aggregate are handed back unpublished (order), every other aggregate goes
+/// through. Returns the claim of what was published.
+storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
+                               storage::millis now,
+                               const std::string& first_error) {
+  auto& st = self->state;
+  auto& metrics = *st.setup.metrics;
+  std::set<std::string> blocked;
+  std::vector<storage::event_lease> refused;
+  std::vector<storage::event_lease> held_back;
+  std::string reason = first_error;
+  if (c.events.size() == 1) {
+    blocked.insert(c.events.front().aggregate_id);
+    refused.push_back({c.events.front().event_id, c.events.front().epoch});
+  }
+  for (const auto& e : c.events) {
+    if (c.events.size() == 1)
+      break;
+    if (blocked.count(e.aggregate_id)) {
+      held_back.push_back({e.event_id, e.epoch});
+      continue;
+    }
+    storage::claim single = c;
+    single.events = {e};
+    try {
+      st.publisher->publish(to_entries(single, now));
+    } catch (const broker::broker_error& err) {
+      if (err.code() == broker::broker_errc::unavailable)
+        throw;
+      blocked.insert(e.aggregate_id);
+      refused.push_back({e.event_id, e.epoch});
+      reason = err.what();
+    }
+  }
+  auto failed = st.store->fail(st.setup.name, refused, reason, st.setup.clock(),
+                               st.setup.lease);
+  metrics.rows_failed += failed.failed;
+  metrics.released += st.store->release(st.setup.name, held_back);
+  spdlog::warn("relay {}: broker refused {} rows ({} now FAILED, {} later "
+               "rows of their aggregates held back): {}",
+               st.setup.name, refused.size(), failed.failed, held_back.size(),
+               reason);
+  return without(c, blocked);
+}
+
 /// Publishes a claimed batch and acknowledges it. Returns false when the
 /// relay crashed or must back off (the next cycle is scheduled here then).
-bool publish_and_ack(relay_actor* self, const storage::claim& c, bool zombie) {
+bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
+                     bool zombie) {
   auto& st = self->state;
   auto& metrics = *st.setup.metrics;
   auto now = st.setup.clock();
   // A lease running out is renewed before the broker call; a zombie does
   // not know it slept, which is exactly what the fence must catch.
-  if (!zombie && c.lease_until - now < st.setup.lease.ttl / 3)
-    st.store->renew(st.setup.name, c.leases(), now + st.setup.lease.ttl);
+  if (!zombie && claimed.lease_until - now < st.setup.lease.ttl / 3)
+    st.store->renew(st.setup.name, claimed.leases(), now + st.setup.lease.ttl);
+  storage::claim c = claimed;
   try {
-    st.publisher->publish(to_entries(c, now));
-  } catch (const broker::broker_error& e) {
-    metrics.publish_errors++;
-    if (e.code() == broker::broker_errc::unavailable) {
-      // Not the rows' fault: hand them back without spending an attempt.
-      // Redis may have taken the batch anyway; the inbox absorbs that.
-      spdlog::warn("relay {}: Redis unavailable, releasing {} rows: {}",
-                   st.setup.name, c.events.size(), e.what());
-      metrics.released += st.store->release(st.setup.name, c.leases());
-    } else {
-      auto failed = st.store->fail(st.setup.name, c.leases(), e.what(),
-                                   st.setup.clock(), st.setup.lease);
-      metrics.rows_failed += failed.failed;
-      spdlog::warn("relay {}: broker refused batch ({} rows backed off, {} "
-                   "FAILED): {}",
-                   st.setup.name, failed.backed_off, failed.failed, e.what());
+    try {
+      st.publisher->publish(to_entries(c, now));
+    } catch (const broker::broker_error& e) {
+      if (e.code() == broker::broker_errc::unavailable)
+        throw;
+      metrics.publish_errors++;
+      c = isolate_refused(self, c, now, e.what());
     }
+  } catch (const broker::broker_error& e) {
+    // Not the rows' fault: hand them back without spending an attempt.
+    // Redis may have taken the batch anyway; the inbox absorbs that.
+    metrics.publish_errors++;
+    spdlog::warn("relay {}: Redis unavailable, releasing {} rows: {}",
+                 st.setup.name, c.events.size(), e.what());
+    metrics.released += st.store->release(st.setup.name, c.leases());
     schedule_idle(self);
     return false;
   }

@@ -19,9 +19,10 @@ public:
   /// RPUSH with many values when they all go to one list, one Lua script
   /// over the lists otherwise (it checks every list's type before writing;
   /// MULTI/EXEC would keep the other pushes when one fails with WRONGTYPE).
-  /// Either all are enqueued or none (on a connection error the outcome is
-  /// unknown: the caller must treat it as "maybe", which the lease protocol
-  /// does by leaving the rows leased). Throws broker_error.
+  /// Either all are enqueued or none. On a connection error the outcome is
+  /// unknown: the caller must treat the batch as maybe published (the relay
+  /// hands the rows back; a second publish is a duplicate the inbox
+  /// absorbs). Throws broker_error.
   void publish(const std::vector<event_entry>& entries);
 
   /// Publishes already-encoded entries to one list (the lab's relay).

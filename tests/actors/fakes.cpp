@@ -1,0 +1,165 @@
+#include "fakes.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+#include <variant>
+
+namespace outbox::test {
+
+namespace {
+
+constexpr std::int64_t max_integer = 9007199254740992; // 2^53, as in Lua
+
+broker::applied_entry dead(fake_broker& b, std::string reason) {
+  b.dead_letter.push_back(reason);
+  ++b.dead_lettered;
+  broker::applied_entry result;
+  result.result = broker::applied_entry::outcome::dead_lettered;
+  result.reason = std::move(reason);
+  return result;
+}
+
+} // namespace
+
+void fake_broker::fail_publishes(int count, broker::broker_errc code) {
+  fail_next = count;
+  fail_code = code;
+}
+
+std::vector<broker::event_entry> fake_broker::published() const {
+  std::vector<broker::event_entry> all;
+  for (const auto& batch : batches)
+    all.insert(all.end(), batch.begin(), batch.end());
+  return all;
+}
+
+std::size_t fake_broker::times_published(const std::string& event_id) const {
+  std::size_t count = 0;
+  for (const auto& batch : batches)
+    for (const auto& entry : batch)
+      count += entry.event_id == event_id ? 1 : 0;
+  return count;
+}
+
+std::vector<std::int64_t>
+fake_broker::seqs_of(const std::string& aggregate_id) const {
+  std::vector<std::int64_t> seqs;
+  for (const auto& batch : batches)
+    for (const auto& entry : batch)
+      if (entry.aggregate_id == aggregate_id)
+        seqs.push_back(entry.seq);
+  return seqs;
+}
+
+fake_publish_port::fake_publish_port(std::shared_ptr<fake_broker> broker)
+    : broker_(std::move(broker)) {}
+
+void fake_publish_port::publish(
+    const std::vector<broker::event_entry>& entries) {
+  auto& b = *broker_;
+  ++b.publish_calls;
+  if (b.fail_next > 0) {
+    --b.fail_next;
+    throw broker::broker_error(b.fail_code, "fake broker: injected failure");
+  }
+  for (const auto& entry : entries)
+    if (b.poisoned_aggregates.count(entry.aggregate_id) > 0)
+      throw broker::broker_error(broker::broker_errc::rejected,
+                                 "fake broker: WRONGTYPE for aggregate " +
+                                     entry.aggregate_id);
+  // Encode everything before pushing anything: all or nothing.
+  std::vector<std::string> encoded;
+  encoded.reserve(entries.size());
+  for (const auto& entry : entries)
+    encoded.push_back(broker::encode(entry));
+  auto& list = b.lists[b.queue];
+  list.insert(list.end(), encoded.begin(), encoded.end());
+  b.batches.push_back(entries);
+}
+
+fake_consume_port::fake_consume_port(std::shared_ptr<fake_broker> broker)
+    : broker_(std::move(broker)) {}
+
+std::optional<std::string> fake_consume_port::pop(const std::string& queue,
+                                                  const std::string& processing,
+                                                  int) {
+  // Never waits: the test coordinator drives time, not this call.
+  auto& source = broker_->lists[queue];
+  if (source.empty())
+    return std::nullopt;
+  auto entry = std::move(source.front());
+  source.pop_front();
+  broker_->lists[processing].push_back(entry);
+  return entry;
+}
+
+broker::applied_entry fake_consume_port::apply(const std::string& text) {
+  auto& b = *broker_;
+  auto decoded = broker::decode(text);
+  if (auto* bad = std::get_if<broker::malformed_entry>(&decoded))
+    return dead(b, bad->reason);
+  auto& entry = std::get<broker::event_entry>(decoded);
+  auto order_placed = entry.event_type == "OrderPlaced";
+  std::string sku;
+  std::int64_t qty = 0;
+  if (order_placed) {
+    auto payload = nlohmann::json::parse(entry.payload);
+    auto s = payload.find("sku");
+    if (s == payload.end() || !s->is_string() ||
+        s->get_ref<const std::string&>().empty())
+      return dead(b, "payload.sku must be a non-empty string");
+    auto q = payload.find("qty");
+    if (q == payload.end() || !q->is_number_integer() ||
+        q->get<std::int64_t>() < 1 || q->get<std::int64_t>() > max_integer)
+      return dead(b, "payload.qty must be an integer >= 1 (at most 2^53)");
+    sku = s->get<std::string>();
+    qty = q->get<std::int64_t>();
+  }
+  broker::applied_entry result;
+  // HSETNX processed: the dedup record and the effect go together.
+  if (!b.processed.emplace(entry.event_id, entry.event_type).second) {
+    ++b.duplicates;
+    result.result = broker::applied_entry::outcome::duplicate;
+    return result;
+  }
+  if (order_placed)
+    b.reserved[sku] += qty;
+  auto& last = b.aggregate_seq[entry.aggregate_id];
+  result.order_violation = entry.seq != last + 1;
+  if (result.order_violation)
+    ++b.order_violations;
+  last = std::max(last, entry.seq);
+  ++b.consumed;
+  return result;
+}
+
+void fake_consume_port::remove(const std::string& processing,
+                               const std::string& entry) {
+  // LREM processing 1 entry: the oldest copy.
+  auto& list = broker_->lists[processing];
+  auto i = std::find(list.begin(), list.end(), entry);
+  if (i != list.end())
+    list.erase(i);
+}
+
+std::size_t fake_consume_port::recover(const std::string& processing,
+                                       const std::string& queue) {
+  if (processing == queue)
+    throw std::invalid_argument("recover: the processing list is the queue");
+  auto& in_flight = broker_->lists[processing];
+  auto& target = broker_->lists[queue];
+  auto moved = in_flight.size();
+  target.insert(target.begin(), in_flight.begin(), in_flight.end());
+  in_flight.clear();
+  return moved;
+}
+
+std::function<std::unique_ptr<actors::publish_port>()>
+fake_publisher_factory(std::shared_ptr<fake_broker> broker) {
+  return [broker] { return std::make_unique<fake_publish_port>(broker); };
+}
+
+} // namespace outbox::test

@@ -1,0 +1,110 @@
+#pragma once
+
+// In-memory stand-ins for the broker side of the actors (actors/ports.hpp),
+// for deterministic actor tests. They share one fake_broker, so what a relay
+// publishes is what a consumer pops. Single-threaded: use them on CAF's test
+// coordinator, not from detached actors.
+
+#include "actors/ports.hpp"
+#include "broker/broker_error.hpp"
+#include "broker/entry.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace outbox::test {
+
+/// The state of a fake Redis: lists, the inbox's hashes and counters (the
+/// keys of broker/inbox_script.cpp), and a log of every publish call.
+struct fake_broker {
+  /// Where fake_publish_port pushes encoded entries (one list, no partitions).
+  std::string queue = "outbox.events";
+  /// Every list by name; front is the head (LPOP side).
+  std::map<std::string, std::deque<std::string>> lists;
+
+  // -- publish side --
+
+  /// Every batch the broker accepted, in order, as the relay passed it.
+  std::vector<std::vector<broker::event_entry>> batches;
+  /// Every publish call, accepted or not.
+  int publish_calls = 0;
+  /// Failure injection: the next `fail_next` publish calls throw `fail_code`.
+  int fail_next = 0;
+  broker::broker_errc fail_code = broker::broker_errc::unavailable;
+  /// A batch holding an entry of one of these aggregates is rejected (as a
+  /// WRONGTYPE on its list would be), for as long as it stays in the set.
+  std::set<std::string> poisoned_aggregates;
+
+  // -- inbox side (processed, inventory.reserved, aggregate_seq, counters) --
+
+  /// event_id -> result: the dedup records.
+  std::map<std::string, std::string> processed;
+  /// sku -> reserved quantity: the effect of OrderPlaced.
+  std::map<std::string, std::int64_t> reserved;
+  /// aggregate_id -> highest seq applied.
+  std::map<std::string, std::int64_t> aggregate_seq;
+  std::int64_t consumed = 0;
+  std::int64_t duplicates = 0;
+  std::int64_t dead_lettered = 0;
+  std::int64_t order_violations = 0;
+  /// Dead-lettered entries' reasons, in order.
+  std::vector<std::string> dead_letter;
+
+  /// Makes the next `count` publish calls throw broker_error(code).
+  void fail_publishes(int count, broker::broker_errc code);
+
+  /// Every accepted entry, batches flattened, in publish order.
+  std::vector<broker::event_entry> published() const;
+
+  /// How many accepted entries carry `event_id`.
+  std::size_t times_published(const std::string& event_id) const;
+
+  /// Seqs of `aggregate_id` in publish order.
+  std::vector<std::int64_t> seqs_of(const std::string& aggregate_id) const;
+};
+
+/// A publish_port on a fake_broker: all-or-nothing, like the real publisher.
+class fake_publish_port : public actors::publish_port {
+public:
+  explicit fake_publish_port(std::shared_ptr<fake_broker> broker);
+
+  void publish(const std::vector<broker::event_entry>& entries) override;
+
+private:
+  std::shared_ptr<fake_broker> broker_;
+};
+
+/// A consume_port on a fake_broker, with the reliable queue's and the inbox
+/// script's semantics: pop moves head to processing tail, apply dedups by
+/// event_id then applies the effect and checks seq order, malformed entries
+/// are dead-lettered, remove drops the oldest copy, recover puts in-flight
+/// entries back at the queue's head in their order.
+class fake_consume_port : public actors::consume_port {
+public:
+  explicit fake_consume_port(std::shared_ptr<fake_broker> broker);
+
+  std::optional<std::string> pop(const std::string& queue,
+                                 const std::string& processing,
+                                 int timeout_ms) override;
+  broker::applied_entry apply(const std::string& entry) override;
+  void remove(const std::string& processing, const std::string& entry) override;
+  std::size_t recover(const std::string& processing,
+                      const std::string& queue) override;
+
+private:
+  std::shared_ptr<fake_broker> broker_;
+};
+
+/// A relay_setup::make_publisher that hands out ports on `broker`.
+std::function<std::unique_ptr<actors::publish_port>()>
+fake_publisher_factory(std::shared_ptr<fake_broker> broker);
+
+} // namespace outbox::test
