@@ -23,11 +23,13 @@ using std::chrono::milliseconds;
 template <class F, class... Ts>
 caf::actor spawn_child(coordinator_actor* self, bool detached, F fun,
                        Ts&&... xs) {
-  if (detached)
-    return self->spawn<caf::detached + caf::linked + caf::monitored>(
-        fun, std::forward<Ts>(xs)...);
-  return self->spawn<caf::linked + caf::monitored>(fun,
-                                                   std::forward<Ts>(xs)...);
+  auto child = detached
+                   ? self->spawn<caf::detached + caf::linked + caf::monitored>(
+                         fun, std::forward<Ts>(xs)...)
+                   : self->spawn<caf::linked + caf::monitored>(
+                         fun, std::forward<Ts>(xs)...);
+  self->state.children.insert(child.address());
+  return child;
 }
 
 const config::settings& settings_of(coordinator_actor* self) {
@@ -133,39 +135,52 @@ void stop(coordinator_actor* self, std::string failure) {
   finish_if_all_down(self);
 }
 
+/// Starts the next incarnation of a slot. A dead consumer's entries go back
+/// to the head of their queues first, so order and delivery survive the
+/// crash; if Redis cannot be reached for that, the slot waits and tries
+/// again rather than letting a new consumer overtake the stranded entries.
+void respawn(coordinator_actor* self, worker_slot& slot) {
+  auto& st = self->state;
+  if (st.stopping || slot.running)
+    return;
+  if (slot.kind == worker_slot::role::consumer) {
+    try {
+      st.setup.metrics->recovered_entries +=
+          static_cast<std::int64_t>(st.probe->recover_consumer(slot.name));
+    } catch (const std::exception& e) {
+      spdlog::warn("coordinator: recovering {} failed, retrying before "
+                   "restarting it: {}",
+                   slot.name, e.what());
+      auto position = static_cast<std::size_t>(&slot - st.slots.data());
+      self->delayed_send(self, milliseconds(st.setup.check_interval_ms),
+                         respawn_atom_v, position);
+      return;
+    }
+  }
+  auto old_name = slot.name;
+  ++slot.restarts;
+  start_worker(self, slot);
+  spdlog::info("coordinator: {} restarted as {}", old_name, slot.name);
+  if (slot.kind == worker_slot::role::relay)
+    tell_writer_relays(self);
+}
+
 /// Restarts a crashed relay or consumer under a new name, unless its
 /// restart budget is spent.
 void restart(coordinator_actor* self, worker_slot& slot,
              const caf::error& reason) {
   auto& st = self->state;
   auto& metrics = *st.setup.metrics;
-  bool relay_slot = slot.kind == worker_slot::role::relay;
   if (slot.restarts >= settings_of(self).run.restart_budget) {
     stop(self, slot.name + " crashed more than run.restart_budget (" +
                    std::to_string(settings_of(self).run.restart_budget) +
                    ") times; last: " + to_string(reason));
     return;
   }
-  if (!relay_slot) {
-    // Its entries go back to the head of their queues before anyone else
-    // reads them, so order and delivery survive the crash.
-    try {
-      metrics.recovered_entries +=
-          static_cast<std::int64_t>(st.probe->recover_consumer(slot.name));
-    } catch (const std::exception& e) {
-      spdlog::warn("coordinator: recovering {} failed, the restarted "
-                   "consumer will retry: {}",
-                   slot.name, e.what());
-    }
-  }
-  ++slot.restarts;
-  (relay_slot ? metrics.relay_restarts : metrics.consumer_restarts)++;
-  auto old_name = slot.name;
-  start_worker(self, slot);
-  spdlog::info("coordinator: {} went down ({}), restarted as {}", old_name,
-               to_string(reason), slot.name);
-  if (relay_slot)
-    tell_writer_relays(self);
+  spdlog::info("coordinator: {} went down: {}", slot.name, to_string(reason));
+  (slot.kind == worker_slot::role::relay ? metrics.relay_restarts
+                                         : metrics.consumer_restarts)++;
+  respawn(self, slot);
 }
 
 void on_down(coordinator_actor* self, const caf::down_msg& msg) {
@@ -275,8 +290,8 @@ void start_children(coordinator_actor* self) {
     ls.writer = st.writer;
     ls.report_to = self;
     ls.metrics = st.setup.metrics;
-    st.load = self->spawn<caf::linked + caf::monitored>(load_generator,
-                                                        std::move(ls));
+    // Cooperative: it only sends messages, never blocks.
+    st.load = spawn_child(self, false, load_generator, std::move(ls));
     ++st.alive;
     self->send(st.load, start_atom_v);
   } else {
@@ -303,10 +318,9 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
     if (msg.source == self->address() || !msg.reason)
       return;
     auto& st = self->state;
-    bool from_child =
-        msg.source == st.writer.address() || msg.source == st.load.address();
-    for (const auto& slot : st.slots)
-      from_child = from_child || msg.source == slot.actor.address();
+    // A child's exit can arrive after its down_msg (and after its slot was
+    // given a new actor): remember every child ever spawned.
+    bool from_child = st.children.count(msg.source) > 0;
     if (!from_child && !st.stopping)
       stop(self, "stopped from outside: " + to_string(msg.reason));
   });
@@ -331,6 +345,11 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
       [self](done_atom) { self->state.load_done = true; },
       [self](check_atom) { check(self); },
       [self](shutdown_atom) { stop(self, ""); },
+      [self](respawn_atom, std::size_t position) {
+        auto& st = self->state;
+        if (position < st.slots.size())
+          respawn(self, st.slots[position]);
+      },
   };
 }
 

@@ -6,6 +6,7 @@
 #include "config/settings.hpp"
 
 #include <caf/actor.hpp>
+#include <caf/actor_addr.hpp>
 #include <caf/fwd.hpp>
 #include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,8 @@ struct coordinator_state {
   pipeline_snapshot last_snapshot;
   /// Actors still to go down before the report is written.
   std::size_t alive = 0;
+  /// Every child ever spawned (exit messages from them are expected).
+  std::set<caf::actor_addr> children;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

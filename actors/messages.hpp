@@ -99,6 +99,9 @@ CAF_ADD_ATOM(outbox, outbox::actors, done_atom, "done")
 CAF_ADD_ATOM(outbox, outbox::actors, check_atom, "check")
 /// to coordinator: stop gracefully (SIGINT/SIGTERM or end of a bounded run).
 CAF_ADD_ATOM(outbox, outbox::actors, shutdown_atom, "shutdown")
+/// coordinator to itself: (respawn, slot position) retries a restart whose
+/// consumer recovery failed.
+CAF_ADD_ATOM(outbox, outbox::actors, respawn_atom, "respawn")
 /// to coordinator: (run) -> report JSON once the run has ended.
 CAF_ADD_ATOM(outbox, outbox::actors, run_atom, "run")
 

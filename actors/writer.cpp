@@ -5,6 +5,7 @@
 
 #include <SQLiteCpp/Database.h>
 #include <caf/all.hpp>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -149,6 +150,11 @@ caf::behavior writer(writer_actor* self, writer_setup setup) {
         if (aggregate_id.empty() || event_type.empty())
           return caf::make_error(ec::invalid_input,
                                  "aggregate_id and event_type must be set");
+        // As for orders: a bad payload would fail the whole group's
+        // transaction, so it is refused here, alone.
+        if (!nlohmann::json::parse(payload, nullptr, false).is_object())
+          return caf::make_error(ec::invalid_input,
+                                 "payload must be a JSON object");
         auto promise = self->make_response_promise();
         self->state.events.push_back(
             {{aggregate_id, event_type, payload}, promise});

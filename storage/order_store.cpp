@@ -262,32 +262,48 @@ placed_order order_store::place_order(const order_request& request,
   return place_orders({request}, now).front();
 }
 
-std::vector<placed_order>
-order_store::place_orders(const std::vector<order_request>& requests,
-                          millis now) {
+namespace {
+
+/// Validates every request (naming the bad one), then writes them all in
+/// one BEGIN IMMEDIATE transaction: the shape of both batch calls.
+template <class Result, class Impl, class Request, class Validate, class Write>
+std::vector<Result> write_batch(Impl& im, const std::vector<Request>& requests,
+                                const char* noun, const char* operation,
+                                Validate validate_one, Write write_one) {
   for (std::size_t i = 0; i < requests.size(); ++i)
-    if (auto problem = validate(requests[i]))
+    if (auto problem = validate_one(requests[i]))
       throw store_error(store_errc::invalid_input,
                         requests.size() == 1
                             ? *problem
-                            : "order request " + std::to_string(i + 1) + ": " +
-                                  *problem);
-  std::vector<placed_order> results;
+                            : std::string{noun} + " " + std::to_string(i + 1) +
+                                  ": " + *problem);
+  std::vector<Result> results;
   if (requests.empty())
     return results;
   results.reserve(requests.size());
   try {
-    SQLite::Transaction transaction(impl_->db,
+    SQLite::Transaction transaction(im.db,
                                     SQLite::TransactionBehavior::IMMEDIATE);
-    // A repeated request_id in one batch sees the earlier request's key: it
-    // behaves exactly like a later retry (replayed or conflict).
     for (const auto& request : requests)
-      results.push_back(impl_->place(request, now));
-    impl_->commit(transaction);
+      results.push_back(write_one(request));
+    im.commit(transaction);
   } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("place_order", impl_->name);
+    rethrow_as_store_error(operation, im.name);
   }
   return results;
+}
+
+} // namespace
+
+std::vector<placed_order>
+order_store::place_orders(const std::vector<order_request>& requests,
+                          millis now) {
+  // A repeated request_id in one batch sees the earlier request's key: it
+  // behaves exactly like a later retry (replayed or conflict).
+  return write_batch<placed_order>(
+      *impl_, requests, "order request", "place_order",
+      [](const order_request& r) { return validate(r); },
+      [&](const order_request& r) { return impl_->place(r, now); });
 }
 
 appended_event order_store::append_event(const event_request& request,
@@ -298,27 +314,10 @@ appended_event order_store::append_event(const event_request& request,
 std::vector<appended_event>
 order_store::append_events(const std::vector<event_request>& requests,
                            millis now) {
-  for (std::size_t i = 0; i < requests.size(); ++i)
-    if (auto problem = validate_event(requests[i]))
-      throw store_error(store_errc::invalid_input,
-                        requests.size() == 1
-                            ? *problem
-                            : "event request " + std::to_string(i + 1) + ": " +
-                                  *problem);
-  std::vector<appended_event> results;
-  if (requests.empty())
-    return results;
-  results.reserve(requests.size());
-  try {
-    SQLite::Transaction transaction(impl_->db,
-                                    SQLite::TransactionBehavior::IMMEDIATE);
-    for (const auto& request : requests)
-      results.push_back(impl_->append(request, now));
-    impl_->commit(transaction);
-  } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("append_event", impl_->name);
-  }
-  return results;
+  return write_batch<appended_event>(
+      *impl_, requests, "event request", "append_event",
+      [](const event_request& r) { return validate_event(r); },
+      [&](const event_request& r) { return impl_->append(r, now); });
 }
 
 void order_store::set_before_commit(std::function<void()> hook) {

@@ -123,6 +123,11 @@ caf::actor actor_fixture::spawn_relay(actors::relay_setup setup) {
   return relay;
 }
 
+caf::actor actor_fixture::track(caf::actor actor) {
+  actors_.push_back(actor);
+  return actor;
+}
+
 std::shared_ptr<exit_record> actor_fixture::watch(const caf::actor& actor) {
   auto record = std::make_shared<exit_record>();
   actor->attach_functor([record](const caf::error& reason) {
@@ -208,13 +213,14 @@ std::int64_t actor_fixture::count_status(const std::string& status) {
 }
 
 bool has_code(const caf::error& error, actors::ec code) {
-  return error.category() == caf::atom("outbox") &&
+  // category() dereferences a null pointer on an empty error in CAF 0.17.
+  return error && error.category() == caf::atom("outbox") &&
          error.code() == static_cast<std::uint8_t>(code);
 }
 
 bool has_code(const caf::error& error, caf::exit_reason reason) {
   auto expected = caf::make_error(reason);
-  return error.category() == expected.category() &&
+  return error && error.category() == expected.category() &&
          error.code() == expected.code();
 }
 

@@ -72,6 +72,9 @@ protected:
   /// let it start and claim.
   caf::actor spawn_relay(actors::relay_setup setup);
 
+  /// Shuts `actor` down with the fixture's other actors when the test ends.
+  caf::actor track(caf::actor actor);
+
   /// Records how `actor` ends.
   std::shared_ptr<exit_record> watch(const caf::actor& actor);
 

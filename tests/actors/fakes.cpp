@@ -88,16 +88,28 @@ std::optional<std::string> fake_consume_port::pop(const std::string& queue,
                                                   int) {
   // Never waits: the test coordinator drives time, not this call.
   auto& source = broker_->lists[queue];
-  if (source.empty())
-    return std::nullopt;
-  auto entry = std::move(source.front());
-  source.pop_front();
-  broker_->lists[processing].push_back(entry);
+  std::optional<std::string> entry;
+  if (!source.empty()) {
+    entry = std::move(source.front());
+    source.pop_front();
+    broker_->lists[processing].push_back(*entry);
+    broker_->trace.push_back("pop " + processing);
+  }
+  if (broker_->fail_pops > 0) {
+    --broker_->fail_pops;
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "fake broker: pop reply lost");
+  }
   return entry;
 }
 
 broker::applied_entry fake_consume_port::apply(const std::string& text) {
   auto& b = *broker_;
+  if (b.fail_applies > 0) {
+    --b.fail_applies;
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "fake broker: apply failed");
+  }
   auto decoded = broker::decode(text);
   if (auto* bad = std::get_if<broker::malformed_entry>(&decoded))
     return dead(b, bad->reason);
@@ -149,6 +161,7 @@ std::size_t fake_consume_port::recover(const std::string& processing,
                                        const std::string& queue) {
   if (processing == queue)
     throw std::invalid_argument("recover: the processing list is the queue");
+  broker_->trace.push_back("recover " + processing);
   auto& in_flight = broker_->lists[processing];
   auto& target = broker_->lists[queue];
   auto moved = in_flight.size();
@@ -160,6 +173,61 @@ std::size_t fake_consume_port::recover(const std::string& processing,
 std::function<std::unique_ptr<actors::publish_port>()>
 fake_publisher_factory(std::shared_ptr<fake_broker> broker) {
   return [broker] { return std::make_unique<fake_publish_port>(broker); };
+}
+
+std::function<std::unique_ptr<actors::consume_port>()>
+fake_consume_port_factory(std::shared_ptr<fake_broker> broker) {
+  return [broker] { return std::make_unique<fake_consume_port>(broker); };
+}
+
+fake_pipeline_port::fake_pipeline_port(std::shared_ptr<fake_pipeline> pipeline)
+    : pipeline_(std::move(pipeline)) {}
+
+actors::pipeline_snapshot fake_pipeline_port::snapshot() {
+  ++pipeline_->snapshots;
+  return pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
+}
+
+std::size_t fake_pipeline_port::recover_consumer(const std::string& consumer) {
+  pipeline_->recovered_consumers.push_back(consumer);
+  if (pipeline_->on_recover_consumer)
+    pipeline_->on_recover_consumer(consumer);
+  return recover_if([&](const std::string& name) { return name == consumer; });
+}
+
+std::size_t fake_pipeline_port::recover_all() {
+  ++pipeline_->recover_all_calls;
+  return recover_if([](const std::string&) { return true; });
+}
+
+std::pair<std::string, bool> fake_pipeline_port::audit() {
+  ++pipeline_->audits;
+  return pipeline_->verdict;
+}
+
+std::size_t fake_pipeline_port::recover_if(
+    const std::function<bool(const std::string&)>& match) {
+  if (!pipeline_->broker)
+    return 0;
+  // Collect first: recovering inserts into the map being walked.
+  std::vector<std::pair<std::string, std::string>> found;
+  for (const auto& item : pipeline_->broker->lists) {
+    const auto& list = item.first;
+    auto queue = pipeline_->names.queue_of(list);
+    auto slash = list.rfind('/');
+    if (queue && slash != std::string::npos && match(list.substr(slash + 1)))
+      found.emplace_back(list, *queue);
+  }
+  fake_consume_port port{pipeline_->broker};
+  std::size_t moved = 0;
+  for (const auto& [list, queue] : found)
+    moved += port.recover(list, queue);
+  return moved;
+}
+
+std::function<std::unique_ptr<actors::pipeline_port>()>
+fake_probe_factory(std::shared_ptr<fake_pipeline> pipeline) {
+  return [pipeline] { return std::make_unique<fake_pipeline_port>(pipeline); };
 }
 
 } // namespace outbox::test

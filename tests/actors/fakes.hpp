@@ -8,6 +8,7 @@
 #include "actors/ports.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/entry.hpp"
+#include "broker/keys.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace outbox::test {
@@ -57,6 +59,19 @@ struct fake_broker {
   std::int64_t order_violations = 0;
   /// Dead-lettered entries' reasons, in order.
   std::vector<std::string> dead_letter;
+
+  // -- consume side failure injection and trace --
+
+  /// The next `fail_pops` pops throw broker_error(unavailable) after moving
+  /// the head entry (if any) to the processing list, as when LMOVE ran but
+  /// its reply was lost.
+  int fail_pops = 0;
+  /// The next `fail_applies` applies throw broker_error(unavailable) without
+  /// applying anything.
+  int fail_applies = 0;
+  /// "pop <processing>" for every entry popped and "recover <processing>"
+  /// for every recover call, in order.
+  std::vector<std::string> trace;
 
   /// Makes the next `count` publish calls throw broker_error(code).
   void fail_publishes(int count, broker::broker_errc code);
@@ -106,5 +121,51 @@ private:
 /// A relay_setup::make_publisher that hands out ports on `broker`.
 std::function<std::unique_ptr<actors::publish_port>()>
 fake_publisher_factory(std::shared_ptr<fake_broker> broker);
+
+/// A consumer_setup::make_port that hands out ports on `broker`.
+std::function<std::unique_ptr<actors::consume_port>()>
+fake_consume_port_factory(std::shared_ptr<fake_broker> broker);
+
+/// What a fake_pipeline_port reports, and what the coordinator asked of it.
+struct fake_pipeline {
+  /// What snapshot() returns, unless `source` is set.
+  actors::pipeline_snapshot snapshot;
+  /// Computes the snapshot instead (e.g. from the test's database).
+  std::function<actors::pipeline_snapshot()> source;
+  int snapshots = 0;
+  /// Every recover_consumer argument, in order.
+  std::vector<std::string> recovered_consumers;
+  /// Called by recover_consumer (with its argument) before it recovers.
+  std::function<void(const std::string&)> on_recover_consumer;
+  int recover_all_calls = 0;
+  /// What audit() returns.
+  std::pair<std::string, bool> verdict{R"({"ok":true,"checks":[]})", true};
+  int audits = 0;
+  /// Where recovery moves processing lists back (none: count calls only),
+  /// and the key names that say which lists those are.
+  std::shared_ptr<fake_broker> broker;
+  broker::keys names;
+};
+
+/// A pipeline_port on a fake_pipeline.
+class fake_pipeline_port : public actors::pipeline_port {
+public:
+  explicit fake_pipeline_port(std::shared_ptr<fake_pipeline> pipeline);
+
+  actors::pipeline_snapshot snapshot() override;
+  std::size_t recover_consumer(const std::string& consumer) override;
+  std::size_t recover_all() override;
+  std::pair<std::string, bool> audit() override;
+
+private:
+  /// Recovers the processing lists whose consumer name passes `match`.
+  std::size_t recover_if(const std::function<bool(const std::string&)>& match);
+
+  std::shared_ptr<fake_pipeline> pipeline_;
+};
+
+/// A coordinator_setup::make_probe that hands out ports on `pipeline`.
+std::function<std::unique_ptr<actors::pipeline_port>()>
+fake_probe_factory(std::shared_ptr<fake_pipeline> pipeline);
 
 } // namespace outbox::test

@@ -1,0 +1,185 @@
+// `outbox lab`: seed 000's eight-step lab, run by the lab coordinator on the
+// real writer, relay and consumer actors.
+
+#include "actors/lab_coordinator.hpp"
+#include "actors/lab_plan.hpp"
+#include "actors/messages.hpp"
+#include "actors/system_config.hpp"
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "storage/database.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SQLiteCpp/Database.h>
+#include <caf/all.hpp>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+namespace outbox::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Flags of `outbox lab`. --db is not offered: the lab's database is always
+/// <dir>/app.db.
+struct lab_options {
+  common_options common;
+  std::string dir;
+  std::string step;
+};
+
+/// Why the lab cannot start; empty when it can.
+using problem = std::optional<std::string>;
+
+/// The lab folder exists (created for init and the full run) and we can
+/// write in it.
+problem prepare_folder(const fs::path& dir, bool may_create) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    if (!may_create)
+      return "no lab at " + dir.string() + " (run `outbox lab --dir " +
+             dir.string() + " --step init` first)";
+    if (!fs::create_directories(dir, ec) && ec)
+      return "cannot create --dir " + dir.string() + ": " + ec.message();
+  }
+  if (!fs::is_directory(dir, ec))
+    return "--dir " + dir.string() + " is not a folder";
+  // Checked by writing, not by permission bits (root ignores them).
+  auto probe = (dir / ".outbox-lab-probe-XXXXXX").string();
+  int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    return "cannot write in --dir " + dir.string() + ": " +
+           std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return std::nullopt;
+}
+
+/// A step other than init needs the lab's app.db, initialised.
+problem require_initialised(const actors::lab_files& files,
+                            const config::settings& s) {
+  auto init_hint =
+      " (run `outbox lab --dir " + files.dir.string() + " --step init` first)";
+  if (!fs::exists(files.app_db()))
+    return "no lab database at " + files.app_db().string() + init_hint;
+  try {
+    auto db = storage::open_database(s.db);
+    storage::require_schema(*db);
+  } catch (const std::exception& e) {
+    return std::string{e.what()} + init_hint;
+  }
+  return std::nullopt;
+}
+
+problem require_redis(const config::settings& s) {
+  try {
+    broker::connection{s.redis}.ensure_connected();
+  } catch (const broker::broker_error& e) {
+    return std::string{e.what()} +
+           " (start redis-server, or pass --redis HOST:PORT)";
+  }
+  return std::nullopt;
+}
+
+int fail(const std::string& why, int code) {
+  std::cerr << "outbox lab: " << why << '\n';
+  return code;
+}
+
+/// Runs the plan on a lab coordinator; returns its failure (empty: none).
+std::string run_plan(actors::lab_setup setup) {
+  caf::actor_system_config cfg;
+  actors::register_outbox_types(cfg);
+  caf::actor_system system{cfg};
+  auto coordinator =
+      system.spawn<caf::detached>(actors::lab_coordinator, std::move(setup));
+  std::string failure = "the lab coordinator did not answer";
+  caf::scoped_actor self{system};
+  self->request(coordinator, caf::infinite, actors::run_atom_v)
+      .receive([&](const std::string& outcome) { failure = outcome; },
+               [&](caf::error& err) { failure = system.render(err); });
+  return failure;
+}
+
+std::string host_and_pid() {
+  char host[256] = "host";
+  ::gethostname(host, sizeof host - 1);
+  return std::string{host} + "-" + std::to_string(::getpid());
+}
+
+int run_lab(const lab_options& o) {
+  apply_log_level(o.common.log_level);
+  std::optional<actors::lab_step> step;
+  if (!o.step.empty()) {
+    step = actors::parse_lab_step(o.step);
+    if (!step)
+      return fail("unknown step '" + o.step +
+                      "' (steps: " + actors::lab_step_names() + ")",
+                  exit_usage);
+  }
+  actors::lab_files files{fs::path{o.dir}};
+  auto s = actors::lab_settings(resolve_settings(o.common), files);
+  bool full = !step;
+  bool init_only = step == actors::lab_step::init;
+  if (auto p = prepare_folder(files.dir, full || init_only))
+    return fail(*p, exit_failure);
+  if (!full && !init_only)
+    if (auto p = require_initialised(files, s))
+      return fail(*p, exit_failure);
+  // init on a folder without app.db starts a new lab: it resets the lab's
+  // Redis keys, so it needs Redis too.
+  if (!init_only || !fs::exists(files.app_db()))
+    if (auto p = require_redis(s))
+      return fail(*p, exit_failure);
+
+  actors::lab_setup setup;
+  setup.settings = s;
+  setup.files = files;
+  setup.plan =
+      full ? actors::full_lab_plan() : std::vector<actors::lab_step>{*step};
+  setup.reset_first = full;
+  setup.name_prefix = host_and_pid();
+  setup.say = [](const std::string& line) { std::cout << line << std::endl; };
+  auto failure = run_plan(std::move(setup));
+  if (!failure.empty())
+    return fail(failure, exit_failure);
+  if (full)
+    std::cout << "\nLab complete: see " << files.dir.string()
+              << " (app.db, dualwrite.out, order_check.out, atleastonce.out, "
+                 "report.txt)\n";
+  return exit_ok;
+}
+
+} // namespace
+
+void add_lab_command(CLI::App& app, command_action& action) {
+  auto o = std::make_shared<lab_options>();
+  auto* command = app.add_subcommand(
+      "lab", "Seed 000's lab: dual write, outbox, relay, ordering, relay "
+             "crash, dedup, report; all steps from a clean state, or one");
+  command
+      ->add_option("--dir", o->dir,
+                   "the lab's folder (app.db, *.out, "
+                   "report.txt)")
+      ->required();
+  command->add_option("--step", o->step,
+                      "run one step on the existing state: " +
+                          actors::lab_step_names());
+  add_common_options(*command, o->common);
+  // The lab's database is always <dir>/app.db.
+  command->remove_option(command->get_option("--db"));
+  command->callback([o, &action] { action = [o] { return run_lab(*o); }; });
+}
+
+} // namespace outbox::cli

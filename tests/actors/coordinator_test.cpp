@@ -1,0 +1,252 @@
+#include "actors/coordinator.hpp"
+
+#include "pipeline_fixture.hpp"
+#include "storage/types.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+// The coordinator on the test coordinator (children not detached), with the
+// real relay and consumer on the fixture's database and fake broker, and a
+// fake pipeline port: restarts under new names, the restart budget, consumer
+// recovery before the restart, the end of a bounded run, graceful shutdown.
+
+using namespace outbox;
+using outbox::test::has_code;
+using outbox::test::pipeline_fixture;
+using outbox::test::seed_where;
+using slot_role = actors::worker_slot::role;
+
+namespace {
+
+using ActorCoordinator = pipeline_fixture;
+using ActorCoordinatorRun = pipeline_fixture;
+
+nlohmann::json parse(const std::string& report) {
+  return nlohmann::json::parse(report);
+}
+
+TEST_F(ActorCoordinator, RestartsACrashedRelayUnderANewName) {
+  std::vector<std::string> ids;
+  for (auto sku : {"apple", "pear", "plum"})
+    ids.push_back(place_order(sku, 1).event_id);
+  auto first = actors::worker_name(prefix_, slot_role::relay, 0, 0);
+  auto second = actors::worker_name(prefix_, slot_role::relay, 0, 1);
+  EXPECT_EQ(second, "relay-" + prefix_ + "-0-1");
+  auto s = pipeline_settings();
+  // The first incarnation crashes after its claim, the second does not.
+  s.crash.relay_after_claim = 0.5;
+  s.crash.seed = seed_where(actors::crash_point::relay_after_claim, 0.5,
+                            {{first, {true}}, {second, {false}}});
+  auto coordinator = spawn_coordinator(coordinator_config(s));
+  auto report = request_report(coordinator);
+  run();
+
+  EXPECT_EQ(metrics_->injected_crashes.load(), 1);
+  EXPECT_EQ(metrics_->relay_restarts.load(), 1);
+  auto& slots = coordinator_of(coordinator).slots;
+  ASSERT_EQ(slots.size(), 1u);
+  EXPECT_EQ(slots[0].name, second);
+  EXPECT_EQ(slots[0].restarts, 1);
+  EXPECT_TRUE(slots[0].running);
+  EXPECT_EQ(pipeline_->recover_all_calls, 0) << "no consumers in this run";
+  for (const auto& id : ids) {
+    EXPECT_EQ(status_of(id), storage::status::sending);
+    EXPECT_EQ(owner_of(id), first) << "the dead relay's leases stay";
+  }
+
+  // The new relay takes the rows over once the dead one's leases expire.
+  advance(policy_.ttl + 200);
+  for (const auto& id : ids) {
+    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(broker_->times_published(id), 1u);
+  }
+  EXPECT_EQ(metrics_->lease_takeovers.load(), 3);
+  EXPECT_EQ(metrics_->relay_restarts.load(), 1);
+  EXPECT_FALSE(report->arrived) << "an unbounded run goes on";
+
+  request_shutdown(coordinator);
+  run();
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = parse(*report->value);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["relay_restarts"], 1);
+  EXPECT_EQ(r["injected_crashes"], 1);
+}
+
+TEST_F(ActorCoordinator, GivesUpWhenARelayExhaustsItsRestartBudget) {
+  auto order = place_order("apple", 1);
+  auto s = pipeline_settings();
+  s.crash.relay_after_claim = 1; // every incarnation crashes
+  s.run.restart_budget = 2;
+  auto coordinator = spawn_coordinator(coordinator_config(s));
+  auto exit = watch(coordinator);
+  auto report = request_report(coordinator);
+  run();
+  EXPECT_EQ(metrics_->relay_restarts.load(), 1);
+  // Each later incarnation claims (and dies) once the last lease expired.
+  for (int i = 0; i < 40 && !report->arrived; ++i)
+    advance(100);
+  ASSERT_TRUE(report->arrived);
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_TRUE(exit->exited);
+  EXPECT_EQ(metrics_->injected_crashes.load(), 3);
+  EXPECT_EQ(metrics_->relay_restarts.load(), 2);
+  auto r = parse(*report->value);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  ASSERT_FALSE(r["violations"].empty());
+  auto violation = r["violations"][0].get<std::string>();
+  EXPECT_NE(violation.find("restart_budget (2)"), std::string::npos)
+      << violation;
+  auto last = actors::worker_name(prefix_, slot_role::relay, 0, 2);
+  EXPECT_NE(violation.find(last), std::string::npos) << violation;
+  // Gave up, lost nothing: the row waits, leased by the last incarnation.
+  EXPECT_EQ(status_of(order.event_id), storage::status::sending);
+  EXPECT_EQ(owner_of(order.event_id), last);
+  EXPECT_EQ(attempts_of(order.event_id), 3);
+}
+
+TEST_F(ActorCoordinator, RecoversACrashedConsumersEntriesBeforeRestartingIt) {
+  std::vector<std::string> ids;
+  for (auto sku : {"apple", "pear", "plum"})
+    ids.push_back(place_order(sku, 2).event_id);
+  auto first = actors::worker_name(prefix_, slot_role::consumer, 0, 0);
+  auto second = actors::worker_name(prefix_, slot_role::consumer, 0, 1);
+  auto s = pipeline_settings();
+  s.run.consumers = 1;
+  // The first incarnation dies after its first effect, the second never.
+  s.crash.consumer_after_effect = 0.5;
+  s.crash.seed =
+      seed_where(actors::crash_point::consumer_after_effect, 0.5,
+                 {{first, {true}}, {second, {false, false, false, false}}});
+  auto coordinator = spawn_coordinator(coordinator_config(s));
+  // What the coordinator's consumer slot looks like while it recovers.
+  std::vector<std::pair<std::string, bool>> slot_at_recovery;
+  pipeline_->on_recover_consumer = [&](const std::string&) {
+    const auto& slot = coordinator_of(coordinator).slots.at(1);
+    slot_at_recovery.emplace_back(slot.name, slot.running);
+  };
+  auto report = request_report(coordinator);
+  run();
+  advance(50);
+
+  EXPECT_EQ(pipeline_->recover_all_calls, 1) << "at start, before consumers";
+  EXPECT_EQ(pipeline_->recovered_consumers, std::vector<std::string>{first});
+  EXPECT_EQ(metrics_->consumer_restarts.load(), 1);
+  EXPECT_EQ(metrics_->recovered_entries.load(), 1);
+  // Recovered while the slot was down: the new consumer had not started.
+  EXPECT_EQ(slot_at_recovery,
+            (std::vector<std::pair<std::string, bool>>{{first, false}}));
+  auto& slots = coordinator_of(coordinator).slots;
+  ASSERT_EQ(slots.size(), 2u);
+  EXPECT_EQ(slots[1].name, second);
+  // The dead consumer's entry went back before the new one popped anything.
+  auto old_list = pipeline_->names.processing_for(broker_->queue, first);
+  auto new_list = pipeline_->names.processing_for(broker_->queue, second);
+  const auto& trace = broker_->trace;
+  auto recovered = std::find(trace.begin(), trace.end(), "recover " + old_list);
+  auto first_pop = std::find(trace.begin(), trace.end(), "pop " + new_list);
+  ASSERT_NE(recovered, trace.end());
+  ASSERT_NE(first_pop, trace.end());
+  EXPECT_LT(recovered, first_pop);
+  // Each event took effect once; the recovered one came back as a duplicate.
+  EXPECT_EQ(broker_->processed.size(), 3u);
+  EXPECT_EQ(broker_->duplicates, 1);
+  EXPECT_EQ(broker_->order_violations, 0);
+  for (auto sku : {"apple", "pear", "plum"})
+    EXPECT_EQ(broker_->reserved[sku], 2) << sku;
+  EXPECT_TRUE(broker_->lists[broker_->queue].empty());
+  EXPECT_TRUE(broker_->lists[old_list].empty());
+  EXPECT_TRUE(broker_->lists[new_list].empty());
+
+  request_shutdown(coordinator);
+  run();
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = parse(*report->value);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["consumer_restarts"], 1);
+}
+
+TEST_F(ActorCoordinatorRun, BoundedRunEndsByItselfOnceDrained) {
+  std::vector<std::string> ids;
+  for (auto sku : {"apple", "pear"})
+    ids.push_back(place_order(sku, 1).event_id);
+  ids.push_back(
+      append(place_order("plum", 1).aggregate_id, "OrderPaid").event_id);
+  pipeline_->source = [this] { return snapshot_from_stores(); };
+  auto s = pipeline_settings();
+  s.run.consumers = 1;
+  auto coordinator = spawn_coordinator(coordinator_config(s, true));
+  auto exit = watch(coordinator);
+  auto report = request_report(coordinator);
+  for (int i = 0; i < 20 && !report->arrived; ++i)
+    advance(10);
+  ASSERT_TRUE(report->arrived) << "the run did not end by itself";
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_TRUE(exit->exited);
+  auto r = parse(*report->value);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  // It ended because everything drained, not before.
+  EXPECT_EQ(r["pending_rows"], 0);
+  EXPECT_EQ(r["sending_rows"], 0);
+  EXPECT_EQ(r["processed_unique"], 4);
+  for (const auto& id : ids)
+    EXPECT_EQ(status_of(id), storage::status::published);
+  EXPECT_EQ(broker_->consumed, 4);
+  EXPECT_GE(pipeline_->audits, 1);
+}
+
+TEST_F(ActorCoordinatorRun, BoundedRunWaitsWhileWorkIsLeft) {
+  pipeline_->snapshot.pending = 2;
+  auto coordinator =
+      spawn_coordinator(coordinator_config(pipeline_settings(), true));
+  auto report = request_report(coordinator);
+  run();
+  advance(200);
+  EXPECT_FALSE(report->arrived) << "rows are still pending";
+  pipeline_->snapshot.pending = 0;
+  pipeline_->snapshot.trouble = "redis: connection refused";
+  advance(200);
+  EXPECT_FALSE(report->arrived) << "an unreadable state is not drained";
+  pipeline_->snapshot.trouble.clear();
+  advance(20);
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_TRUE(parse(*report->value)["ok"].get<bool>()) << *report->value;
+}
+
+TEST_F(ActorCoordinatorRun, ShutdownStopsAnUnboundedRunGracefully) {
+  auto s = pipeline_settings();
+  s.run.consumers = 1;
+  auto coordinator = spawn_coordinator(coordinator_config(s));
+  auto exit = watch(coordinator);
+  auto report = request_report(coordinator);
+  run();
+  auto& slots = coordinator_of(coordinator).slots;
+  ASSERT_EQ(slots.size(), 2u);
+  std::vector<std::shared_ptr<test::exit_record>> children;
+  for (const auto& slot : slots)
+    children.push_back(watch(slot.actor));
+  advance(500);
+  EXPECT_FALSE(report->arrived);
+  for (const auto& child : children)
+    EXPECT_FALSE(child->exited);
+
+  request_shutdown(coordinator);
+  run();
+  for (const auto& child : children) {
+    ASSERT_TRUE(child->exited);
+    EXPECT_TRUE(has_code(child->reason, caf::exit_reason::user_shutdown))
+        << render(child->reason);
+  }
+  EXPECT_TRUE(exit->exited);
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = parse(*report->value);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(metrics_->relay_restarts.load(), 0);
+  EXPECT_EQ(metrics_->consumer_restarts.load(), 0);
+}
+
+} // namespace

@@ -1,0 +1,266 @@
+#include "pipeline_fixture.hpp"
+
+#include "broker/entry.hpp"
+#include "storage/types.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+namespace outbox::test {
+
+namespace {
+
+/// Spawns an actor that sends `xs...` to `dest` as a request and records
+/// the reply (or error) in the returned slot, then ends.
+template <class T, class... Ts>
+std::pair<caf::actor, std::shared_ptr<reply<T>>>
+ask(caf::actor_system& sys, const caf::actor& dest, Ts... xs) {
+  auto out = std::make_shared<reply<T>>();
+  auto requester = sys.spawn([=](caf::event_based_actor* self) {
+    self->request(dest, caf::infinite, xs...)
+        .then(
+            [out](T& value) {
+              out->arrived = true;
+              out->value = std::move(value);
+            },
+            [out](caf::error& error) {
+              out->arrived = true;
+              out->error = std::move(error);
+            });
+  });
+  return {requester, out};
+}
+
+} // namespace
+
+std::uint64_t seed_where(actors::crash_point point, double probability,
+                         const std::vector<wanted_rolls>& wanted) {
+  config::crash_settings crash;
+  switch (point) {
+  case actors::crash_point::relay_after_claim:
+    crash.relay_after_claim = probability;
+    break;
+  case actors::crash_point::relay_after_publish:
+    crash.relay_after_publish = probability;
+    break;
+  case actors::crash_point::relay_pause:
+    crash.relay_pause = probability;
+    break;
+  case actors::crash_point::consumer_after_pop:
+    crash.consumer_after_pop = probability;
+    break;
+  case actors::crash_point::consumer_after_effect:
+    crash.consumer_after_effect = probability;
+    break;
+  }
+  for (std::uint64_t seed = 1; seed < 100'000; ++seed) {
+    crash.seed = seed;
+    bool fits = true;
+    for (const auto& w : wanted) {
+      actors::crash_injector rolls{crash, w.actor_name};
+      for (bool strike : w.strikes)
+        fits = fits && rolls.strikes(point) == strike;
+    }
+    if (fits)
+      return seed;
+  }
+  throw std::runtime_error("no seed gives the wanted crash rolls");
+}
+
+pipeline_fixture::pipeline_fixture()
+    : pipeline_(std::make_shared<fake_pipeline>()) {
+  pipeline_->broker = broker_;
+}
+
+std::string pipeline_fixture::render(const caf::error& error) {
+  return error ? sys_.render(error) : "(no error)";
+}
+
+// -- writer --
+
+actors::writer_setup pipeline_fixture::writer_config(int commit_batch,
+                                                     int commit_delay_ms) {
+  actors::writer_setup setup;
+  setup.db = db_options_;
+  setup.commit_batch = commit_batch;
+  setup.commit_delay_ms = commit_delay_ms;
+  setup.clock = [clock = clock_ms_] { return *clock; };
+  setup.metrics = metrics_;
+  return setup;
+}
+
+caf::actor pipeline_fixture::spawn_writer(actors::writer_setup setup) {
+  return track(sys_.spawn(actors::writer, std::move(setup)));
+}
+
+std::shared_ptr<reply<actors::order_receipt>>
+pipeline_fixture::place_via(const caf::actor& writer,
+                            const std::string& request_id,
+                            const std::string& sku, std::int64_t qty) {
+  auto [requester, out] = ask<actors::order_receipt>(
+      sys_, writer, actors::place_atom_v, request_id, sku, qty);
+  track(requester);
+  return out;
+}
+
+std::shared_ptr<reply<actors::event_receipt>> pipeline_fixture::append_via(
+    const caf::actor& writer, const std::string& aggregate_id,
+    const std::string& event_type, const std::string& payload) {
+  auto [requester, out] = ask<actors::event_receipt>(
+      sys_, writer, actors::append_atom_v, aggregate_id, event_type, payload);
+  track(requester);
+  return out;
+}
+
+std::pair<caf::actor, std::shared_ptr<int>>
+pipeline_fixture::spawn_nudge_counter() {
+  auto count = std::make_shared<int>(0);
+  auto counter = sys_.spawn([count]() -> caf::behavior {
+    return {[count](actors::nudge_atom) { ++*count; }};
+  });
+  return {track(counter), count};
+}
+
+std::pair<std::string, std::int64_t>
+pipeline_fixture::order_row(std::int64_t order_id) {
+  SQLite::Statement query{*db_, "SELECT sku, qty FROM orders WHERE id = ?"};
+  query.bind(1, order_id);
+  if (!query.executeStep())
+    return {"", 0};
+  return {query.getColumn(0).getString(), query.getColumn(1).getInt64()};
+}
+
+std::int64_t pipeline_fixture::count_rows(const std::string& table) {
+  SQLite::Statement query{*db_, "SELECT COUNT(*) FROM " + table};
+  query.executeStep();
+  return query.getColumn(0).getInt64();
+}
+
+// -- consumer --
+
+actors::consumer_setup
+pipeline_fixture::consumer_config(const std::string& name,
+                                  std::vector<std::string> queues,
+                                  config::crash_settings crash) {
+  actors::consumer_setup setup;
+  setup.name = name;
+  setup.names.queue = broker_->queue;
+  setup.queues = queues.empty() ? std::vector<std::string>{broker_->queue}
+                                : std::move(queues);
+  setup.block_ms = 50;
+  setup.crash = crash;
+  setup.make_port = fake_consume_port_factory(broker_);
+  setup.clock = [clock = clock_ms_] { return *clock; };
+  setup.metrics = metrics_;
+  return setup;
+}
+
+caf::actor pipeline_fixture::spawn_consumer(actors::consumer_setup setup) {
+  return track(sys_.spawn(actors::consumer, std::move(setup)));
+}
+
+std::string pipeline_fixture::event_id_of(const std::string& aggregate_id,
+                                          std::int64_t seq) {
+  return aggregate_id + "#" + std::to_string(seq);
+}
+
+void pipeline_fixture::enqueue(const std::string& queue,
+                               const std::string& aggregate_id,
+                               std::int64_t seq, const std::string& sku,
+                               std::int64_t qty) {
+  broker::event_entry entry;
+  entry.event_id = event_id_of(aggregate_id, seq);
+  entry.aggregate_id = aggregate_id;
+  entry.seq = seq;
+  entry.event_type = seq == 1 ? "OrderPlaced" : "OrderPaid";
+  entry.payload =
+      seq == 1 ? nlohmann::json{{"sku", sku}, {"qty", qty}}.dump() : "{}";
+  entry.committed_at = now();
+  entry.published_at = now();
+  broker_->lists[queue].push_back(broker::encode(entry));
+}
+
+// -- coordinator --
+
+config::settings pipeline_fixture::pipeline_settings() {
+  config::settings s;
+  s.db = db_options_;
+  s.lease = policy_;
+  s.broker.queue = broker_->queue;
+  s.broker.partitions = 1;
+  s.run.relays = 1;
+  s.run.consumers = 0;
+  s.run.orders = 0;
+  s.run.poll_interval_ms = 10;
+  s.run.idle_poll_max_ms = 100;
+  s.run.consumer_block_ms = 50;
+  return s;
+}
+
+actors::coordinator_setup
+pipeline_fixture::coordinator_config(config::settings settings,
+                                     bool until_drained) {
+  pipeline_->names = settings.broker;
+  actors::coordinator_setup setup;
+  setup.settings = std::move(settings);
+  setup.until_drained = until_drained;
+  setup.detached = false;
+  setup.name_prefix = prefix_;
+  setup.make_publisher = fake_publisher_factory(broker_);
+  setup.make_consume_port = fake_consume_port_factory(broker_);
+  setup.make_probe = fake_probe_factory(pipeline_);
+  setup.clock = [clock = clock_ms_] { return *clock; };
+  setup.metrics = metrics_;
+  setup.check_interval_ms = 20;
+  return setup;
+}
+
+caf::actor pipeline_fixture::spawn_coordinator(actors::coordinator_setup s) {
+  return track(sys_.spawn(actors::coordinator, std::move(s)));
+}
+
+actors::coordinator_state&
+pipeline_fixture::coordinator_of(const caf::actor& coordinator) {
+  auto* self = caf::actor_cast<caf::abstract_actor*>(coordinator);
+  auto* typed = dynamic_cast<actors::coordinator_actor*>(self);
+  if (typed == nullptr)
+    throw std::logic_error("not a coordinator");
+  return typed->state;
+}
+
+std::shared_ptr<reply<std::string>>
+pipeline_fixture::request_report(const caf::actor& coordinator) {
+  auto [requester, out] =
+      ask<std::string>(sys_, coordinator, actors::run_atom_v);
+  track(requester);
+  return out;
+}
+
+void pipeline_fixture::request_shutdown(const caf::actor& coordinator) {
+  caf::anon_send(coordinator, actors::shutdown_atom_v);
+}
+
+actors::pipeline_snapshot pipeline_fixture::snapshot_from_stores() {
+  actors::pipeline_snapshot s;
+  s.orders = count_rows("orders");
+  s.outbox_rows = count_rows("outbox");
+  s.pending = count_status(storage::status::pending);
+  s.sending = count_status(storage::status::sending);
+  s.published = count_status(storage::status::published);
+  s.failed = count_status(storage::status::failed);
+  for (const auto& [name, entries] : broker_->lists) {
+    auto size = static_cast<std::int64_t>(entries.size());
+    (pipeline_->names.queue_of(name) ? s.in_processing : s.queued) += size;
+  }
+  s.processed = static_cast<std::int64_t>(broker_->processed.size());
+  s.duplicates = broker_->duplicates;
+  s.dead_lettered = broker_->dead_lettered;
+  s.order_violations = broker_->order_violations;
+  return s;
+}
+
+} // namespace outbox::test
