@@ -235,6 +235,29 @@ bool drained(const coordinator_state& st, const pipeline_snapshot& s) {
   return relays_done && consumers_done;
 }
 
+/// How long a bounded run waits without any movement before it decides
+/// that FAILED rows block the rest: longer than any backoff or takeover.
+storage::millis stall_timeout(const coordinator_state& st) {
+  const auto& s = st.setup.settings;
+  return std::max<storage::millis>(2 * s.lease.ttl, s.lease.backoff_max) +
+         s.run.idle_poll_max_ms + 1000;
+}
+
+/// True when FAILED rows exist and nothing has moved for stall_timeout: the
+/// rows behind them can never drain until an operator retries.
+bool stalled(coordinator_state& st, const pipeline_snapshot& s,
+             storage::millis now) {
+  auto signature = std::make_tuple(s.pending, s.sending, s.published, s.failed,
+                                   s.queued, s.in_processing, s.processed);
+  if (signature != st.progress_signature) {
+    st.progress_signature = signature;
+    st.last_movement = now;
+    return false;
+  }
+  return s.failed > 0 && s.trouble.empty() &&
+         now - st.last_movement >= stall_timeout(st);
+}
+
 void check(coordinator_actor* self) {
   auto& st = self->state;
   if (st.stopping)
@@ -251,6 +274,16 @@ void check(coordinator_actor* self) {
     if (st.setup.progress)
       st.setup.progress(progress_line(st, snap));
     stop(self, "");
+    return;
+  }
+  if (st.setup.until_drained && stalled(st, snap, now)) {
+    stop(self, "stalled behind FAILED rows: " + std::to_string(snap.failed) +
+                   " FAILED rows block " +
+                   std::to_string(snap.pending + snap.sending) +
+                   " later rows of their aggregates and nothing moved for " +
+                   std::to_string(stall_timeout(st) / 1000) +
+                   " s; see `outbox status`, fix the cause, then `outbox "
+                   "retry`");
     return;
   }
   self->delayed_send(self, milliseconds(st.setup.check_interval_ms),
@@ -312,6 +345,7 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   st.started_at = st.setup.clock();
+  st.last_movement = st.started_at;
   // Children are linked so they never outlive us; their exits are handled
   // through the monitor (down_msg), so exit messages from them are ignored.
   self->set_exit_handler([self](caf::exit_msg& msg) {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace outbox::actors {
@@ -79,6 +80,11 @@ struct coordinator_state {
   pipeline_snapshot last_snapshot;
   /// Actors still to go down before the report is written.
   std::size_t alive = 0;
+  /// The counts at the last change, and when they changed (stall rule).
+  std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+             std::int64_t, std::int64_t, std::int64_t>
+      progress_signature;
+  storage::millis last_movement = 0;
   /// Every child ever spawned (exit messages from them are expected).
   std::set<caf::actor_addr> children;
 };

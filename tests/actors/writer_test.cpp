@@ -200,7 +200,8 @@ TEST_F(ActorWriterIdempotency, SameKeySameParamsReplaysTheOriginal) {
   EXPECT_EQ(metrics_->orders_replayed.load(), 1);
 }
 
-TEST_F(ActorWriterIdempotency, InvalidRequestIsAnsweredAtOnceAndSparesTheGroup) {
+TEST_F(ActorWriterIdempotency,
+       InvalidRequestIsAnsweredAtOnceAndSparesTheGroup) {
   auto writer = spawn_writer(writer_config(100, 5));
   run();
   auto before = place_via(writer, "r-1", "apple", 1);
