@@ -58,13 +58,13 @@ std::vector<broker::event_entry> to_entries(const storage::claim& c,
   return entries;
 }
 
-/// The claim minus the rows of `excluded` aggregates.
+/// The claim minus the rows whose event_id is in `excluded`.
 storage::claim without(const storage::claim& c,
                        const std::set<std::string>& excluded) {
   storage::claim rest = c;
   rest.events.clear();
   for (const auto& e : c.events)
-    if (excluded.count(e.aggregate_id) == 0)
+    if (excluded.count(e.event_id) == 0)
       rest.events.push_back(e);
   return rest;
 }
@@ -113,7 +113,14 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                "rows of their aggregates held back): {}",
                st.setup.name, refused.size(), failed.failed, held_back.size(),
                reason);
-  return without(c, blocked);
+  // Rows of a blocked aggregate that came before its refused row were
+  // published above and must be acknowledged like the others: left out,
+  // their lease would expire and each takeover would publish them again.
+  std::set<std::string> unpublished;
+  for (const auto* leases : {&refused, &held_back})
+    for (const auto& lease : *leases)
+      unpublished.insert(lease.event_id);
+  return without(c, unpublished);
 }
 
 /// Publishes a claimed batch and acknowledges it. Returns false when the

@@ -180,14 +180,32 @@ std::string reply_text(const redisReply& r) {
   }
 }
 
+namespace {
+
+/// Error replies of a Redis that cannot serve anyone for now (replaying its
+/// AOF after a restart, stuck in a long script, a replica without its
+/// master): nothing to do with the command, so callers treat them as an
+/// outage (retry later) rather than a refusal (charge the rows an attempt).
+bool temporarily_unavailable(const std::string& error) {
+  for (const char* prefix : {"LOADING ", "BUSY ", "MASTERDOWN ", "TRYAGAIN "})
+    if (error.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+
+} // namespace
+
 void throw_if_error(const redisReply& r, const char* context) {
   if (r.type != REDIS_REPLY_ERROR)
     return;
+  auto error = reply_text(r);
   std::string what = "Redis rejected ";
   what += (context != nullptr && *context != '\0') ? context : "a command";
   what += ": ";
-  what += reply_text(r);
-  throw broker_error(broker_errc::rejected, what);
+  what += error;
+  throw broker_error(temporarily_unavailable(error) ? broker_errc::unavailable
+                                                    : broker_errc::rejected,
+                     what);
 }
 
 } // namespace outbox::broker

@@ -48,7 +48,8 @@ public:
   connection& operator=(const connection&) = delete;
 
   /// Sends one command, binary-safe. Throws broker_error(unavailable) on a
-  /// connection problem and broker_error(rejected) on an error reply.
+  /// connection problem and broker_error(rejected) on an error reply
+  /// (unavailable for a Redis that is not ready yet: see throw_if_error).
   reply command(const std::vector<std::string>& argv);
 
   /// Sends several commands in one round trip and returns their replies in
@@ -83,7 +84,9 @@ private:
 /// Text of a string/status/error reply; empty for other types.
 std::string reply_text(const redisReply& r);
 
-/// Throws broker_error(rejected) if `r` is an error reply.
+/// Throws broker_error if `r` is an error reply: unavailable for the replies
+/// of a Redis that is not ready yet (LOADING, BUSY, MASTERDOWN, TRYAGAIN),
+/// rejected for every other.
 void throw_if_error(const redisReply& r, const char* context);
 
 } // namespace outbox::broker

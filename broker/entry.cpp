@@ -17,6 +17,37 @@ constexpr std::int64_t max_exact_integer = std::int64_t{1} << 53;
 
 constexpr std::size_t max_event_id_bytes = 128;
 
+/// The inbox script's cjson refuses JSON nested deeper than this (as not
+/// valid JSON), and nlohmann's dump() recurses once per level, so deeper
+/// input would overflow the stack in decode: both sides refuse it.
+constexpr std::size_t max_nesting = 1000;
+
+/// True when arrays and objects nest deeper than `limit` (brackets inside
+/// strings do not count). Cheaper than parsing, and needs no recursion.
+bool nested_deeper_than(const std::string& text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 bool is_nonempty_string(const json& value) {
   return value.is_string() && !value.get_ref<const std::string&>().empty();
 }
@@ -75,6 +106,8 @@ std::string encode(const event_entry& entry) {
 std::variant<event_entry, malformed_entry> decode(const std::string& text) {
   // The checks and reasons follow the inbox script (inbox_script.cpp) in
   // the same order, so a bad entry gets the same reason on both sides.
+  if (nested_deeper_than(text, max_nesting))
+    return malformed("entry is not valid JSON");
   auto object = json::parse(text, nullptr, false);
   if (object.is_discarded())
     return malformed("entry is not valid JSON");

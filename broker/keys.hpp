@@ -32,6 +32,10 @@ struct keys {
   std::string dead_letter = "outbox.dead_letter";
   /// Prefix of consumers' processing lists: "<prefix><consumer name>".
   std::string processing_prefix = "outbox.processing.";
+  /// Not a key name but a rule of the same section: the largest encoded
+  /// entry the publisher sends. A bigger one is refused before any Redis
+  /// call, so the relay backs its row off and it ends FAILED (poison event).
+  std::size_t max_entry_bytes = 1 << 20;
 
   /// The list an aggregate's events go to.
   std::string queue_for(const std::string& aggregate_id) const;

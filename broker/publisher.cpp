@@ -60,6 +60,15 @@ std::vector<list_batch> group_by_list(const std::vector<event_entry>& entries,
     if (i == batches.end())
       i = batches.insert(i, list_batch{std::move(list), {}});
     i->values.push_back(encode(entry));
+    // Checked for every entry before any Redis call: a batch is refused
+    // whole, and the relay then finds the oversized rows one by one.
+    if (i->values.back().size() > names.max_entry_bytes)
+      throw broker_error(broker_errc::rejected,
+                         "event " + entry.event_id + " is " +
+                             std::to_string(i->values.back().size()) +
+                             " bytes encoded, over broker.max_entry_bytes (" +
+                             std::to_string(names.max_entry_bytes) +
+                             "): not published");
   }
   return batches;
 }

@@ -22,7 +22,9 @@ public:
   /// Either all are enqueued or none. On a connection error the outcome is
   /// unknown: the caller must treat the batch as maybe published (the relay
   /// hands the rows back; a second publish is a duplicate the inbox
-  /// absorbs). Throws broker_error.
+  /// absorbs). An entry whose encoding exceeds names.max_entry_bytes
+  /// makes the whole call throw broker_error(rejected), naming its event_id
+  /// and both sizes, before anything is sent. Throws broker_error.
   void publish(const std::vector<event_entry>& entries);
 
   /// Publishes already-encoded entries to one list (the lab's relay).

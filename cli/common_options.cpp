@@ -11,16 +11,36 @@
 
 namespace outbox::cli {
 
+namespace {
+
+/// An empty value would otherwise read as "not given" and silently fall
+/// back to the config's value (`--db ""` would open var/outbox.db).
+const CLI::Validator not_empty{[](std::string& value) {
+                                 return value.empty()
+                                            ? std::string{"must not be empty"}
+                                            : std::string{};
+                               },
+                               ""};
+
+} // namespace
+
 void add_common_options(CLI::App& command, common_options& options) {
-  command.add_option(
-      "--config", options.config_path,
-      "JSON config file (default: config/outbox.json if present)");
-  command.add_option("--db", options.db_path,
-                     "SQLite database file (overrides db.path)");
-  command.add_option("--redis", options.redis,
-                     "Redis as HOST:PORT (overrides redis.host/redis.port)");
-  command.add_option("--log-level", options.log_level,
-                     "trace, debug, info, warn, error or off (default: warn)");
+  command
+      .add_option("--config", options.config_path,
+                  "JSON config file (default: config/outbox.json if present)")
+      ->check(not_empty);
+  command
+      .add_option("--db", options.db_path,
+                  "SQLite database file (overrides db.path)")
+      ->check(not_empty);
+  command
+      .add_option("--redis", options.redis,
+                  "Redis as HOST:PORT (overrides redis.host/redis.port)")
+      ->check(not_empty);
+  command
+      .add_option("--log-level", options.log_level,
+                  "trace, debug, info, warn, error or off (default: warn)")
+      ->check(not_empty);
 }
 
 config::settings resolve_settings(const common_options& options) {

@@ -25,6 +25,10 @@ using detail::kind;
 /// /dev/zero from reading forever.
 constexpr std::size_t max_file_size = 1 << 20;
 
+/// A config nests two levels; the parser below builds a path per level, so
+/// deep nesting (1 MiB of "[") would cost memory quadratic in the depth.
+constexpr std::size_t max_nesting = 64;
+
 std::string join(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
@@ -146,6 +150,9 @@ json parse(const std::string& text, const std::string& origin) {
     switch (event) {
     case json::parse_event_t::object_start:
     case json::parse_event_t::array_start: {
+      if (stack.size() >= max_nesting)
+        throw config_error(origin, "invalid JSON: nested deeper than " +
+                                       std::to_string(max_nesting) + " levels");
       std::string path;
       if (!stack.empty()) {
         const auto& top = stack.back();

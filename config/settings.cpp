@@ -90,6 +90,9 @@ std::vector<field> make_fields() {
       text<&S::broker, &keys::counters>("broker", "counters"),
       text<&S::broker, &keys::dead_letter>("broker", "dead_letter"),
       text<&S::broker, &keys::processing_prefix>("broker", "processing_prefix"),
+      // Redis refuses bulk strings over 512 MiB (proto-max-bulk-len).
+      integer<&S::broker, &keys::max_entry_bytes>("broker", "max_entry_bytes",
+                                                  1024, 512LL << 20),
 
       integer<&S::lease, &lease_policy::ttl>("lease", "ttl_ms", 100, dur),
       integer<&S::lease, &lease_policy::batch>("lease", "batch", 1, 10000),

@@ -110,6 +110,13 @@ void check_parent_folder(const std::string& path) {
                                           parent.string() + " is not a folder");
 }
 
+void check_not_a_folder(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw store_error(store_errc::io, "cannot open database " + path +
+                                          ": it is a folder, not a file");
+}
+
 bool is_lock_error(const SQLite::Exception& e) {
   int code = e.getErrorCode() & 0xff;
   return code == SQLITE_BUSY || code == SQLITE_LOCKED;
@@ -172,8 +179,10 @@ std::unique_ptr<SQLite::Database> open_database(const db_options& options) {
   if (options.path.empty())
     throw store_error(store_errc::invalid_input,
                       "database path must not be empty");
-  if (!is_special_name(options.path))
+  if (!is_special_name(options.path)) {
     check_parent_folder(options.path);
+    check_not_a_folder(options.path);
+  }
   try {
     auto db = std::make_unique<SQLite::Database>(
         options.path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,

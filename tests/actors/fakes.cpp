@@ -65,11 +65,16 @@ void fake_publish_port::publish(
     --b.fail_next;
     throw broker::broker_error(b.fail_code, "fake broker: injected failure");
   }
-  for (const auto& entry : entries)
+  for (const auto& entry : entries) {
     if (b.poisoned_aggregates.count(entry.aggregate_id) > 0)
       throw broker::broker_error(broker::broker_errc::rejected,
                                  "fake broker: WRONGTYPE for aggregate " +
                                      entry.aggregate_id);
+    if (b.poisoned_events.count(entry.event_id) > 0)
+      throw broker::broker_error(broker::broker_errc::rejected,
+                                 "fake broker: event " + entry.event_id +
+                                     " is over max_entry_bytes");
+  }
   // Encode everything before pushing anything: all or nothing.
   std::vector<std::string> encoded;
   encoded.reserve(entries.size());

@@ -44,6 +44,9 @@ struct fake_broker {
   /// A batch holding an entry of one of these aggregates is rejected (as a
   /// WRONGTYPE on its list would be), for as long as it stays in the set.
   std::set<std::string> poisoned_aggregates;
+  /// A batch holding one of these events is rejected (as an entry over
+  /// broker.max_entry_bytes would be); the rest of its aggregate is not.
+  std::set<std::string> poisoned_events;
 
   // -- inbox side (processed, inventory.reserved, aggregate_seq, counters) --
 

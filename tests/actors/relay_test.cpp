@@ -219,4 +219,31 @@ TEST_F(ActorRelayBroker,
       << "never claimed again behind the FAILED row";
 }
 
+TEST_F(ActorRelayBroker,
+       RowsPublishedBeforeARefusedRowOfTheirAggregateAreAcked) {
+  // One claim: order A (seq 1), A's poison (seq 2), A's next event (seq 3),
+  // order B. Only the poison is refused.
+  auto order = place_order("apple", 1);
+  auto poison = append(order.aggregate_id, "OrderPaid");
+  auto behind = append(order.aggregate_id, "OrderShipped");
+  auto other = place_order("pear", 1);
+  broker_->poisoned_events.insert(poison.event_id);
+
+  spawn_relay(relay_config("relay-1"));
+  run();
+  // A's first row went out before the poison in the row-by-row pass: it is
+  // acknowledged, not left SENDING to expire and be published again.
+  EXPECT_EQ(status_of(order.event_id), storage::status::published);
+  EXPECT_EQ(owner_of(order.event_id), "");
+  EXPECT_EQ(broker_->times_published(order.event_id), 1u);
+  EXPECT_EQ(status_of(other.event_id), storage::status::published);
+  EXPECT_EQ(status_of(poison.event_id), storage::status::pending);
+  EXPECT_EQ(attempts_of(poison.event_id), 1);
+  EXPECT_EQ(status_of(behind.event_id), storage::status::pending);
+  EXPECT_EQ(attempts_of(behind.event_id), 0);
+  EXPECT_EQ(broker_->times_published(behind.event_id), 0u);
+  EXPECT_EQ(broker_->seqs_of(order.aggregate_id),
+            (std::vector<std::int64_t>{1}));
+}
+
 } // namespace

@@ -130,6 +130,59 @@ TEST_F(BrokerPublisher, PublishEncodedPushesInOrder) {
   EXPECT_EQ(list("lab"), (std::vector<std::string>{"one", "two", "three"}));
 }
 
+TEST_F(BrokerPublisher, EntryOverMaxEntryBytesRefusesTheWholeBatch) {
+  keys names;
+  names.partitions = 4;
+  names.max_entry_bytes = 1024;
+  publisher pub{conn(), names};
+  auto [first, other] = split_pair(names);
+  auto big = make_entry(other, 1);
+  big.payload = nlohmann::json{{"note", std::string(2000, 'x')}}.dump();
+  std::vector<event_entry> batch{make_entry(first, 1), big};
+  try {
+    pub.publish(batch);
+    FAIL() << "an oversized entry was published";
+  } catch (const broker_error& e) {
+    EXPECT_EQ(e.code(), broker_errc::rejected);
+    std::string what = e.what();
+    EXPECT_NE(what.find(big.event_id), std::string::npos) << what;
+    EXPECT_NE(what.find("max_entry_bytes (1024)"), std::string::npos) << what;
+    EXPECT_NE(what.find(" bytes encoded"), std::string::npos) << what;
+  }
+  // All or nothing: the small entry of the batch was not pushed either.
+  for (std::size_t p = 0; p < names.partitions; ++p)
+    EXPECT_TRUE(list(names.partition(p)).empty()) << names.partition(p);
+  // Alone, the small entry goes through.
+  pub.publish({make_entry(first, 1)});
+  EXPECT_EQ(list(names.queue_for(first)).size(), 1u);
+  // The limit is inclusive: an entry of exactly max_entry_bytes is sent.
+  names.max_entry_bytes = encode(big).size();
+  publisher exact{conn(), names};
+  exact.publish({big});
+  EXPECT_EQ(list(names.queue_for(other)).size(), 1u);
+}
+
+TEST(BrokerPublisherLimit, OversizedEntryMakesNoRedisCall) {
+  connection_options options;
+  options.where.port = 1; // nothing listens: a call would be "unavailable"
+  connection conn{options};
+  keys names;
+  names.max_entry_bytes = 1024;
+  publisher pub{conn, names};
+  event_entry e;
+  e.event_id = "e-1";
+  e.aggregate_id = "a";
+  e.seq = 1;
+  e.event_type = "OrderPaid";
+  e.payload = nlohmann::json{{"note", std::string(5000, 'y')}}.dump();
+  try {
+    pub.publish({e});
+    FAIL() << "no error";
+  } catch (const broker_error& err) {
+    EXPECT_EQ(err.code(), broker_errc::rejected) << err.what();
+  }
+}
+
 // Nothing to publish means no Redis call at all: the publisher below points
 // at a port where nothing listens, and does not throw.
 TEST(BrokerPublisherEmpty, EmptyInputMakesNoCall) {

@@ -124,7 +124,10 @@ TEST_F(CliAudit, VerifySkipsTheDeliveryCheckWhileQueued) {
   relay_all();
   auto r = outbox_r({"verify", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  for (const auto& check : json_of(r).at("checks")) {
+  // Named: a range-for over json_of(r).at(...) would iterate a temporary
+  // already destroyed (ASan: heap-use-after-free).
+  auto report = json_of(r);
+  for (const auto& check : report.at("checks")) {
     if (check.at("name") == "published_processed") {
       EXPECT_EQ(check.at("result"), "skipped");
     }

@@ -36,6 +36,7 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.broker.counters, b.broker.counters);
   EXPECT_EQ(a.broker.dead_letter, b.broker.dead_letter);
   EXPECT_EQ(a.broker.processing_prefix, b.broker.processing_prefix);
+  EXPECT_EQ(a.broker.max_entry_bytes, b.broker.max_entry_bytes);
   EXPECT_EQ(a.lease.ttl, b.lease.ttl);
   EXPECT_EQ(a.lease.batch, b.lease.batch);
   EXPECT_EQ(a.lease.max_attempts, b.lease.max_attempts);
@@ -174,6 +175,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.broker.counters = "c";
   s.broker.dead_letter = "d";
   s.broker.processing_prefix = "proc:";
+  s.broker.max_entry_bytes = 4096;
   s.lease.ttl = 1234;
   s.lease.batch = 10000;
   s.lease.max_attempts = 1;

@@ -89,6 +89,20 @@ bool child_process::wait_for_stderr(const std::string& text, int timeout_ms) {
   return slurp(err_path_).find(text) != std::string::npos;
 }
 
+bool child_process::exited_within(int timeout_ms) {
+  if (pid_ <= 0)
+    return true;
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd < 0)
+    return false;
+  pollfd exited{pidfd, POLLIN, 0};
+  bool gone = ::poll(&exited, 1, timeout_ms) > 0;
+  ::close(pidfd);
+  if (gone)
+    wait(0);
+  return gone;
+}
+
 process_result child_process::wait(int timeout_ms) {
   if (pid_ <= 0)
     return result_;

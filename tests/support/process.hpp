@@ -40,6 +40,11 @@ public:
   /// `timeout_ms`; then returns its exit status and output.
   process_result wait(int timeout_ms);
 
+  /// Waits up to `timeout_ms` for the child to exit on its own, never
+  /// killing it. True once it has exited (it is then reaped and wait()
+  /// returns its result at once); false if it is still running.
+  bool exited_within(int timeout_ms);
+
   /// True once wait() has reaped the child.
   bool finished() const { return pid_ <= 0; }
 

@@ -1,0 +1,139 @@
+#pragma once
+
+#include "faults/fault_checks.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace outbox::test {
+
+/// Load as a stream of writer-only processes of `wave` orders each, one
+/// after the other, so a scenario's load lasts as long as its fault window
+/// on any machine.
+class load_waves {
+public:
+  /// Starts wave 0 at once: `start_wave(i)` starts the i-th writer process;
+  /// at most `max_waves` waves when positive.
+  load_waves(int wave_orders, int max_waves,
+             std::function<std::unique_ptr<child_process>(int)> start_wave);
+
+  /// Lets `ms` pass, waiting on the current writer process and starting the
+  /// next wave whenever one ends (a failed wave fails the test). Once the
+  /// last wave has ended it only lets the time pass.
+  void pump(int ms);
+
+  /// Waits (bounded) for the current wave to end; returns every order
+  /// committed by the waves that succeeded.
+  std::int64_t finish(int timeout_ms);
+
+  /// Accepts waves that fail because Redis is down (a writer process checks
+  /// Redis at start and audits it at the end), for scenarios that kill it;
+  /// their orders are then unknown here (the database has them).
+  void tolerate_redis_outages() { tolerate_redis_ = true; }
+
+private:
+  void account(const process_result& r);
+
+  int wave_orders_;
+  int max_waves_;
+  bool writing_ = true;
+  std::function<std::unique_ptr<child_process>(int)> start_wave_;
+  std::unique_ptr<child_process> writer_;
+  int waves_ = 0;
+  std::int64_t orders_ = 0;
+  bool tolerate_redis_ = false;
+};
+
+/// A fault scenario's world: a temporary directory with the database and a
+/// config file of short leases, a private redis-server, helpers to start
+/// `outbox run` processes against them, and the outside checks at the end.
+class fault_fixture : public ::testing::Test {
+protected:
+  explicit fault_fixture(redis_server::options redis_options = {});
+
+  void SetUp() override;
+  void TearDown() override;
+
+  /// --db, --redis and --config for every command.
+  std::vector<std::string> common() const;
+
+  /// `outbox run --json` with these flags (and --until-drained if asked).
+  std::vector<std::string> run_args(const std::vector<std::string>& flags,
+                                    bool until_drained) const;
+
+  /// Starts `outbox run` in the background.
+  std::unique_ptr<child_process>
+  start_run(const std::vector<std::string>& flags,
+            bool until_drained = false) const;
+
+  /// A writer-only process placing `orders` orders (a share with
+  /// follow-ups), exiting once they are committed. `wave` varies the seed.
+  std::unique_ptr<child_process> start_writer(int orders, int wave = 0) const;
+
+  /// Writer processes of `wave_orders` orders each, back to back; at most
+  /// `max_waves` of them when positive.
+  load_waves waves(int wave_orders, int max_waves = 0) const;
+
+  /// How long a scenario keeps breaking things under load: 8 s, times
+  /// OUTBOX_CHAOS_SCALE.
+  std::chrono::milliseconds fault_window() const;
+
+  /// Stops an unbounded run with SIGTERM and returns its JSON report; fails
+  /// the test if it does not exit 0 with "ok" true.
+  nlohmann::json stop_gracefully(child_process& run, const std::string& what,
+                                 process_result* raw = nullptr) const;
+
+  /// Runs relay-only and consumer-only `--until-drained` processes side by
+  /// side until nothing is left to publish or consume. Call once no other
+  /// consumer process runs. Fails the test if either does not end ok.
+  void drain();
+
+  /// `outbox status --json`, parsed (null on unparsable output).
+  nlohmann::json status() const;
+
+  /// Polls the database and Redis (every 50 ms, bounded) until every outbox
+  /// row is PUBLISHED, the queues and processing lists are empty and
+  /// `processed` holds as many events as there are rows. False on timeout.
+  bool wait_until_settled(int timeout_ms) const;
+
+  /// The outside checks of fault_checks.hpp on this scenario's pipeline,
+  /// appended to the chaos report; returns the result.
+  pipeline_check finish(const std::string& scenario, std::int64_t kills);
+
+  /// A random duration in [low, high] ms from the scenario's seeded
+  /// generator (kill moments, outage lengths).
+  int random_ms(int low, int high);
+
+  /// Picks an index in [0, n).
+  std::size_t random_index(std::size_t n);
+
+  temp_dir dir_{"outbox-fault"};
+  std::string db_path_ = dir_.file("app.db");
+  std::string config_path_ = dir_.file("fault.json");
+  std::unique_ptr<redis_server> redis_;
+  std::uint64_t seed_ = 0;
+  std::mt19937_64 random_;
+  std::chrono::steady_clock::time_point started_;
+
+private:
+  redis_server::options redis_options_;
+};
+
+/// The same world with a Redis that survives SIGKILL (AOF, fsync always).
+class durable_fault_fixture : public fault_fixture {
+protected:
+  durable_fault_fixture() : fault_fixture(redis_server::options{true}) {}
+};
+
+} // namespace outbox::test

@@ -1,0 +1,235 @@
+// Scenario 6 of the fault suite: garbage pushed straight into the queue
+// lists (RPUSH, bypassing the relays): text that is not JSON, objects that
+// lack fields or have wrong types, and huge entries. Each must be
+// dead-lettered with its reason while the consumers go on with the real
+// events queued before and after it.
+
+#include "broker/connection.hpp"
+#include "faults/fault_checks.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace outbox::test {
+namespace {
+
+using json = nlohmann::json;
+
+/// The inbox script's reasons (broker/inbox_script.cpp).
+const std::string not_json = "entry is not valid JSON";
+const std::string not_object = "entry must be a JSON object";
+const std::string bad_event_id =
+    "event_id must be a non-empty string of at most 128 bytes";
+const std::string bad_aggregate = "aggregate_id must be a non-empty string";
+const std::string bad_seq = "seq must be an integer >= 1 (at most 2^53)";
+const std::string bad_type = "event_type must be a non-empty string";
+const std::string bad_payload = "payload must be a JSON object";
+const std::string bad_published_at = "published_at must be an integer >= 0";
+const std::string bad_sku = "payload.sku must be a non-empty string";
+const std::string bad_qty =
+    "payload.qty must be an integer >= 1 (at most 2^53)";
+
+/// The inbox keeps at most this much of a dead entry.
+constexpr std::size_t max_kept = 65536;
+
+struct garbage {
+  std::string entry;
+  std::string reason;
+};
+
+/// A well-formed entry, but for the changes in `patch` (null erases).
+std::string entry_with(const json& patch) {
+  json e = {{"event_id", "garbage-1"},
+            {"aggregate_id", "garbage-aggregate"},
+            {"seq", 1},
+            {"event_type", "OrderPaid"},
+            {"payload", {{"amount_cents", 1}}}};
+  for (const auto& [key, value] : patch.items()) {
+    if (value.is_null())
+      e.erase(key);
+    else
+      e[key] = value;
+  }
+  return e.dump();
+}
+
+std::vector<garbage> garbage_entries() {
+  return {
+      // Not JSON at all.
+      {"this is not json", not_json},
+      {"", not_json},
+      {"{\"event_id\": \"cut-short\"", not_json},
+      {std::string("\xff\xfe\x00 binary", 10), not_json}, // not UTF-8
+      {std::string(5000, '['), not_json}, // nesting past cjson's limit
+      // JSON, but not an object.
+      {"[1, 2, 3]", not_object},
+      {"null", not_object},
+      {"42", not_object},
+      // Fields missing.
+      {entry_with({{"event_id", nullptr}}), bad_event_id},
+      {entry_with({{"aggregate_id", nullptr}}), bad_aggregate},
+      {entry_with({{"seq", nullptr}}), bad_seq},
+      {entry_with({{"event_type", nullptr}}), bad_type},
+      {entry_with({{"payload", nullptr}}), bad_payload},
+      {entry_with({{"event_type", "OrderPlaced"}, {"payload", {{"qty", 1}}}}),
+       bad_sku},
+      // Wrong types and values.
+      {entry_with({{"event_id", 7}}), bad_event_id},
+      {entry_with({{"event_id", std::string(200, 'e')}}), bad_event_id},
+      {entry_with({{"aggregate_id", ""}}), bad_aggregate},
+      {entry_with({{"seq", "1"}}), bad_seq},
+      {entry_with({{"seq", 0}}), bad_seq},
+      {entry_with({{"seq", 1.5}}), bad_seq},
+      {entry_with({{"payload", "{\"amount_cents\": 1}"}}), bad_payload},
+      {entry_with({{"published_at", "yesterday"}}), bad_published_at},
+      {entry_with({{"event_type", "OrderPlaced"},
+                   {"payload", {{"sku", "apple"}, {"qty", -3}}}}),
+       bad_qty},
+      // Huge: megabytes of noise, and a megabyte-sized object without ids.
+      {std::string(3 << 20, 'x'), not_json},
+      {json{{"blob", std::string(2 << 20, 'y')}}.dump(), bad_event_id},
+  };
+}
+
+/// A string field of a dead-letter record, read without a JSON parser: the
+/// record may hold bytes that are not UTF-8 (cjson copies them as they are).
+std::string text_field(const std::string& record, const std::string& name) {
+  auto key = "\"" + name + "\":\"";
+  auto at = record.find(key);
+  if (at == std::string::npos)
+    return "";
+  at += key.size();
+  return record.substr(at, record.find('"', at) - at);
+}
+
+std::string number_field(const std::string& record, const std::string& name) {
+  auto key = "\"" + name + "\":";
+  auto at = record.find(key);
+  if (at == std::string::npos)
+    return "";
+  at += key.size();
+  auto end = record.find_first_of(",}", at);
+  return record.substr(at, end - at);
+}
+
+class FaultGarbage : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::ofstream{config_} << R"({
+      "lease": {"ttl_ms": 400, "batch": 64},
+      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
+              "consumer_block_ms": 50}
+    })";
+  }
+
+  std::vector<std::string> args(std::vector<std::string> command) const {
+    command.insert(command.end(),
+                   {"--db", dir_.file("app.db"), "--redis",
+                    redis_.endpoint().to_string(), "--config", config_});
+    return command;
+  }
+
+  /// A writer and a relay, no consumer: `orders` real orders (with
+  /// follow-ups) end up queued.
+  void queue_real_orders(int orders) {
+    auto r =
+        run_outbox(args({"run", "--relays", "1", "--consumers", "0", "--orders",
+                         std::to_string(orders), "--until-drained", "--json"}),
+                   dir_.path().string(), 60'000);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+
+  temp_dir dir_{"outbox-garbage"};
+  std::string config_ = dir_.file("run.json");
+  redis_server redis_;
+};
+
+TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
+  auto bad = garbage_entries();
+  ASSERT_GE(bad.size(), 20u);
+
+  // Real events, then garbage on every partition list, then real events.
+  queue_real_orders(40);
+  broker::connection redis{redis_.connection_options()};
+  constexpr int partitions = 4; // the default of broker.partitions
+  for (std::size_t i = 0; i < bad.size(); ++i)
+    redis.command({"RPUSH", "outbox.events." + std::to_string(i % partitions),
+                   bad[i].entry});
+  queue_real_orders(40);
+
+  // Consumers only: they meet the garbage between real events.
+  auto r = run_outbox(args({"run", "--relays", "0", "--consumers", "2",
+                            "--until-drained", "--json"}),
+                      dir_.path().string(), 60'000);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = json::parse(r.out);
+  EXPECT_TRUE(report.at("ok").get<bool>()) << report.dump(2);
+  EXPECT_EQ(report.at("dead_lettered"), bad.size());
+  EXPECT_EQ(report.at("consumer_restarts"), 0) << "a consumer died on garbage";
+
+  // Every garbage entry is in the dead-letter list once, with its reason;
+  // a huge one is kept truncated, with its real size.
+  auto records = redis.command({"LRANGE", "outbox.dead_letter", "0", "-1"});
+  ASSERT_EQ(records->elements, bad.size());
+  std::map<std::size_t, int> matched;
+  for (std::size_t k = 0; k < records->elements; ++k) {
+    auto record = broker::reply_text(*records->element[k]);
+    auto size = number_field(record, "size");
+    bool found = false;
+    for (std::size_t i = 0; i < bad.size() && !found; ++i) {
+      if (matched.count(i) || size != std::to_string(bad[i].entry.size()))
+        continue;
+      // The kept copy is the entry's start; compare as JSON where possible.
+      auto parsed = json::parse(record, nullptr, false);
+      if (!parsed.is_discarded()) {
+        auto kept = parsed.at("entry").get<std::string>();
+        bool truncated = bad[i].entry.size() > max_kept;
+        if (truncated ? bad[i].entry.compare(0, kept.size(), kept) != 0
+                      : bad[i].entry != kept)
+          continue;
+        EXPECT_EQ(parsed.at("truncated").get<bool>(), truncated)
+            << record.substr(0, 200);
+        EXPECT_LE(kept.size(), max_kept);
+      }
+      found = true;
+      matched[i] = 1;
+      EXPECT_EQ(text_field(record, "reason"), bad[i].reason)
+          << "entry " << i << ": " << bad[i].entry.substr(0, 80);
+    }
+    EXPECT_TRUE(found) << "unexpected dead-letter record "
+                       << record.substr(0, 200);
+  }
+  EXPECT_EQ(matched.size(), bad.size());
+
+  // `outbox status` counts them, in text and JSON.
+  auto status = run_outbox(args({"status", "--json"}), dir_.path().string());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  auto broker_part = json::parse(status.out).at("redis");
+  EXPECT_EQ(broker_part.at("dead_letter"), bad.size());
+  EXPECT_EQ(broker_part.at("counters").at("dead_lettered"), bad.size());
+  auto text = run_outbox(args({"status"}), dir_.path().string());
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("dead-lettered " + std::to_string(bad.size())),
+            std::string::npos)
+      << text.out;
+
+  // The real events, before and after the garbage, all went through once,
+  // in order, and `outbox verify` passes.
+  auto figures = expect_pipeline_intact(
+      {dir_.file("app.db"), redis_.endpoint(), config_, dir_.path().string()});
+  EXPECT_EQ(figures.dead_lettered, static_cast<std::int64_t>(bad.size()));
+  EXPECT_GT(figures.outbox_rows, 80);
+  EXPECT_EQ(figures.orphans, 0);
+}
+
+} // namespace
+} // namespace outbox::test

@@ -1,0 +1,64 @@
+#include "faults/fault_fixture.hpp"
+
+#include <thread>
+
+namespace outbox::test {
+namespace {
+
+using FaultKillRedis = durable_fault_fixture;
+
+/// Scenario 3: Redis SIGKILLed mid-run and restarted on the same port, twice,
+/// with AOF and appendfsync always (what the README recommends). The same
+/// relay and consumer processes ride it out: relays release their rows and
+/// back off, consumers put their in-flight entries back and retry, the
+/// coordinators' probes report the trouble and carry on. Nothing Redis
+/// acknowledged is lost, so every PUBLISHED row ends up processed.
+TEST_F(FaultKillRedis, RedisSigkilledTwiceLosesNothingAcknowledged) {
+  auto relays = start_run({"--relays", "2", "--consumers", "0"});
+  auto consumer = start_run({"--relays", "0", "--consumers", "2"});
+  // Redis fsyncs every write: consumers are the bottleneck, so a bounded
+  // load keeps the pipeline busy through both outages.
+  auto load = waves(200, scaled(5));
+  load.tolerate_redis_outages();
+
+  // Two outages within the fault window; when Redis dies and how long it
+  // stays down are the fault itself.
+  const auto window = static_cast<int>(fault_window().count());
+  std::int64_t kills = 0;
+  for (int outage = 0; outage < 2; ++outage) {
+    load.pump(random_ms(window / 8, window / 3));
+    redis_->kill();
+    ++kills;
+    // No new writer process while Redis is down: it would refuse to start.
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(random_ms(300, 1500)));
+    redis_->start();
+    ASSERT_TRUE(redis_->running());
+  }
+  load.pump(random_ms(window / 8, window / 4));
+  load.finish(180'000);
+
+  // No process was restarted: the ones that lived through the outages must
+  // finish the work themselves.
+  EXPECT_TRUE(wait_until_settled(120'000))
+      << "the pipeline did not settle after Redis came back: "
+      << status().dump();
+  EXPECT_FALSE(relays->exited_within(0)) << "the relay process died";
+  EXPECT_FALSE(consumer->exited_within(0)) << "the consumer process died";
+  process_result relay_run, consumer_run;
+  stop_gracefully(*relays, "relay process", &relay_run);
+  // Redis down or still loading its AOF is an outage, never a refusal that
+  // would charge the rows an attempt.
+  EXPECT_EQ(relay_run.err.find("broker refused"), std::string::npos)
+      << relay_run.err;
+  stop_gracefully(*consumer, "consumer process", &consumer_run);
+  EXPECT_NE(consumer_run.err.find("Redis trouble"), std::string::npos)
+      << "the consumers never saw the outage: " << consumer_run.err;
+
+  auto check = finish("FaultKillRedis", kills);
+  EXPECT_GT(check.figures.orders, 0);
+  EXPECT_EQ(check.figures.dead_lettered, 0);
+}
+
+} // namespace
+} // namespace outbox::test
