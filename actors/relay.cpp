@@ -132,8 +132,21 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
   auto now = st.setup.clock();
   // A lease running out is renewed before the broker call; a zombie does
   // not know it slept, which is exactly what the fence must catch.
-  if (!zombie && claimed.lease_until - now < st.setup.lease.ttl / 3)
-    st.store->renew(st.setup.name, claimed.leases(), now + st.setup.lease.ttl);
+  if (!zombie && claimed.lease_until - now < st.setup.lease.ttl / 3) {
+    auto held = st.store->renew(st.setup.name, claimed.leases(),
+                                now + st.setup.lease.ttl);
+    if (held == 0) {
+      // Every lease was taken over while we were away (a stopped process):
+      // the fence refused the renewal, so stop touching these rows.
+      metrics.fenced_acks_rejected +=
+          static_cast<std::int64_t>(claimed.events.size());
+      spdlog::info("relay {}: lease lost on {} rows before publishing "
+                   "(taken over), dropping the batch",
+                   st.setup.name, claimed.events.size());
+      schedule_claim(self, 0);
+      return false;
+    }
+  }
   storage::claim c = claimed;
   try {
     try {
