@@ -18,6 +18,10 @@ OUTBOX_PACKAGES=(
   redis-server clang-format
 )
 
+# What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).
+# shellcheck disable=SC2034 # used by scripts/fuzz
+OUTBOX_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+
 # The name of the running script, for messages.
 OUTBOX_SCRIPT="${0##*/}"
 
