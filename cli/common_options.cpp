@@ -7,6 +7,8 @@
 #include <SQLiteCpp/Database.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 namespace outbox::cli {
@@ -82,6 +84,12 @@ open_existing_database(const storage::db_options& options) {
   auto db = storage::open_database(options);
   storage::require_schema(*db);
   return db;
+}
+
+std::string host_and_pid() {
+  char host[256] = "host";
+  ::gethostname(host, sizeof host - 1);
+  return std::string{host} + "-" + std::to_string(::getpid());
 }
 
 } // namespace outbox::cli

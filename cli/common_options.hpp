@@ -41,4 +41,8 @@ void apply_log_level(const std::string& level);
 std::unique_ptr<SQLite::Database>
 open_existing_database(const storage::db_options& options);
 
+/// "<host>-<pid>": the prefix of actor names (lease owners, consumers), so
+/// names stay unique across processes sharing one database and Redis.
+std::string host_and_pid();
+
 } // namespace outbox::cli

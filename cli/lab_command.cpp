@@ -112,12 +112,6 @@ std::string run_plan(actors::lab_setup setup) {
   return failure;
 }
 
-std::string host_and_pid() {
-  char host[256] = "host";
-  ::gethostname(host, sizeof host - 1);
-  return std::string{host} + "-" + std::to_string(::getpid());
-}
-
 int run_lab(const lab_options& o) {
   apply_log_level(o.common.log_level);
   std::optional<actors::lab_step> step;

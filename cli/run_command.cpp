@@ -68,12 +68,6 @@ config::settings settings_for(const run_options& o) {
   return s;
 }
 
-std::string host_and_pid() {
-  char host[256] = "host";
-  ::gethostname(host, sizeof host - 1);
-  return std::string{host} + "-" + std::to_string(::getpid());
-}
-
 /// Progress on stderr: refreshed in place on a terminal, plain lines else.
 std::function<void(const std::string&)> progress_printer() {
   bool tty = ::isatty(STDERR_FILENO) != 0;
