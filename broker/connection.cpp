@@ -116,12 +116,22 @@ reply connection::command(const std::vector<std::string>& argv) {
   return r;
 }
 
+namespace {
+
+/// Slack for a blocking command's reply beyond its own timeout.
+constexpr int blocking_reply_slack_ms = 1000;
+
+} // namespace
+
 reply connection::blocking_command(const std::vector<std::string>& argv,
                                    int wait_ms) {
   auto* c = context();
   // hiredis drops the context when a read times out, so the read timeout
-  // must outlast the time Redis may legitimately block.
-  auto raised = to_timeval(wait_ms + options_.io_timeout_ms);
+  // must outlast the time Redis may legitimately block. Redis checks blocked
+  // clients' timeouts in its cron (every 100 ms at the default hz), so the
+  // reply can come late: allow a second on top of the I/O timeout.
+  auto raised =
+      to_timeval(wait_ms + options_.io_timeout_ms + blocking_reply_slack_ms);
   if (redisSetTimeout(c, raised) != REDIS_OK)
     fail("setting a timeout");
   auto r = send(argv);

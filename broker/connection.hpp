@@ -59,8 +59,9 @@ public:
   pipeline(const std::vector<std::vector<std::string>>& commands);
 
   /// Like command(), for a command that Redis may hold up to `wait_ms`
-  /// (BLMOVE...): the read timeout is raised to wait_ms + io_timeout_ms for
-  /// this call, since hiredis drops a context whose read times out.
+  /// (BLMOVE...): the read timeout is raised to wait_ms + io_timeout_ms + 1 s
+  /// (Redis times blocked clients out in its cron, so late) for this call,
+  /// since hiredis drops a context whose read times out.
   reply blocking_command(const std::vector<std::string>& argv, int wait_ms);
 
   /// Connects now if not connected. Throws broker_error(unavailable).
