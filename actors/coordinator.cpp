@@ -36,17 +36,6 @@ const config::settings& settings_of(coordinator_actor* self) {
   return self->state.setup.settings;
 }
 
-/// The queue lists a consumer slot owns: partition p goes to slot p mod M.
-std::vector<std::string> queues_for(const config::settings& s, int index) {
-  std::vector<std::string> queues;
-  auto partitions = std::max<std::size_t>(s.broker.partitions, 1);
-  for (std::size_t p = 0; p < partitions; ++p)
-    if (static_cast<int>(p % static_cast<std::size_t>(s.run.consumers)) ==
-        index)
-      queues.push_back(s.broker.partition(p));
-  return queues;
-}
-
 void start_worker(coordinator_actor* self, worker_slot& slot) {
   auto& st = self->state;
   const auto& s = settings_of(self);
@@ -67,7 +56,9 @@ void start_worker(coordinator_actor* self, worker_slot& slot) {
     consumer_setup cs;
     cs.name = slot.name;
     cs.names = s.broker;
-    cs.queues = queues_for(s, slot.index);
+    cs.queues =
+        s.broker.owned_partitions(static_cast<std::size_t>(slot.index),
+                                  static_cast<std::size_t>(s.run.consumers));
     cs.block_ms = s.run.consumer_block_ms;
     cs.crash = s.crash;
     cs.make_port = st.setup.make_consume_port;
@@ -318,6 +309,8 @@ void start_children(coordinator_actor* self) {
     load_setup ls;
     ls.orders = s.run.orders;
     ls.followup_share = s.run.followup_share;
+    ls.max_in_flight = s.run.max_in_flight;
+    ls.orders_per_second = s.run.orders_per_second;
     ls.run_id = st.setup.name_prefix + "-" + std::to_string(st.setup.clock());
     ls.seed = s.crash.seed;
     ls.writer = st.writer;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace outbox::actors {
@@ -26,8 +27,24 @@ void finish_order(load_actor* self) {
   ++st.finished;
   if (st.finished == st.setup.orders)
     self->send(st.setup.report_to, done_atom_v);
-  else
+  else if (st.setup.orders_per_second == 0)
     issue_next(self);
+}
+
+/// A paced load: every tick issues the orders due by now, as long as fewer
+/// than max_in_flight are open (a writer that falls behind is not buried).
+void pace(load_actor* self) {
+  auto& st = self->state;
+  auto elapsed = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - st.started)
+                     .count();
+  auto due = std::min<std::int64_t>(
+      st.setup.orders,
+      static_cast<std::int64_t>(elapsed * st.setup.orders_per_second) + 1);
+  while (st.issued < due && st.issued - st.finished < st.setup.max_in_flight)
+    issue_next(self);
+  if (st.issued < st.setup.orders)
+    self->delayed_send(self, milliseconds(1), pace_atom_v);
 }
 
 /// Appends the remaining follow-ups of one order, one after the other: each
@@ -105,9 +122,15 @@ caf::behavior load_generator(load_actor* self, load_setup setup) {
           self->send(st.setup.report_to, done_atom_v);
           return;
         }
+        if (st.setup.orders_per_second > 0) {
+          st.started = std::chrono::steady_clock::now();
+          pace(self);
+          return;
+        }
         for (int i = 0; i < st.setup.max_in_flight; ++i)
           issue_next(self);
       },
+      [self](pace_atom) { pace(self); },
       // Retries scheduled by the error handlers above.
       [self](place_atom, std::int64_t index) { place(self, index); },
       [self](append_atom, const std::string& aggregate_id,

@@ -6,6 +6,7 @@
 #include <caf/fwd.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -19,7 +20,9 @@ struct load_setup {
   /// Share of orders that get follow-ups (OrderPaid, then OrderShipped).
   double followup_share = 0.5;
   /// Orders in flight at once (each a chain of requests to the writer).
-  int max_in_flight = 256;
+  int max_in_flight = 1024;
+  /// Offered load in orders per second; 0 issues as fast as orders finish.
+  int orders_per_second = 0;
   /// Makes request ids unique to this run; a retried request reuses its id,
   /// so the writer's idempotency turns the retry into a replay.
   std::string run_id;
@@ -39,6 +42,8 @@ struct load_state {
   std::mt19937_64 random;
   std::int64_t issued = 0;
   std::int64_t finished = 0;
+  /// When a paced load started: orders due = rate * time since.
+  std::chrono::steady_clock::time_point started;
 };
 
 using load_actor = caf::stateful_actor<load_state>;

@@ -104,5 +104,7 @@ CAF_ADD_ATOM(outbox, outbox::actors, shutdown_atom, "shutdown")
 CAF_ADD_ATOM(outbox, outbox::actors, respawn_atom, "respawn")
 /// to coordinator: (run) -> report JSON once the run has ended.
 CAF_ADD_ATOM(outbox, outbox::actors, run_atom, "run")
+/// load generator to itself: issue the orders a paced load is due.
+CAF_ADD_ATOM(outbox, outbox::actors, pace_atom, "pace")
 
 CAF_END_TYPE_ID_BLOCK(outbox)

@@ -25,6 +25,16 @@ std::string keys::partition(std::size_t index) const {
   return queue + "." + std::to_string(index);
 }
 
+std::vector<std::string> keys::owned_partitions(std::size_t index,
+                                                std::size_t consumers) const {
+  std::vector<std::string> owned;
+  auto count = partitions > 1 ? partitions : 1;
+  for (std::size_t p = 0; p < count; ++p)
+    if (consumers > 0 && p % consumers == index)
+      owned.push_back(partition(p));
+  return owned;
+}
+
 std::string keys::processing_for(const std::string& queue,
                                  const std::string& consumer) const {
   return processing_prefix + queue + "/" + consumer;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace outbox::broker {
 
@@ -46,6 +47,10 @@ struct keys {
   /// a dead consumer's entries back where they came from.
   std::string processing_for(const std::string& queue,
                              const std::string& consumer) const;
+  /// The partitions consumer slot `index` of `consumers` owns: partition p
+  /// goes to slot p mod consumers.
+  std::vector<std::string> owned_partitions(std::size_t index,
+                                            std::size_t consumers) const;
   /// The queue a processing list belongs to; nothing if `list` is not one.
   std::optional<std::string> queue_of(const std::string& list) const;
 };

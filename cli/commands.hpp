@@ -20,5 +20,6 @@ void add_verify_command(CLI::App& app, command_action& action);
 void add_retry_command(CLI::App& app, command_action& action);
 void add_run_command(CLI::App& app, command_action& action);
 void add_lab_command(CLI::App& app, command_action& action);
+void add_bench_command(CLI::App& app, command_action& action);
 
 } // namespace outbox::cli

@@ -35,6 +35,7 @@ struct run_options {
   std::optional<std::int64_t> orders;
   std::optional<std::uint64_t> seed;
   std::optional<double> followup_share;
+  std::optional<int> orders_per_second;
   std::optional<std::size_t> partitions;
   std::optional<double> crash_after_claim;
   std::optional<double> crash_after_publish;
@@ -57,6 +58,7 @@ config::settings settings_for(const run_options& o) {
   override_with(s.run.consumers, o.consumers);
   override_with(s.run.orders, o.orders);
   override_with(s.run.followup_share, o.followup_share);
+  override_with(s.run.orders_per_second, o.orders_per_second);
   override_with(s.broker.partitions, o.partitions);
   override_with(s.crash.seed, o.seed);
   override_with(s.crash.relay_after_claim, o.crash_after_claim);
@@ -189,6 +191,9 @@ void add_run_command(CLI::App& app, command_action& action) {
   command->add_option("--followup-share", o->followup_share,
                       "share of orders with OrderPaid and OrderShipped "
                       "follow-ups (run.followup_share)");
+  command->add_option("--rate", o->orders_per_second,
+                      "offered load in orders per second, 0 = as fast as "
+                      "possible (run.orders_per_second)");
   command->add_option("--partitions", o->partitions,
                       "queue lists (broker.partitions)");
   command->add_flag("--until-drained", o->until_drained,

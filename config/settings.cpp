@@ -109,6 +109,10 @@ std::vector<field> make_fields() {
       integer<&S::run, &run_settings::orders>("run", "orders", 0, int64_max),
       probability<&S::run, &run_settings::followup_share>("run",
                                                           "followup_share"),
+      integer<&S::run, &run_settings::max_in_flight>("run", "max_in_flight", 1,
+                                                     1'000'000),
+      integer<&S::run, &run_settings::orders_per_second>(
+          "run", "orders_per_second", 0, 10'000'000),
       integer<&S::run, &run_settings::commit_batch>("run", "commit_batch", 1,
                                                     int_max),
       integer<&S::run, &run_settings::commit_delay_ms>("run", "commit_delay_ms",

@@ -20,6 +20,12 @@ struct run_settings {
   std::int64_t orders = 0;
   /// Share of orders that also get follow-up events (OrderPaid, OrderShipped).
   double followup_share = 0.5;
+  /// Orders the load generator keeps in flight at once (each a chain of
+  /// requests); bounds the writer's group size from the load side.
+  int max_in_flight = 1024;
+  /// Offered load in orders per second (0: as fast as the writer takes
+  /// them). The benchmark's latency figure runs at a fixed rate.
+  int orders_per_second = 0;
   /// Writer group commit: at most this many requests per transaction...
   int commit_batch = 512;
   /// ...gathered for at most this long.

@@ -1,0 +1,156 @@
+#include "bench/bench.hpp"
+
+#include "actors/system_config.hpp"
+#include "bench/stages.hpp"
+#include "broker/connection.hpp"
+
+#include <caf/all.hpp>
+#include <sqlite3.h>
+#include <sys/utsname.h>
+
+#include <stdexcept>
+#include <thread>
+
+namespace outbox::bench {
+
+bench_scale bench_scale::quick() {
+  bench_scale s;
+  s.orders_one_per_txn = 300;
+  s.orders_grouped = 30'000;
+  s.relay_events = 30'000;
+  s.consumer_entries = 30'000;
+  s.end_to_end_orders = 30'000;
+  s.fixed_load_seconds = 3;
+  s.history_small = 10'000;
+  s.history_large = 100'000;
+  s.spread_pending = 20'000;
+  s.timed_claims = 20;
+  s.stage_timeout_s = 60;
+  return s;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void wait_until(const std::function<bool()>& done, std::chrono::seconds limit,
+                const std::string& what) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("gave up waiting for " + what);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+namespace {
+
+std::string redis_version(const config::settings& s) {
+  broker::connection conn{s.redis};
+  auto info = broker::reply_text(*conn.command({"INFO", "server"}));
+  auto at = info.find("redis_version:");
+  if (at == std::string::npos)
+    return "unknown";
+  at += 14;
+  return info.substr(at, info.find_first_of("\r\n", at) - at);
+}
+
+nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
+  const auto& s = o.settings;
+  utsname host{};
+  ::uname(&host);
+  return {
+      {"quick", o.quick},
+      {"machine",
+       {{"cores", std::thread::hardware_concurrency()},
+        {"kernel", std::string{host.sysname} + " " + host.release},
+        {"sqlite", sqlite3_libversion()},
+        {"redis", redis_version(s)}}},
+      {"settings",
+       {{"db.synchronous", s.db.synchronous},
+        {"lease.batch", s.lease.batch},
+        {"run.commit_batch", s.run.commit_batch},
+        {"run.commit_delay_ms", s.run.commit_delay_ms},
+        {"run.max_in_flight", s.run.max_in_flight},
+        {"run.relays", s.run.relays},
+        {"run.consumers", s.run.consumers},
+        {"broker.partitions", s.broker.partitions}}},
+      {"scale",
+       {{"orders_one_per_txn", scale.orders_one_per_txn},
+        {"orders_grouped", scale.orders_grouped},
+        {"relay_events", scale.relay_events},
+        {"consumer_entries", scale.consumer_entries},
+        {"end_to_end_orders", scale.end_to_end_orders},
+        {"fixed_load_seconds", scale.fixed_load_seconds},
+        {"history_small", scale.history_small},
+        {"history_large", scale.history_large},
+        {"spread_pending", scale.spread_pending}}},
+  };
+}
+
+/// The performance issue's targets, against this run's figures.
+void check_targets(results& r) {
+  auto quotient = [&](const std::string& a,
+                      const std::string& b) -> std::optional<double> {
+    auto x = r.value(a);
+    auto y = r.value(b);
+    if (x && y && *y > 0)
+      return *x / *y;
+    return std::nullopt;
+  };
+  r.check("relay_share", "1 relay, share of its ceiling", r.ratio("relay_1"),
+          0.5);
+  r.check("relay_rate", "1 relay, events/s", r.value("relay_1"), 100'000);
+  r.check("group_commit_gain", "group commit / one transaction per order, FULL",
+          quotient("writer_group_FULL", "writer_one_per_txn_FULL"), 10);
+  r.check("end_to_end_rate", "end to end, orders/s",
+          r.value("end_to_end_orders"), 50'000);
+  r.check("claim_growth", "claim cost, large history / small history",
+          quotient("claim_history_large", "claim_history_small"), 1.5, true);
+  r.check("latency_p99", "p99 commit-to-processed at the fixed load, ms",
+          r.value("latency_p99"), 10, true);
+}
+
+} // namespace
+
+nlohmann::json run_bench(const bench_options& options) {
+  auto progress =
+      options.progress ? options.progress : [](const std::string&) {};
+  broker::connection{options.settings.redis}.ensure_connected();
+  auto scale = options.scale   ? *options.scale
+               : options.quick ? bench_scale::quick()
+                               : bench_scale::full();
+  auto context = context_of(options, scale);
+  auto started = std::chrono::steady_clock::now();
+
+  caf::actor_system_config cfg;
+  actors::register_outbox_types(cfg);
+  caf::actor_system system{cfg};
+  workspace space{options.scratch_parent, options.settings};
+  results out;
+  stage_context ctx{space, scale, out, system, progress};
+  auto errors = nlohmann::json::array();
+  using stage = void (*)(stage_context&);
+  for (auto [name, run] :
+       {std::pair<const char*, stage>{"ceilings", measure_ceilings},
+        {"writer", measure_writer},
+        {"relay", measure_relays},
+        {"consumer", measure_consumers},
+        {"end_to_end", measure_end_to_end},
+        {"growth", measure_growth}}) {
+    try {
+      run(ctx);
+    } catch (const std::exception& e) {
+      errors.push_back({{"stage", name}, {"error", e.what()}});
+      progress(std::string{name} + " failed: " + e.what());
+    }
+  }
+  check_targets(out);
+  context["seconds"] = seconds_since(started);
+  context["errors"] = errors;
+  context["ok"] = errors.empty();
+  return out.to_json(context);
+}
+
+} // namespace outbox::bench

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "bench/scale.hpp"
+#include "config/settings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace outbox::bench {
+
+struct bench_options {
+  /// The Redis endpoint, durability, lease and run knobs to measure with.
+  /// The bench uses its own database files and key names ("bench." + key).
+  config::settings settings;
+  /// Smaller stages: well under a minute instead of a few minutes.
+  bool quick = false;
+  /// Overrides the scale quick or full picks (tests run a tiny one).
+  std::optional<bench_scale> scale;
+  /// Where the scratch folder goes (the system's temp folder when empty).
+  std::string scratch_parent;
+  /// Told what is being measured, one line per step; may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+/// Runs every stage and returns the report: context (machine, settings,
+/// scale), measurements with their ceilings and ratios, targets, and the
+/// errors of stages that failed ("ok" false then). Throws
+/// broker::broker_error when Redis cannot be reached at the start.
+nlohmann::json run_bench(const bench_options& options);
+
+} // namespace outbox::bench

@@ -1,0 +1,64 @@
+// Consumers: consumer actors draining prefilled queues through the inbox
+// (dedup + effect).
+
+#include "actors/consumer.hpp"
+#include "actors/redis_ports.hpp"
+#include "bench/actor_group.hpp"
+#include "bench/fill.hpp"
+#include "bench/stages.hpp"
+
+#include <caf/all.hpp>
+
+#include <vector>
+
+namespace outbox::bench {
+
+namespace {
+
+/// Runs `consumers` consumers over `entries` queued entries until each is
+/// applied. Returns entries per second.
+double consumer_rate(stage_context& ctx, const config::settings& s,
+                     int consumers, std::int64_t entries) {
+  auto metrics = std::make_shared<actors::run_metrics>();
+  actor_group running{ctx.system};
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < consumers; ++i) {
+    actors::consumer_setup cs;
+    cs.name = "bench-consumer-" + std::to_string(i);
+    cs.names = s.broker;
+    cs.queues = s.broker.owned_partitions(static_cast<std::size_t>(i),
+                                          static_cast<std::size_t>(consumers));
+    cs.block_ms = s.run.consumer_block_ms;
+    cs.make_port = [s] {
+      return actors::make_redis_consume_port(s.redis, s.broker);
+    };
+    cs.clock = storage::wall_clock_now;
+    cs.metrics = metrics;
+    running.add(ctx.system.spawn<caf::detached>(actors::consumer, cs));
+  }
+  wait_until([&] { return metrics->applied.load() >= entries; },
+             std::chrono::seconds(ctx.scale.stage_timeout_s),
+             "the consumers to apply every entry");
+  auto seconds = seconds_since(start);
+  running.stop();
+  return static_cast<double>(entries) / seconds;
+}
+
+} // namespace
+
+void measure_consumers(stage_context& ctx) {
+  auto entries = ctx.scale.consumer_entries;
+  for (int consumers : {1, 2}) {
+    ctx.progress("consumer: " + std::to_string(consumers) + " consumer(s)");
+    auto s = ctx.space.fresh("consumer", ctx.space.base().db.synchronous);
+    fill_queues(s, entries, "consumer");
+    ctx.out.add({"consumer", "consumer_" + std::to_string(consumers),
+                 std::to_string(consumers) +
+                     " consumer(s), dedup + effect from the queues",
+                 consumer_rate(ctx, s, consumers, entries), "entries/s",
+                 "inbox_script"});
+  }
+  ctx.space.clear_redis();
+}
+
+} // namespace outbox::bench

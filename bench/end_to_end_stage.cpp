@@ -1,0 +1,100 @@
+// End to end: writer, relays and consumers under the coordinator, as
+// `outbox run` runs them: first as fast as they go, then at a fixed offered
+// load of a fifth of that for commit-to-processed latency.
+
+#include "actors/coordinator.hpp"
+#include "actors/messages.hpp"
+#include "actors/pipeline_probe.hpp"
+#include "actors/redis_ports.hpp"
+#include "bench/stages.hpp"
+#include "storage/types.hpp"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace outbox::bench {
+
+namespace {
+
+/// One bounded run; returns its report (throws if it did not end well).
+nlohmann::json pipeline_run(stage_context& ctx, config::settings s) {
+  actors::coordinator_setup setup;
+  setup.until_drained = true;
+  setup.name_prefix = "bench";
+  setup.make_publisher = [s] {
+    return actors::make_redis_publish_port(s.redis, s.broker);
+  };
+  setup.make_consume_port = [s] {
+    return actors::make_redis_consume_port(s.redis, s.broker);
+  };
+  setup.make_probe = [s] { return actors::make_pipeline_probe(s); };
+  setup.settings = std::move(s);
+  setup.clock = storage::wall_clock_now;
+  setup.metrics = std::make_shared<actors::run_metrics>();
+  auto coordinator =
+      ctx.system.spawn<caf::detached>(actors::coordinator, std::move(setup));
+  caf::scoped_actor self{ctx.system};
+  std::string report;
+  std::string trouble;
+  self->request(coordinator, std::chrono::seconds(ctx.scale.stage_timeout_s),
+                actors::run_atom_v)
+      .receive([&](const std::string& r) { report = r; },
+               [&](caf::error& err) { trouble = ctx.system.render(err); });
+  if (report.empty()) // timed out or failed: its linked children go with it
+    self->send_exit(coordinator, caf::exit_reason::user_shutdown);
+  self->wait_for(coordinator);
+  if (report.empty())
+    throw std::runtime_error("end-to-end run failed: " + trouble);
+  auto parsed = nlohmann::json::parse(report);
+  if (!parsed.at("ok").get<bool>())
+    throw std::runtime_error("end-to-end run broke an invariant: " + report);
+  return parsed;
+}
+
+config::settings run_settings(stage_context& ctx, std::int64_t orders,
+                              int rate) {
+  auto s = ctx.space.fresh("end-to-end", ctx.space.base().db.synchronous);
+  s.run.orders = orders;
+  s.run.orders_per_second = rate;
+  s.run.followup_share = 0;
+  s.run.relays = std::max(s.run.relays, 1);
+  s.run.consumers = std::max(s.run.consumers, 1);
+  return s;
+}
+
+} // namespace
+
+void measure_end_to_end(stage_context& ctx) {
+  auto orders = ctx.scale.end_to_end_orders;
+  ctx.progress("end to end: as fast as possible");
+  auto s = run_settings(ctx, orders, 0);
+  auto shape = std::to_string(s.run.relays) + " relays, " +
+               std::to_string(s.run.consumers) + " consumers";
+  auto full = pipeline_run(ctx, s);
+  auto max_rate =
+      static_cast<double>(orders) / full.at("seconds").get<double>();
+  ctx.out.add({"end_to_end", "end_to_end_orders",
+               "orders committed, published and applied (" + shape + ")",
+               max_rate, "orders/s", "writer_group_" + s.db.synchronous});
+
+  auto rate = std::max(1, static_cast<int>(max_rate / 5));
+  auto paced_orders =
+      static_cast<std::int64_t>(rate) * ctx.scale.fixed_load_seconds;
+  ctx.progress("end to end: fixed load of " + std::to_string(rate) +
+               " orders/s");
+  auto paced = pipeline_run(ctx, run_settings(ctx, paced_orders, rate));
+  ctx.out.add({"end_to_end", "fixed_load", "fixed offered load (a fifth)",
+               static_cast<double>(rate), "orders/s", ""});
+  const auto& latency = paced.at("latency_ms");
+  for (const char* p : {"p50", "p95", "p99"})
+    ctx.out.add(
+        {"end_to_end", std::string{"latency_"} + p,
+         std::string{"commit-to-processed latency "} + p + " at the fixed load",
+         latency.at(p).get<double>(), "ms", ""});
+  ctx.space.clear_redis();
+}
+
+} // namespace outbox::bench

@@ -1,0 +1,84 @@
+#include "bench/fill.hpp"
+
+#include "broker/connection.hpp"
+#include "broker/publisher.hpp"
+#include "storage/database.hpp"
+#include "storage/types.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include <algorithm>
+
+namespace outbox::bench {
+
+namespace {
+
+/// The payload the writer gives an OrderPlaced event.
+std::string order_payload(std::int64_t i) {
+  return "{\"order_id\":" + std::to_string(i) + ",\"sku\":\"sku-" +
+         std::to_string(i % 20 + 1) + "\",\"qty\":1}";
+}
+
+} // namespace
+
+void fill_outbox(const storage::db_options& db, std::int64_t events,
+                 std::int64_t aggregates, const std::string& status,
+                 const std::string& tag) {
+  auto options = db;
+  options.synchronous = "OFF"; // a fixture, not a measurement
+  auto conn = storage::open_database(options);
+  SQLite::Transaction transaction{*conn};
+  // One statement over a counter: no per-row round trip through C++.
+  SQLite::Statement insert{
+      *conn,
+      "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n"
+      " WHERE i + 1 < ?1)"
+      " INSERT INTO outbox (event_id, aggregate_id, seq, event_type, payload,"
+      " status, created_at, published_at)"
+      " SELECT printf('%s-%d', ?3, i), printf('%s-a%d', ?3, i % ?2),"
+      " i / ?2 + 1, 'OrderPlaced',"
+      " printf('{\"order_id\":%d,\"sku\":\"sku-%d\",\"qty\":1}', i,"
+      " i % 20 + 1), ?4, ?5, CASE WHEN ?4 = 'PUBLISHED' THEN ?5 END FROM n"};
+  insert.bind(1, events);
+  insert.bind(2, std::max<std::int64_t>(aggregates, 1));
+  insert.bind(3, tag);
+  insert.bind(4, status);
+  insert.bind(5, storage::wall_clock_now());
+  insert.exec();
+  transaction.commit();
+}
+
+std::vector<broker::event_entry>
+event_entries(std::int64_t first, std::int64_t count, const std::string& tag) {
+  std::vector<broker::event_entry> entries;
+  entries.reserve(static_cast<std::size_t>(count));
+  auto now = storage::wall_clock_now();
+  for (auto i = first; i < first + count; ++i) {
+    auto id = tag + "-" + std::to_string(i);
+    entries.push_back({id, id, 1, "OrderPlaced", order_payload(i), now, now});
+  }
+  return entries;
+}
+
+std::vector<std::string> encoded_entries(std::int64_t first, std::int64_t count,
+                                         const std::string& tag) {
+  std::vector<std::string> encoded;
+  encoded.reserve(static_cast<std::size_t>(count));
+  for (const auto& e : event_entries(first, count, tag))
+    encoded.push_back(broker::encode(e));
+  return encoded;
+}
+
+void fill_queues(const config::settings& s, std::int64_t count,
+                 const std::string& tag) {
+  broker::connection conn{s.redis};
+  broker::publisher publisher{conn, s.broker};
+  constexpr std::int64_t batch = 1000;
+  for (std::int64_t first = 0; first < count; first += batch)
+    publisher.publish(
+        event_entries(first, std::min(batch, count - first), tag));
+}
+
+} // namespace outbox::bench

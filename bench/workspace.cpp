@@ -1,0 +1,79 @@
+#include "bench/workspace.hpp"
+
+#include "broker/connection.hpp"
+#include "broker/reliable_queue.hpp"
+#include "storage/database.hpp"
+
+#include <SQLiteCpp/Database.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+namespace outbox::bench {
+
+namespace fs = std::filesystem;
+
+broker::keys bench_keys(broker::keys names) {
+  for (auto* key :
+       {&names.queue, &names.processed, &names.reserved, &names.aggregate_seq,
+        &names.counters, &names.dead_letter, &names.processing_prefix})
+    *key = "bench." + *key;
+  return names;
+}
+
+workspace::workspace(const std::string& parent, config::settings base)
+    : base_(std::move(base)) {
+  base_.broker = bench_keys(base_.broker);
+  auto root = parent.empty() ? fs::temp_directory_path() : fs::path{parent};
+  auto pattern = (root / "outbox-bench-XXXXXX").string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  if (::mkdtemp(name.data()) == nullptr)
+    throw std::runtime_error("cannot create a scratch folder under " +
+                             root.string());
+  folder_ = name.data();
+}
+
+workspace::~workspace() {
+  std::error_code ignored;
+  fs::remove_all(folder_, ignored);
+  try {
+    clear_redis();
+  } catch (const std::exception&) {
+    // Redis went away: nothing of ours is left to clean there.
+  }
+}
+
+config::settings workspace::fresh(const std::string& name,
+                                  const std::string& synchronous) {
+  auto s = base_;
+  s.db.path = (fs::path{folder_} / (name + ".db")).string();
+  s.db.synchronous = synchronous;
+  for (auto suffix : {"", "-wal", "-shm"})
+    fs::remove(s.db.path + suffix);
+  storage::open_and_migrate(s.db);
+  clear_redis();
+  return s;
+}
+
+void workspace::clear_redis() const {
+  broker::connection conn{base_.redis};
+  const auto& names = base_.broker;
+  std::vector<std::string> del{"DEL",
+                               names.queue,
+                               names.processed,
+                               names.reserved,
+                               names.aggregate_seq,
+                               names.counters,
+                               names.dead_letter};
+  for (std::size_t i = 0; i < names.partitions; ++i)
+    del.push_back(names.partition(i));
+  broker::reliable_queue queue{conn};
+  for (auto& list : queue.processing_lists(names.processing_prefix))
+    del.push_back(list);
+  conn.command(del);
+}
+
+} // namespace outbox::bench

@@ -1,0 +1,73 @@
+// Writer: the writer actor fed by the load generator, one transaction per
+// order against group commit, at synchronous FULL and NORMAL.
+
+#include "actors/load_generator.hpp"
+#include "actors/messages.hpp"
+#include "actors/writer.hpp"
+#include "bench/actor_group.hpp"
+#include "bench/stages.hpp"
+#include "storage/types.hpp"
+
+#include <caf/all.hpp>
+
+#include <stdexcept>
+
+namespace outbox::bench {
+
+namespace {
+
+/// Places `orders` orders (no follow-ups) through a writer committing
+/// `commit_batch` requests per transaction. Returns orders per second.
+double writer_rate(stage_context& ctx, const config::settings& s,
+                   std::int64_t orders, int commit_batch) {
+  auto metrics = std::make_shared<actors::run_metrics>();
+  actors::writer_setup ws{s.db, commit_batch, s.run.commit_delay_ms,
+                          storage::wall_clock_now, metrics};
+  actor_group running{ctx.system};
+  auto writer = ctx.system.spawn<caf::detached>(actors::writer, ws);
+  running.add(writer);
+  auto& self = running.self();
+  actors::load_setup ls;
+  ls.orders = orders;
+  ls.followup_share = 0;
+  ls.max_in_flight = s.run.max_in_flight;
+  ls.run_id = "bench";
+  ls.writer = writer;
+  ls.report_to = self;
+  ls.metrics = metrics;
+  auto load = ctx.system.spawn(actors::load_generator, ls);
+  running.add(load);
+  auto start = std::chrono::steady_clock::now();
+  self->send(load, actors::start_atom_v);
+  bool done = false;
+  self->receive([&](actors::done_atom) { done = true; },
+                caf::after(std::chrono::seconds(ctx.scale.stage_timeout_s)) >>
+                    [] {});
+  auto seconds = seconds_since(start);
+  running.stop();
+  if (!done || metrics->orders_placed < orders)
+    throw std::runtime_error("writer stage: the load did not finish");
+  return static_cast<double>(orders) / seconds;
+}
+
+} // namespace
+
+void measure_writer(stage_context& ctx) {
+  auto group = ctx.space.base().run.commit_batch;
+  for (std::string sync : {"FULL", "NORMAL"}) {
+    ctx.progress("writer: synchronous " + sync);
+    auto s = ctx.space.fresh("writer", sync);
+    ctx.out.add({"writer", "writer_one_per_txn_" + sync,
+                 "writer actor, one transaction per order, " + sync,
+                 writer_rate(ctx, s, ctx.scale.orders_one_per_txn, 1),
+                 "orders/s", "sqlite_order_txn_" + sync});
+    s = ctx.space.fresh("writer", sync);
+    ctx.out.add({"writer", "writer_group_" + sync,
+                 "writer actor, group commit (up to " + std::to_string(group) +
+                     "), " + sync,
+                 writer_rate(ctx, s, ctx.scale.orders_grouped, group),
+                 "orders/s", "sqlite_order_group_" + sync});
+  }
+}
+
+} // namespace outbox::bench

@@ -1,0 +1,63 @@
+#include "bench/bench.hpp"
+#include "bench/results.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace outbox::cli {
+
+namespace {
+
+struct bench_command_options {
+  common_options common;
+  bool json = false;
+  bool quick = false;
+};
+
+int bench(const bench_command_options& options) {
+  apply_log_level(options.common.log_level);
+  bench::bench_options o;
+  o.settings = resolve_settings(options.common);
+  o.quick = options.quick;
+  // Next to the configured database, so fsync costs are those of its disk.
+  auto parent = std::filesystem::path{o.settings.db.path}.parent_path();
+  if (parent.empty())
+    parent = ".";
+  std::filesystem::create_directories(parent);
+  o.scratch_parent = parent.string();
+  o.progress = [](const std::string& step) {
+    std::cerr << "bench: " << step << '\n';
+  };
+  auto report = bench::run_bench(o);
+  if (options.json)
+    std::cout << report.dump() << '\n';
+  else
+    std::cout << bench::results_table(report);
+  for (const auto& e : report.at("errors"))
+    std::cerr << "outbox bench: stage " << e.at("stage").get<std::string>()
+              << " failed: " << e.at("error").get<std::string>() << '\n';
+  return report.at("ok").get<bool>() ? exit_ok : exit_failure;
+}
+
+} // namespace
+
+void add_bench_command(CLI::App& app, command_action& action) {
+  auto options = std::make_shared<bench_command_options>();
+  auto* command = app.add_subcommand(
+      "bench", "Measure the pipeline against ceilings measured in the same "
+               "run (own scratch database next to --db, own Redis keys)");
+  command->add_flag("--json", options->json, "one JSON object on stdout");
+  command->add_flag("--quick", options->quick,
+                    "smaller stages: well under a minute");
+  add_common_options(*command, options->common);
+  command->callback(
+      [options, &action] { action = [options] { return bench(*options); }; });
+}
+
+} // namespace outbox::cli
