@@ -6,6 +6,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -68,8 +69,10 @@ void workspace::clear_redis() const {
                                names.aggregate_seq,
                                names.counters,
                                names.dead_letter};
-  for (std::size_t i = 0; i < names.partitions; ++i)
+  for (std::size_t i = 0; i < std::max<std::size_t>(names.partitions, 1); ++i) {
     del.push_back(names.partition(i));
+    del.push_back(names.doorbell_for(names.partition(i)));
+  }
   broker::reliable_queue queue{conn};
   for (auto& list : queue.processing_lists(names.processing_prefix))
     del.push_back(list);

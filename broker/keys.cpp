@@ -25,6 +25,10 @@ std::string keys::partition(std::size_t index) const {
   return queue + "." + std::to_string(index);
 }
 
+std::string keys::doorbell_for(const std::string& list) const {
+  return list + ":ready";
+}
+
 std::vector<std::string> keys::owned_partitions(std::size_t index,
                                                 std::size_t consumers) const {
   std::vector<std::string> owned;

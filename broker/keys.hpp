@@ -47,6 +47,10 @@ struct keys {
   /// a dead consumer's entries back where they came from.
   std::string processing_for(const std::string& queue,
                              const std::string& consumer) const;
+  /// The doorbell of a queue list: the publisher pushes a token (at most one
+  /// is kept) with every publish, so an idle consumer owning several lists
+  /// can block on all their doorbells at once (BLPOP) instead of on one list.
+  std::string doorbell_for(const std::string& list) const;
   /// The partitions consumer slot `index` of `consumers` owns: partition p
   /// goes to slot p mod consumers.
   std::vector<std::string> owned_partitions(std::size_t index,

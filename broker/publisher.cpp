@@ -17,9 +17,12 @@ namespace {
 /// script runs without interleaving, so either every value is pushed or
 /// none. (Under maxmemory, Redis refuses only a script's first write.)
 const char* multi_list_push = R"lua(
--- KEYS: the lists. ARGV: for each list in turn, the number of values it
--- gets, then those values in order. Returns the number of values pushed.
-for _, key in ipairs(KEYS) do
+-- KEYS: the lists, then their doorbells (as many). ARGV: for each list in
+-- turn, the number of values it gets, then those values in order. Returns
+-- the number of values pushed.
+local lists = #KEYS / 2
+for i = 1, lists do
+  local key = KEYS[i]
   local kind = redis.call('TYPE', key).ok
   if kind ~= 'list' and kind ~= 'none' then
     return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind
@@ -28,7 +31,8 @@ for _, key in ipairs(KEYS) do
 end
 local at = 1
 local total = 0
-for _, key in ipairs(KEYS) do
+for i = 1, lists do
+  local key = KEYS[i]
   local count = tonumber(ARGV[at])
   local first, last = at + 1, at + count
   -- unpack() is bounded by Lua's stack: push in chunks.
@@ -39,6 +43,12 @@ for _, key in ipairs(KEYS) do
   end
   at = last + 1
   total = total + count
+end
+-- Doorbells are hints: a failure there must not fail a publish whose
+-- entries are already pushed.
+for i = lists + 1, #KEYS do
+  redis.pcall('LPUSH', KEYS[i], '1')
+  redis.pcall('LTRIM', KEYS[i], 0, 0)
 end
 return total
 )lua";
@@ -97,8 +107,11 @@ void publisher::publish(const std::vector<event_entry>& entries) {
   std::vector<std::string> lists;
   std::vector<std::string> args;
   args.reserve(batches.size() + entries.size());
-  for (auto& batch : batches) {
+  for (auto& batch : batches)
     lists.push_back(batch.list);
+  for (auto& batch : batches)
+    lists.push_back(names_.doorbell_for(batch.list));
+  for (auto& batch : batches) {
     args.push_back(std::to_string(batch.values.size()));
     for (auto& value : batch.values)
       args.push_back(std::move(value));
@@ -115,14 +128,22 @@ void publisher::publish_encoded(const std::string& list,
                                 const std::vector<std::string>& encoded) {
   if (encoded.empty())
     return;
-  std::vector<std::string> argv;
-  argv.reserve(2 + encoded.size());
-  argv.emplace_back("RPUSH");
-  argv.push_back(list);
-  argv.insert(argv.end(), encoded.begin(), encoded.end());
+  std::vector<std::string> push;
+  push.reserve(2 + encoded.size());
+  push.emplace_back("RPUSH");
+  push.push_back(list);
+  push.insert(push.end(), encoded.begin(), encoded.end());
+  // One round trip: the push, then the doorbell (a hint whose replies are
+  // not checked: a wrong-typed doorbell only costs a consumer its wake-up).
+  auto doorbell = names_.doorbell_for(list);
+  std::vector<std::vector<std::string>> commands;
+  commands.push_back(std::move(push));
+  commands.push_back({"LPUSH", doorbell, "1"});
+  commands.push_back({"LTRIM", doorbell, "0", "0"});
+  auto replies = conn_.pipeline(commands);
+  throw_if_error(*replies.front(), "RPUSH");
   // RPUSH answers the list's new length: at least what we pushed.
-  auto r = conn_.command(argv);
-  expect_count(*r, encoded.size());
+  expect_count(*replies.front(), encoded.size());
 }
 
 } // namespace outbox::broker

@@ -194,3 +194,31 @@ TEST(BrokerPublisherEmpty, EmptyInputMakesNoCall) {
   EXPECT_NO_THROW(pub.publish_encoded("q", {}));
   EXPECT_THROW(pub.publish_encoded("q", {"x"}), broker_error);
 }
+
+TEST_F(BrokerPublisher, EveryPublishRingsItsListsDoorbellsKeepingOneToken) {
+  keys names;
+  names.partitions = 4;
+  publisher pub{conn(), names};
+  auto [a, b] = split_pair(names);
+  pub.publish({make_entry(a, 1)});
+  pub.publish({make_entry(a, 2)});
+  EXPECT_EQ(list(names.doorbell_for(names.queue_for(a))).size(), 1u);
+  EXPECT_TRUE(list(names.doorbell_for(names.queue_for(b))).empty());
+  // Several lists in one publish (the script path) ring each of them.
+  pub.publish({make_entry(a, 3), make_entry(b, 1)});
+  EXPECT_EQ(list(names.doorbell_for(names.queue_for(a))).size(), 1u);
+  EXPECT_EQ(list(names.doorbell_for(names.queue_for(b))).size(), 1u);
+}
+
+TEST_F(BrokerPublisher, ABrokenDoorbellDoesNotFailThePublish) {
+  keys names;
+  names.partitions = 4;
+  publisher pub{conn(), names};
+  auto [a, b] = split_pair(names);
+  conn().command({"SET", names.doorbell_for(names.queue_for(a)), "x"});
+  conn().command({"SET", names.doorbell_for(names.queue_for(b)), "x"});
+  pub.publish({make_entry(a, 1)});
+  pub.publish({make_entry(a, 2), make_entry(b, 1)});
+  EXPECT_EQ(list(names.queue_for(a)).size(), 2u);
+  EXPECT_EQ(list(names.queue_for(b)).size(), 1u);
+}
