@@ -108,9 +108,15 @@ void gather(writer_actor* self) {
     commit(self);
   } else if (!st.commit_scheduled) {
     st.commit_scheduled = true;
-    self->delayed_send(self,
-                       std::chrono::milliseconds(st.setup.commit_delay_ms),
-                       commit_atom_v, st.generation);
+    if (st.setup.commit_delay_ms == 0)
+      // Natural batching: the commit queues behind every request already in
+      // the mailbox, so a busy writer commits big groups (requests pile up
+      // during each fsync) and an idle one commits at once.
+      self->send(self, commit_atom_v, st.generation);
+    else
+      self->delayed_send(self,
+                         std::chrono::milliseconds(st.setup.commit_delay_ms),
+                         commit_atom_v, st.generation);
   }
 }
 

@@ -20,7 +20,8 @@ struct writer_setup {
   storage::db_options db;
   /// A group is committed once it has this many requests...
   int commit_batch = 512;
-  /// ...or this long after its first request arrived.
+  /// ...or this long after its first request arrived; 0: once the requests
+  /// already waiting in the mailbox have joined (natural batching).
   int commit_delay_ms = 2;
   clock_function clock;
   std::shared_ptr<run_metrics> metrics;

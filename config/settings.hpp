@@ -28,8 +28,9 @@ struct run_settings {
   int orders_per_second = 0;
   /// Writer group commit: at most this many requests per transaction...
   int commit_batch = 512;
-  /// ...gathered for at most this long.
-  int commit_delay_ms = 2;
+  /// ...gathered for at most this long; 0 (the default): natural batching,
+  /// a group is what waits in the writer's mailbox when it gets to commit.
+  int commit_delay_ms = 0;
   /// A relay with nothing to claim polls again after this (doubling while
   /// idle, up to idle_poll_max_ms); a commit nudge wakes it at once.
   int poll_interval_ms = 50;

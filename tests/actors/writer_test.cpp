@@ -83,6 +83,26 @@ TEST_F(ActorWriter, GroupCommitWaitsForTheDelayThenAnswersEachRequester) {
   EXPECT_EQ(metrics_->commits.load(), 1);
 }
 
+TEST_F(ActorWriter, NoDelayCommitsWhatWaitsInTheMailboxAsOneGroup) {
+  auto writer = spawn_writer(writer_config(100, 0));
+  run();
+  std::vector<order_reply> replies;
+  for (const auto& o : five_orders)
+    replies.push_back(place_via(writer, "", o.sku, o.qty));
+  // No time passes: the commit queued behind the five waiting requests.
+  run();
+  EXPECT_EQ(metrics_->commits.load(), 1) << "one transaction for the group";
+  EXPECT_EQ(count_rows("orders"), 5);
+  for (const auto& r : replies)
+    EXPECT_TRUE(r->arrived);
+  // A lone request later commits at once, in a group of its own.
+  auto lone = place_via(writer, "", "lime", 6);
+  run();
+  EXPECT_TRUE(lone->arrived);
+  EXPECT_EQ(metrics_->commits.load(), 2);
+  EXPECT_EQ(count_rows("orders"), 6);
+}
+
 TEST_F(ActorWriter, AFullGroupCommitsAtOnceAndTheStaleTimerIsIgnored) {
   auto writer = spawn_writer(writer_config(3, 5));
   run();

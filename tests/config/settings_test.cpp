@@ -48,6 +48,8 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_DOUBLE_EQ(a.run.followup_share, b.run.followup_share);
   EXPECT_EQ(a.run.commit_batch, b.run.commit_batch);
   EXPECT_EQ(a.run.commit_delay_ms, b.run.commit_delay_ms);
+  EXPECT_EQ(a.run.max_in_flight, b.run.max_in_flight);
+  EXPECT_EQ(a.run.orders_per_second, b.run.orders_per_second);
   EXPECT_EQ(a.run.poll_interval_ms, b.run.poll_interval_ms);
   EXPECT_EQ(a.run.idle_poll_max_ms, b.run.idle_poll_max_ms);
   EXPECT_EQ(a.run.consumer_block_ms, b.run.consumer_block_ms);
@@ -186,7 +188,9 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.run.orders = 123456789012;
   s.run.followup_share = 0.1;
   s.run.commit_batch = 1;
-  s.run.commit_delay_ms = 0;
+  s.run.commit_delay_ms = 3;
+  s.run.max_in_flight = 7;
+  s.run.orders_per_second = 250;
   s.run.poll_interval_ms = 11;
   s.run.idle_poll_max_ms = 11;
   s.run.consumer_block_ms = 99;
