@@ -2,13 +2,15 @@
 
 #include "actors/messages.hpp"
 #include "broker/broker_error.hpp"
-#include "broker/entry.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace outbox::actors {
 
@@ -23,47 +25,82 @@ void crash(consumer_actor* self, const char* point) {
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
-/// Commit-to-processed latency, from the committed_at the relay copied into
-/// the entry.
-void record_latency(consumer_state& st, const std::string& entry) {
-  auto decoded = broker::decode(entry);
-  if (auto* e = std::get_if<broker::event_entry>(&decoded))
-    if (e->committed_at > 0)
-      st.setup.metrics->commit_to_processed.record(
-          static_cast<double>(st.setup.clock() - e->committed_at));
+/// Counts what the inbox did with a batch, and each first delivery's
+/// commit-to-processed latency from the committed_at the script read (no
+/// JSON decoding here).
+void record(consumer_state& st,
+            const std::vector<broker::applied_entry>& outcomes) {
+  auto& metrics = *st.setup.metrics;
+  auto now = st.setup.clock();
+  for (const auto& applied : outcomes) {
+    switch (applied.result) {
+    case broker::applied_entry::outcome::applied:
+      metrics.applied++;
+      if (applied.order_violation)
+        metrics.order_violations++;
+      if (applied.committed_at > 0)
+        metrics.commit_to_processed.record(
+            static_cast<double>(now - applied.committed_at));
+      break;
+    case broker::applied_entry::outcome::duplicate:
+      metrics.duplicates_absorbed++;
+      break;
+    case broker::applied_entry::outcome::dead_lettered:
+      metrics.dead_lettered++;
+      spdlog::warn("consumer {}: dead-lettered an entry: {}", st.setup.name,
+                   applied.reason);
+      break;
+    }
+  }
 }
 
-/// Applies one popped entry. Returns false if the consumer crashed.
+/// How far a batch gets: entries [0, applied) are applied, [0, removed)
+/// removed, then the consumer crashes at `crash` (none: the whole batch).
+struct batch_fate {
+  std::size_t applied;
+  std::size_t removed;
+  const char* crash = nullptr;
+};
+
+/// Rolls the crash points per entry, in the order a consumer taking one
+/// entry at a time would (after pop, then after effect), so a probability
+/// keeps its per-entry meaning and a crash costs only the entries from the
+/// striking one on: a batch that crashes still makes progress, however big.
+batch_fate fate_of(crash_injector& crashes, std::size_t entries) {
+  for (std::size_t i = 0; i < entries; ++i) {
+    if (crashes.strikes(crash_point::consumer_after_pop))
+      return {i, i, "after pop"};
+    if (crashes.strikes(crash_point::consumer_after_effect))
+      return {i + 1, i, "after effect, before remove"};
+  }
+  return {entries, entries};
+}
+
+/// Applies a popped batch (one script call), then removes it (one call).
+/// Returns false if the consumer crashed.
 bool handle(consumer_actor* self, const std::string& processing,
-            const std::string& entry) {
+            std::vector<std::string> batch) {
   auto& st = self->state;
-  auto& metrics = *st.setup.metrics;
-  if (st.crashes->strikes(crash_point::consumer_after_pop)) {
-    crash(self, "after pop");
+  auto fate = fate_of(*st.crashes, batch.size());
+  // A crash leaves the entries from the striking one on in the processing
+  // list (after pop: unapplied; after effect: the striking one applied, so
+  // its redelivery is absorbed as a duplicate). Recovery puts them back at
+  // the head of the queue, in order.
+  batch.resize(fate.applied);
+  if (!batch.empty())
+    record(st, st.port->apply_batch(batch));
+  batch.resize(fate.removed);
+  if (!batch.empty()) {
+    auto removed = st.port->remove_batch(processing, batch);
+    if (removed < batch.size())
+      spdlog::warn("consumer {}: {} of {} applied entries were no longer in {}",
+                   st.setup.name, batch.size() - removed, batch.size(),
+                   processing);
+  }
+  if (fate.crash) {
+    crash(self, fate.crash);
     return false;
   }
-  auto applied = st.port->apply(entry);
-  switch (applied.result) {
-  case broker::applied_entry::outcome::applied:
-    metrics.applied++;
-    if (applied.order_violation)
-      metrics.order_violations++;
-    record_latency(st, entry);
-    break;
-  case broker::applied_entry::outcome::duplicate:
-    metrics.duplicates_absorbed++;
-    break;
-  case broker::applied_entry::outcome::dead_lettered:
-    metrics.dead_lettered++;
-    spdlog::warn("consumer {}: dead-lettered an entry: {}", st.setup.name,
-                 applied.reason);
-    break;
-  }
-  if (st.crashes->strikes(crash_point::consumer_after_effect)) {
-    crash(self, "after effect, before remove");
-    return false;
-  }
-  st.port->remove(processing, entry);
   return true;
 }
 
@@ -80,36 +117,36 @@ void recover_own(consumer_actor* self) {
 
 enum class burst_result { crashed, busy, idle };
 
-/// Takes up to `burst` entries round-robin over the owned queues; blocks
-/// briefly on one queue when all are empty.
+/// Handles one batch from the first owned queue, round-robin, that has
+/// entries; when all are empty, waits on one of them with a blocking pop.
 burst_result burst(consumer_actor* self) {
   auto& st = self->state;
-  auto& queues = st.setup.queues;
-  int handled = 0;
-  std::size_t empty_in_a_row = 0;
-  while (handled < st.setup.burst && empty_in_a_row < queues.size()) {
+  const auto& queues = st.setup.queues;
+  auto max_entries = static_cast<std::size_t>(std::max(1, st.setup.burst));
+  for (std::size_t tried = 0; tried < queues.size(); ++tried) {
     const auto& queue = queues[st.next_queue];
     st.next_queue = (st.next_queue + 1) % queues.size();
     auto processing = st.setup.names.processing_for(queue, st.setup.name);
-    auto entry = st.port->pop(queue, processing, 0);
-    if (!entry) {
-      ++empty_in_a_row;
-      continue;
-    }
-    empty_in_a_row = 0;
-    ++handled;
-    if (!handle(self, processing, *entry))
-      return burst_result::crashed;
+    auto batch = st.port->pop_batch(queue, processing, max_entries,
+                                    st.setup.batch_bytes);
+    if (!batch.empty())
+      return handle(self, processing, std::move(batch)) ? burst_result::busy
+                                                        : burst_result::crashed;
   }
-  if (handled > 0)
-    return burst_result::busy;
+  // All empty. Several queues: wait on all their doorbells at once, then
+  // look again (a blocking pop could only watch one of them).
+  if (queues.size() > 1)
+    return st.port->wait_for_doorbell(st.doorbells, st.setup.block_ms)
+               ? burst_result::busy
+               : burst_result::idle;
   const auto& queue = queues[st.next_queue];
+  st.next_queue = (st.next_queue + 1) % queues.size();
   auto processing = st.setup.names.processing_for(queue, st.setup.name);
   auto entry = st.port->pop(queue, processing, st.setup.block_ms);
   if (!entry)
     return burst_result::idle;
-  return handle(self, processing, *entry) ? burst_result::busy
-                                          : burst_result::crashed;
+  return handle(self, processing, {*entry}) ? burst_result::busy
+                                            : burst_result::crashed;
 }
 
 } // namespace
@@ -118,6 +155,8 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   st.crashes = std::make_unique<crash_injector>(st.setup.crash, st.setup.name);
+  for (const auto& queue : st.setup.queues)
+    st.doorbells.push_back(st.setup.names.doorbell_for(queue));
   try {
     st.port = st.setup.make_port();
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include <caf/fwd.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,25 +28,35 @@ struct consumer_setup {
   std::vector<std::string> queues;
   /// How long a pop blocks when every owned queue is empty.
   int block_ms = 200;
-  /// Entries handled per message before yielding (so exits are seen).
-  int burst = 64;
+  /// Most entries per batch: one pop_batch, one inbox script call and one
+  /// remove_batch each (three round trips). One batch per message, so exits
+  /// are seen between batches.
+  int burst = 256;
+  /// Most bytes per batch (one entry at least, whatever its size): bounds
+  /// what one script call carries, with entries up to
+  /// broker.max_entry_bytes.
+  std::size_t batch_bytes = 4u << 20;
   config::crash_settings crash;
   std::function<std::unique_ptr<consume_port>()> make_port;
   clock_function clock;
   std::shared_ptr<run_metrics> metrics;
 };
 
-/// A consumer: reliable pop -> dedup+effect (one Lua script) -> remove.
+/// A consumer: reliable pop -> dedup+effect (one Lua script) -> remove, a
+/// batch at a time.
 struct consumer_state {
   static inline const char* name = "consumer";
 
   consumer_setup setup;
   std::unique_ptr<consume_port> port;
   std::unique_ptr<crash_injector> crashes;
-  /// Where the next burst starts, so no owned queue starves.
+  /// The owned queue the next batch is taken from first, so none starves.
   std::size_t next_queue = 0;
-  /// After a Redis error an entry may sit unapplied in a processing list:
-  /// put it back at the head of its queue before popping anything new.
+  /// The doorbells of the owned queues, waited on together when all are
+  /// empty.
+  std::vector<std::string> doorbells;
+  /// After a Redis error entries may sit unapplied in a processing list:
+  /// put them back at the head of their queue before popping anything new.
   bool must_recover = false;
   /// Backoff while Redis is unavailable.
   int retry_delay_ms = 0;

@@ -43,7 +43,7 @@ void start_worker(coordinator_actor* self, worker_slot& slot) {
       worker_name(st.setup.name_prefix, slot.kind, slot.index, slot.restarts);
   if (slot.kind == worker_slot::role::relay) {
     relay_setup rs{slot.name,
-                   s.db,
+                   s.db.for_relay(),
                    s.lease,
                    s.run.poll_interval_ms,
                    s.run.idle_poll_max_ms,

@@ -37,12 +37,36 @@ public:
                                          const std::string& processing,
                                          int timeout_ms) = 0;
 
+  /// Waits up to `timeout_ms` for any of `doorbells` to ring (a publish to
+  /// one of the consumer's queues). Returns whether one rang.
+  virtual bool wait_for_doorbell(const std::vector<std::string>& doorbells,
+                                 int timeout_ms) = 0;
+
   /// Dedup + effect, atomically. Never throws for a malformed entry.
   virtual broker::applied_entry apply(const std::string& entry) = 0;
+
+  /// Moves up to `max_entries` entries (at most `max_bytes` together, but
+  /// one at least) from the head of `queue` to `processing`, in one atomic
+  /// step, oldest first. Never waits: empty when the queue is.
+  virtual std::vector<std::string> pop_batch(const std::string& queue,
+                                             const std::string& processing,
+                                             std::size_t max_entries,
+                                             std::size_t max_bytes) = 0;
+
+  /// Dedup + effect for each entry in order, one result per entry (a repeat
+  /// within the batch is a duplicate). Never throws for a malformed entry;
+  /// on a Redis error a prefix of the batch may have been applied.
+  virtual std::vector<broker::applied_entry>
+  apply_batch(const std::vector<std::string>& entries) = 0;
 
   /// Removes an applied entry from the processing list.
   virtual void remove(const std::string& processing,
                       const std::string& entry) = 0;
+
+  /// Removes applied entries from the processing list, as remove() on each
+  /// in order would. Returns how many were found.
+  virtual std::size_t remove_batch(const std::string& processing,
+                                   const std::vector<std::string>& entries) = 0;
 
   /// Puts a dead consumer's in-flight entries back at the head of `queue`.
   virtual std::size_t recover(const std::string& processing,

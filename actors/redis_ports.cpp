@@ -34,13 +34,35 @@ public:
     return queue_.pop(queue, processing, timeout_ms);
   }
 
+  bool wait_for_doorbell(const std::vector<std::string>& doorbells,
+                         int timeout_ms) override {
+    return queue_.wait_for_doorbell(doorbells, timeout_ms);
+  }
+
   broker::applied_entry apply(const std::string& entry) override {
     return inbox_.apply(entry);
+  }
+
+  std::vector<std::string> pop_batch(const std::string& queue,
+                                     const std::string& processing,
+                                     std::size_t max_entries,
+                                     std::size_t max_bytes) override {
+    return queue_.pop_batch(queue, processing, max_entries, max_bytes);
+  }
+
+  std::vector<broker::applied_entry>
+  apply_batch(const std::vector<std::string>& entries) override {
+    return inbox_.apply_batch(entries);
   }
 
   void remove(const std::string& processing,
               const std::string& entry) override {
     queue_.remove(processing, entry);
+  }
+
+  std::size_t remove_batch(const std::string& processing,
+                           const std::vector<std::string>& entries) override {
+    return queue_.remove_batch(processing, entries);
   }
 
   std::size_t recover(const std::string& processing,

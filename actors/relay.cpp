@@ -84,13 +84,14 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
   std::string reason = first_error;
   if (c.events.size() == 1) {
     blocked.insert(c.events.front().aggregate_id);
-    refused.push_back({c.events.front().event_id, c.events.front().epoch});
+    refused.push_back({c.events.front().event_id, c.events.front().epoch,
+                       c.events.front().rowid});
   }
   for (const auto& e : c.events) {
     if (c.events.size() == 1)
       break;
     if (blocked.count(e.aggregate_id)) {
-      held_back.push_back({e.event_id, e.epoch});
+      held_back.push_back({e.event_id, e.epoch, e.rowid});
       continue;
     }
     storage::claim single = c;
@@ -101,7 +102,7 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
       if (err.code() == broker::broker_errc::unavailable)
         throw;
       blocked.insert(e.aggregate_id);
-      refused.push_back({e.event_id, e.epoch});
+      refused.push_back({e.event_id, e.epoch, e.rowid});
       reason = err.what();
     }
   }
@@ -198,7 +199,12 @@ void run_cycle(relay_actor* self) {
     spdlog::info("relay {} took over {} rows of expired leases", st.setup.name,
                  c.taken_over);
   if (c.events.empty()) {
-    schedule_idle(self);
+    // The walk stopped at its bound: rows further on may be claimable. Not
+    // at once: when everything is blocked that would spin on the write lock.
+    if (c.more_candidates)
+      schedule_claim(self, st.setup.poll_interval_ms);
+    else
+      schedule_idle(self);
     return;
   }
   st.idle_delay_ms = 0;
@@ -216,7 +222,7 @@ void run_cycle(relay_actor* self) {
   if (!publish_and_ack(self, c, false))
     return;
   auto full = static_cast<int>(c.events.size()) >= st.setup.lease.batch;
-  if (full)
+  if (full || c.more_candidates)
     schedule_claim(self, 0);
   else
     schedule_claim(self, st.setup.poll_interval_ms);

@@ -7,17 +7,43 @@
 #include "actors/pipeline_probe.hpp"
 #include "actors/redis_ports.hpp"
 #include "bench/stages.hpp"
+#include "broker/connection.hpp"
 #include "storage/types.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace outbox::bench {
 
 namespace {
+
+/// CPU seconds this process has used (every thread).
+double own_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+/// CPU seconds the Redis server has used (INFO cpu).
+double redis_cpu_seconds(const config::settings& s) {
+  broker::connection conn{s.redis};
+  auto info = broker::reply_text(*conn.command({"INFO", "cpu"}));
+  double total = 0;
+  for (const char* field : {"used_cpu_sys:", "used_cpu_user:"}) {
+    auto at = info.find(field);
+    if (at != std::string::npos)
+      total += std::stod(info.substr(at + std::strlen(field)));
+  }
+  return total;
+}
 
 /// One bounded run; returns its report (throws if it did not end well).
 nlohmann::json pipeline_run(stage_context& ctx, config::settings s) {

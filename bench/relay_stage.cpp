@@ -38,7 +38,7 @@ double relay_rate(stage_context& ctx, const config::settings& s, int relays,
   for (int i = 0; i < relays; ++i) {
     actors::relay_setup rs{
         "bench-relay-" + std::to_string(i),
-        s.db,
+        s.db.for_relay(),
         s.lease,
         s.run.poll_interval_ms,
         s.run.idle_poll_max_ms,

@@ -23,6 +23,35 @@ std::string element_text(const redisReply& r, std::size_t index) {
   return reply_text(*r.element[index]);
 }
 
+long long element_integer(const redisReply& r, std::size_t index) {
+  if (r.elements <= index || r.element[index]->type != REDIS_REPLY_INTEGER)
+    unexpected_reply();
+  return r.element[index]->integer;
+}
+
+/// One entry's part of the reply: {'ok', violation, committed_at},
+/// {'dup', committed_at} or {'dead', reason}.
+applied_entry parse_outcome(const redisReply& r) {
+  if (r.type != REDIS_REPLY_ARRAY)
+    unexpected_reply();
+  auto status = element_text(r, 0);
+  applied_entry result;
+  if (status == "ok") {
+    result.result = applied_entry::outcome::applied;
+    result.order_violation = element_integer(r, 1) != 0;
+    result.committed_at = element_integer(r, 2);
+  } else if (status == "dup") {
+    result.result = applied_entry::outcome::duplicate;
+    result.committed_at = element_integer(r, 1);
+  } else if (status == "dead") {
+    result.result = applied_entry::outcome::dead_lettered;
+    result.reason = element_text(r, 1);
+  } else {
+    unexpected_reply();
+  }
+  return result;
+}
+
 } // namespace
 
 inbox::inbox(connection& conn, keys names)
@@ -33,28 +62,40 @@ const std::string& inbox::script() {
 }
 
 applied_entry inbox::apply(const std::string& entry) {
+  return apply_batch({entry}).front();
+}
+
+std::vector<applied_entry>
+inbox::apply_batch(const std::vector<std::string>& entries) {
+  std::vector<applied_entry> results;
+  results.reserve(entries.size());
+  auto first = entries.begin();
+  while (first != entries.end()) {
+    // At least one entry per call, however big.
+    auto last = first + 1;
+    std::size_t bytes = first->size();
+    while (last != entries.end() &&
+           static_cast<std::size_t>(last - first) < max_call_entries &&
+           bytes + last->size() <= max_call_bytes)
+      bytes += (last++)->size();
+    apply_call(first, last, results);
+    first = last;
+  }
+  return results;
+}
+
+void inbox::apply_call(std::vector<std::string>::const_iterator first,
+                       std::vector<std::string>::const_iterator last,
+                       std::vector<applied_entry>& results) {
   auto r = script_.run(conn_,
                        {names_.processed, names_.reserved, names_.aggregate_seq,
                         names_.counters, names_.dead_letter},
-                       {entry});
-  if (r->type != REDIS_REPLY_ARRAY)
+                       {first, last});
+  auto count = static_cast<std::size_t>(last - first);
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
     unexpected_reply();
-  auto status = element_text(*r, 0);
-  applied_entry result;
-  if (status == "ok") {
-    if (r->elements < 2 || r->element[1]->type != REDIS_REPLY_INTEGER)
-      unexpected_reply();
-    result.result = applied_entry::outcome::applied;
-    result.order_violation = r->element[1]->integer != 0;
-  } else if (status == "dup") {
-    result.result = applied_entry::outcome::duplicate;
-  } else if (status == "dead") {
-    result.result = applied_entry::outcome::dead_lettered;
-    result.reason = element_text(*r, 1);
-  } else {
-    unexpected_reply();
-  }
-  return result;
+  for (std::size_t i = 0; i < count; ++i)
+    results.push_back(parse_outcome(*r->element[i]));
 }
 
 } // namespace outbox::broker

@@ -3,8 +3,10 @@
 #include "broker/keys.hpp"
 #include "broker/lua_script.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace outbox::broker {
 
@@ -25,6 +27,9 @@ struct applied_entry {
   std::string reason;
   /// For applied: the entry came before a lower seq of its aggregate.
   bool order_violation = false;
+  /// For applied and duplicate: the entry's committed_at (0 if it has none),
+  /// so the consumer can measure latency without decoding the entry.
+  std::int64_t committed_at = 0;
 };
 
 /// The consumer's inbox: one Lua script that deduplicates by event_id and
@@ -36,14 +41,34 @@ class inbox {
 public:
   inbox(connection& conn, keys names);
 
-  /// Applies one entry exactly as it came from the queue. Throws
-  /// broker_error only for Redis problems, never for a bad entry.
+  /// Most entries and bytes one script call carries; apply_batch splits a
+  /// longer batch into several calls. Keeps each EVALSHA well inside what
+  /// Redis buffers comfortably for one command.
+  static constexpr std::size_t max_call_entries = 512;
+  static constexpr std::size_t max_call_bytes = 16u << 20;
+
+  /// Applies one entry exactly as it came from the queue: apply_batch of
+  /// one. Throws broker_error only for Redis problems, never for a bad entry.
   applied_entry apply(const std::string& entry);
+
+  /// Applies entries in order, one script call (one round trip) per
+  /// max_call_entries / max_call_bytes, with exactly the per-entry logic of
+  /// apply(): a repeat within the batch is a duplicate, order is checked
+  /// entry by entry. Returns one result per entry, in order. On a
+  /// broker_error a prefix of the batch may have been applied (scripts are
+  /// not rolled back): redelivered, it is absorbed as duplicates.
+  std::vector<applied_entry>
+  apply_batch(const std::vector<std::string>& entries);
 
   /// The script's source, for the benchmark's ceiling measurement.
   static const std::string& script();
 
 private:
+  /// One script call for entries [first, last); appends to `results`.
+  void apply_call(std::vector<std::string>::const_iterator first,
+                  std::vector<std::string>::const_iterator last,
+                  std::vector<applied_entry>& results);
+
   connection& conn_;
   keys names_;
   lua_script script_;

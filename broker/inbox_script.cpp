@@ -5,10 +5,9 @@ namespace outbox::broker {
 const std::string& inbox_script_source() {
   static const std::string source = R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter
--- ARGV[1]: the entry exactly as it came from the queue.
+-- ARGV: entries exactly as they came from the queue, oldest first.
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
 local counters, dead_letter = KEYS[4], KEYS[5]
-local text = ARGV[1]
 -- Lua numbers are doubles: integers are exact up to 2^53 only.
 local max_integer = 9007199254740992
 local max_kept = 65536
@@ -31,7 +30,22 @@ local function int(n)
   return string.format('%d', n)
 end
 
-local function dead(reason)
+-- Counter increments are summed over the call and written once, by
+-- flush_counts(), before every return.
+local counts = {consumed = 0, duplicates = 0, dead_lettered = 0,
+                order_violations = 0}
+local function count(name)
+  counts[name] = counts[name] + 1
+end
+local function flush_counts()
+  for name, n in pairs(counts) do
+    if n > 0 then
+      redis.call('HINCRBY', counters, name, n)
+    end
+  end
+end
+
+local function dead(text, reason)
   local kept = text
   if #kept > max_kept then
     -- Cut on a UTF-8 character boundary (continuation bytes are 10xxxxxx).
@@ -46,7 +60,7 @@ local function dead(reason)
   local record = {reason = reason, entry = kept, size = #text,
                   truncated = #kept < #text}
   redis.call('RPUSH', dead_letter, cjson.encode(record))
-  redis.call('HINCRBY', counters, 'dead_lettered', 1)
+  count('dead_lettered')
   return {'dead', reason}
 end
 
@@ -67,80 +81,112 @@ local function object(v)
   return type(v) == 'table' and type(next(v)) ~= 'number'
 end
 
--- The same checks, in the same order and words, as decode() in entry.cpp.
-local ok, e = pcall(cjson.decode, text)
-if not ok then
-  return dead('entry is not valid JSON')
-end
-if not object(e) then
-  return dead('entry must be a JSON object')
-end
-if not nonempty_string(e.event_id) or #e.event_id > 128 then
-  return dead('event_id must be a non-empty string of at most 128 bytes')
-end
-if not nonempty_string(e.aggregate_id) then
-  return dead('aggregate_id must be a non-empty string')
-end
-if not integer_at_least(e.seq, 1) then
-  return dead('seq must be an integer >= 1 (at most 2^53)')
-end
-if not nonempty_string(e.event_type) then
-  return dead('event_type must be a non-empty string')
-end
-if not object(e.payload) then
-  return dead('payload must be a JSON object')
-end
-if e.published_at ~= nil and not integer_at_least(e.published_at, 0) then
-  return dead('published_at must be an integer >= 0')
-end
-local order_placed = e.event_type == 'OrderPlaced'
-if order_placed then
-  if not nonempty_string(e.payload.sku) then
-    return dead('payload.sku must be a non-empty string')
+-- The entry decoded, or nil and why it is malformed. The same checks, in
+-- the same order and words, as decode() in entry.cpp.
+local function check(text)
+  local ok, e = pcall(cjson.decode, text)
+  if not ok then
+    return nil, 'entry is not valid JSON'
   end
-  if not integer_at_least(e.payload.qty, 1) then
-    return dead('payload.qty must be an integer >= 1 (at most 2^53)')
+  if not object(e) then
+    return nil, 'entry must be a JSON object'
   end
+  if not nonempty_string(e.event_id) or #e.event_id > 128 then
+    return nil, 'event_id must be a non-empty string of at most 128 bytes'
+  end
+  if not nonempty_string(e.aggregate_id) then
+    return nil, 'aggregate_id must be a non-empty string'
+  end
+  if not integer_at_least(e.seq, 1) then
+    return nil, 'seq must be an integer >= 1 (at most 2^53)'
+  end
+  if not nonempty_string(e.event_type) then
+    return nil, 'event_type must be a non-empty string'
+  end
+  if not object(e.payload) then
+    return nil, 'payload must be a JSON object'
+  end
+  if e.published_at ~= nil and not integer_at_least(e.published_at, 0) then
+    return nil, 'published_at must be an integer >= 0'
+  end
+  if e.event_type == 'OrderPlaced' then
+    if not nonempty_string(e.payload.sku) then
+      return nil, 'payload.sku must be a non-empty string'
+    end
+    if not integer_at_least(e.payload.qty, 1) then
+      return nil, 'payload.qty must be an integer >= 1 (at most 2^53)'
+    end
+  end
+  return e
 end
 
+-- One TIME per call: the batch applies at one instant.
 local now = redis.call('TIME')
 local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local result = '{"event_type":' .. cjson.encode(e.event_type)
-  .. ',"aggregate_id":' .. cjson.encode(e.aggregate_id)
-  .. ',"seq":' .. int(e.seq)
-if order_placed then
-  result = result .. ',"sku":' .. cjson.encode(e.payload.sku)
-    .. ',"qty":' .. int(e.payload.qty)
-end
-result = result .. ',"at":' .. int(at) .. '}'
 
-if redis.call('HSETNX', processed, e.event_id, result) == 0 then
-  redis.call('HINCRBY', counters, 'duplicates', 1)
-  return {'dup'}
-end
-
-if order_placed then
-  local applied = redis.pcall('HINCRBY', reserved, e.payload.sku,
-                              int(e.payload.qty))
-  if type(applied) == 'table' and applied.err then
-    -- Overflow or a non-integer value: undo the dedup record so nothing
-    -- changed, and let the caller see the error.
-    redis.call('HDEL', processed, e.event_id)
-    return redis.error_reply('effect failed for ' .. e.event_id .. ': '
-      .. applied.err)
+-- Applies one entry: {'ok', violation, committed_at}, {'dup', committed_at},
+-- {'dead', reason}, or an error reply (the effect failed, nothing changed).
+local function apply(text)
+  local e, reason = check(text)
+  if not e then
+    return dead(text, reason)
   end
+  local order_placed = e.event_type == 'OrderPlaced'
+  local committed_at = 0
+  if integer_at_least(e.committed_at, 0) then
+    committed_at = e.committed_at
+  end
+  local result = '{"event_type":' .. cjson.encode(e.event_type)
+    .. ',"aggregate_id":' .. cjson.encode(e.aggregate_id)
+    .. ',"seq":' .. int(e.seq)
+  if order_placed then
+    result = result .. ',"sku":' .. cjson.encode(e.payload.sku)
+      .. ',"qty":' .. int(e.payload.qty)
+  end
+  result = result .. ',"at":' .. int(at) .. '}'
+
+  if redis.call('HSETNX', processed, e.event_id, result) == 0 then
+    count('duplicates')
+    return {'dup', committed_at}
+  end
+
+  if order_placed then
+    local applied = redis.pcall('HINCRBY', reserved, e.payload.sku,
+                                int(e.payload.qty))
+    if type(applied) == 'table' and applied.err then
+      -- Overflow or a non-integer value: undo the dedup record so nothing
+      -- changed for this entry, and let the caller see the error.
+      redis.call('HDEL', processed, e.event_id)
+      return redis.error_reply('effect failed for ' .. e.event_id .. ': '
+        .. applied.err)
+    end
+  end
+
+  -- The first delivery of each event of an aggregate must follow seq order:
+  -- seqs are contiguous from 1, so the next one is exactly last + 1.
+  local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
+  local violation = e.seq ~= last + 1
+  if violation then
+    count('order_violations')
+  end
+  redis.call('HSET', aggregate_seq, e.aggregate_id, int(math.max(last, e.seq)))
+  count('consumed')
+  return {'ok', violation and 1 or 0, committed_at}
 end
 
--- The first delivery of each event of an aggregate must follow seq order:
--- seqs are contiguous from 1, so the next one is exactly last + 1.
-local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
-local violation = e.seq ~= last + 1
-if violation then
-  redis.call('HINCRBY', counters, 'order_violations', 1)
+local results = {}
+for i = 1, #ARGV do
+  local outcome = apply(ARGV[i])
+  if outcome.err then
+    -- The entries before this one stay applied (no rollback): keep their
+    -- counts; redelivered, they are duplicates.
+    flush_counts()
+    return outcome
+  end
+  results[i] = outcome
 end
-redis.call('HSET', aggregate_seq, e.aggregate_id, int(math.max(last, e.seq)))
-redis.call('HINCRBY', counters, 'consumed', 1)
-return {'ok', violation and 1 or 0}
+flush_counts()
+return results
 )lua";
   return source;
 }

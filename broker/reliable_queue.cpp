@@ -13,6 +13,54 @@ namespace outbox::broker {
 
 namespace {
 
+/// Moves up to ARGV[1] entries, head first, to the processing list's tail,
+/// stopping before the batch would pass ARGV[2] bytes (one entry at least).
+/// One LMOVE per entry keeps every step O(1) and never copies entries
+/// beyond the cap into the script (LRANGE would, up to 256 MiB for a batch
+/// of 1 MiB entries); the one entry that overshoots goes straight back to
+/// the queue's head, so order is kept. Atomic: nobody sees half a batch.
+const char* pop_batch_source = R"lua(
+-- KEYS[1]: the queue, KEYS[2]: the processing list.
+local max_entries, max_bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
+local moved, bytes = {}, 0
+while #moved < max_entries do
+  local entry = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+  if not entry then break end
+  if #moved > 0 and bytes + #entry > max_bytes then
+    redis.call('LMOVE', KEYS[2], KEYS[1], 'RIGHT', 'LEFT')
+    break
+  end
+  bytes = bytes + #entry
+  moved[#moved + 1] = entry
+end
+return moved
+)lua";
+
+/// Removes each entry's oldest copy, in order: exactly what LREM 1 per
+/// entry would do one call at a time. Not LTRIM by count alone: that is only
+/// right when the list starts with this batch, and after a lost reply or a
+/// recovery that raced us it may hold more in front (or less). So LTRIM
+/// only once the head is seen to be the batch, entry by entry (the normal
+/// case, two calls for the batch); else LREM each.
+const char* remove_batch_source = R"lua(
+-- KEYS[1]: the processing list. ARGV: the applied entries, oldest first.
+local head = redis.call('LRANGE', KEYS[1], 0, #ARGV - 1)
+local is_head = #head == #ARGV
+for i = 1, #head do
+  if not is_head then break end
+  is_head = head[i] == ARGV[i]
+end
+if is_head then
+  redis.call('LTRIM', KEYS[1], #ARGV, -1)
+  return #ARGV
+end
+local removed = 0
+for i = 1, #ARGV do
+  removed = removed + redis.call('LREM', KEYS[1], 1, ARGV[i])
+end
+return removed
+)lua";
+
 /// Moves the processing list back to the head of the queue: taking from its
 /// tail and pushing on the queue's head keeps the original order. Bounded by
 /// the length read first, so it cannot spin.
@@ -56,7 +104,9 @@ std::optional<std::string> moved_entry(const redisReply& r) {
 } // namespace
 
 reliable_queue::reliable_queue(connection& conn)
-    : conn_(conn), recover_script_(recover_source) {}
+    : conn_(conn), pop_batch_script_(pop_batch_source),
+      remove_batch_script_(remove_batch_source),
+      recover_script_(recover_source) {}
 
 std::optional<std::string> reliable_queue::pop(const std::string& queue,
                                                const std::string& processing,
@@ -70,19 +120,37 @@ std::optional<std::string> reliable_queue::pop(const std::string& queue,
       timeout_ms));
 }
 
+bool reliable_queue::wait_for_doorbell(
+    const std::vector<std::string>& doorbells, int timeout_ms) {
+  if (doorbells.empty() || timeout_ms <= 0)
+    return false;
+  std::vector<std::string> argv{"BLPOP"};
+  argv.insert(argv.end(), doorbells.begin(), doorbells.end());
+  argv.push_back(seconds(timeout_ms));
+  auto r = conn_.blocking_command(argv, timeout_ms);
+  return r->type != REDIS_REPLY_NIL;
+}
+
 std::vector<std::string>
 reliable_queue::pop_batch(const std::string& queue,
-                          const std::string& processing, std::size_t max) {
-  std::vector<std::vector<std::string>> commands(
-      max, {"LMOVE", queue, processing, "LEFT", "RIGHT"});
-  auto replies = conn_.pipeline(commands);
+                          const std::string& processing,
+                          std::size_t max_entries, std::size_t max_bytes) {
+  if (processing == queue)
+    throw std::invalid_argument("pop_batch: the processing list is the queue");
+  if (max_entries == 0)
+    return {};
+  auto r = pop_batch_script_.run(
+      conn_, {queue, processing},
+      {std::to_string(max_entries), std::to_string(max_bytes)});
+  if (r->type != REDIS_REPLY_ARRAY)
+    throw broker_error(broker_errc::rejected, "unexpected reply to pop_batch");
   std::vector<std::string> entries;
-  // A producer may push between two LMOVEs, so an entry can follow a nil:
-  // keep every moved entry, or one would sit unseen in `processing`.
-  for (auto& r : replies) {
-    throw_if_error(*r, "LMOVE");
-    if (auto entry = moved_entry(*r))
-      entries.push_back(std::move(*entry));
+  entries.reserve(r->elements);
+  for (std::size_t i = 0; i < r->elements; ++i) {
+    if (r->element[i]->type != REDIS_REPLY_STRING)
+      throw broker_error(broker_errc::rejected,
+                         "unexpected reply to pop_batch");
+    entries.push_back(reply_text(*r->element[i]));
   }
   return entries;
 }
@@ -92,6 +160,18 @@ void reliable_queue::remove(const std::string& processing,
   // The processing list is in pop order, so counting from the head removes
   // the oldest copy should the same text have been delivered twice.
   conn_.command({"LREM", processing, "1", entry});
+}
+
+std::size_t
+reliable_queue::remove_batch(const std::string& processing,
+                             const std::vector<std::string>& entries) {
+  if (entries.empty())
+    return 0;
+  auto r = remove_batch_script_.run(conn_, {processing}, entries);
+  if (r->type != REDIS_REPLY_INTEGER || r->integer < 0)
+    throw broker_error(broker_errc::rejected,
+                       "unexpected reply to remove_batch");
+  return static_cast<std::size_t>(r->integer);
 }
 
 std::size_t reliable_queue::recover(const std::string& processing,

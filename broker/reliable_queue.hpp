@@ -24,13 +24,30 @@ public:
   std::optional<std::string> pop(const std::string& queue,
                                  const std::string& processing, int timeout_ms);
 
-  /// Moves up to `max` entries at once (pipelined LMOVE), oldest first.
+  /// Waits up to `timeout_ms` for a token on any of `doorbells` (BLPOP),
+  /// which publishers push with every publish (keys::doorbell_for). Returns
+  /// whether one came: a hint that a queue has entries, never a promise.
+  bool wait_for_doorbell(const std::vector<std::string>& doorbells,
+                         int timeout_ms);
+
+  /// Moves up to `max_entries` entries from the head of `queue` to the tail
+  /// of `processing` in one atomic step (one Lua script, one round trip),
+  /// oldest first, and returns them. Stops before the entry that would take
+  /// the batch over `max_bytes`, but always takes at least one, so a huge
+  /// entry cannot stall the queue. Never waits: empty when the queue is.
   std::vector<std::string> pop_batch(const std::string& queue,
                                      const std::string& processing,
-                                     std::size_t max);
+                                     std::size_t max_entries,
+                                     std::size_t max_bytes);
 
   /// Removes one applied entry from the processing list.
   void remove(const std::string& processing, const std::string& entry);
+
+  /// Removes applied entries from the processing list in one round trip,
+  /// with the same result as remove() on each in order. Returns how many
+  /// were found and removed.
+  std::size_t remove_batch(const std::string& processing,
+                           const std::vector<std::string>& entries);
 
   /// Puts a dead consumer's in-flight entries back at the HEAD of `queue`, in
   /// their original order, ahead of everything still queued (they were popped
@@ -42,6 +59,8 @@ public:
 
 private:
   connection& conn_;
+  lua_script pop_batch_script_;
+  lua_script remove_batch_script_;
   lua_script recover_script_;
 };
 

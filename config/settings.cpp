@@ -73,6 +73,8 @@ std::vector<field> make_fields() {
                                                     dur),
       text<&S::db, &db_options::synchronous>("db", "synchronous",
                                              {"FULL", "NORMAL", "OFF"}),
+      text<&S::db, &db_options::relay_synchronous>("db", "relay_synchronous",
+                                                   {"FULL", "NORMAL", "OFF"}),
 
       text<&S::redis, &conn::where, &endpoint::host>("redis", "host"),
       integer<&S::redis, &conn::where, &endpoint::port>("redis", "port", 1,

@@ -10,6 +10,11 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Transaction.h>
 
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <string_view>
 #include <unordered_map>
 
 namespace outbox::storage {
@@ -31,11 +36,10 @@ enum candidate_column {
   col_last_error,
 };
 
-/// A candidate row the claim decided to take or to give up on.
-struct decision {
+/// A candidate row the claim decided to give up on.
+struct give_up_decision {
   std::int64_t rowid = 0;
-  claimed_event event;
-  std::string give_up_reason;
+  std::string reason;
 };
 
 std::string give_up_reason(bool expired, int attempts, int max_attempts,
@@ -51,6 +55,11 @@ std::string give_up_reason(bool expired, int attempts, int max_attempts,
   return reason;
 }
 
+/// The text of a column as a view, valid until the cursor moves.
+std::string_view text_of(const SQLite::Column& column) {
+  return {column.getText(), static_cast<std::size_t>(column.getBytes())};
+}
+
 /// The head-of-line rule for one claim. Seqs of an aggregate are contiguous
 /// from 1, so "every lower seq is PUBLISHED or in this claim" means: the row
 /// is the aggregate's lowest unpublished seq, or its predecessor was taken by
@@ -59,36 +68,54 @@ class head_of_line {
 public:
   explicit head_of_line(SQLite::Statement& head_seq) : head_seq_(head_seq) {}
 
-  bool claimable(const std::string& aggregate_id, std::int64_t seq) {
-    if (auto taken = last_taken_.find(aggregate_id); taken != last_taken_.end())
-      return taken->second == seq - 1;
-    return head(aggregate_id) == seq;
+  bool claimable(std::string_view aggregate_id, std::int64_t seq) {
+    auto& state = find(aggregate_id, seq);
+    if (state.last_taken != 0)
+      return state.last_taken == seq - 1;
+    return state.head == seq;
   }
 
-  void taken(const std::string& aggregate_id, std::int64_t seq) {
-    last_taken_[aggregate_id] = seq;
+  /// Must follow claimable(aggregate_id, seq) == true.
+  void taken(std::string_view aggregate_id, std::int64_t seq) {
+    aggregates_.find(aggregate_id)->second.last_taken = seq;
   }
 
 private:
-  std::int64_t head(const std::string& aggregate_id) {
-    if (auto cached = heads_.find(aggregate_id); cached != heads_.end())
-      return cached->second;
+  struct aggregate {
+    /// The lowest unpublished seq, as of the claim's start.
+    std::int64_t head = 0;
+    /// The highest seq taken by this claim (0: none).
+    std::int64_t last_taken = 0;
+  };
+
+  aggregate& find(std::string_view aggregate_id, std::int64_t seq) {
+    if (auto known = aggregates_.find(aggregate_id); known != aggregates_.end())
+      return known->second;
+    // The map's keys view these strings; a deque never moves its elements.
+    const auto& id = ids_.emplace_back(aggregate_id);
+    // A candidate is unpublished, so seq 1 is its aggregate's head: the
+    // common case (an order's first event) costs no lookup.
+    auto head = seq == 1 ? 1 : lowest_unpublished(id);
+    return aggregates_.emplace(id, aggregate{head, 0}).first->second;
+  }
+
+  std::int64_t lowest_unpublished(const std::string& aggregate_id) {
     detail::statement_use query{head_seq_};
-    query->bind(1, aggregate_id);
+    query->bindNoCopy(1, aggregate_id);
     query->executeStep();
-    auto seq = query->getColumn(0).getInt64();
-    heads_.emplace(aggregate_id, seq);
-    return seq;
+    return query->getColumn(0).getInt64();
   }
 
   SQLite::Statement& head_seq_;
-  /// The lowest unpublished seq per aggregate, as of the claim's start.
-  std::unordered_map<std::string, std::int64_t> heads_;
-  /// The highest seq per aggregate taken by this claim.
-  std::unordered_map<std::string, std::int64_t> last_taken_;
+  std::deque<std::string> ids_;
+  std::unordered_map<std::string_view, aggregate> aggregates_;
 };
 
 } // namespace
+
+std::int64_t claim_scan_bound(const lease_policy& policy) {
+  return std::max<std::int64_t>(4 * std::int64_t{policy.batch}, 1024);
+}
 
 claim outbox_store::claim_batch(const std::string& owner, millis now,
                                 const lease_policy& policy) {
@@ -97,41 +124,52 @@ claim outbox_store::claim_batch(const std::string& owner, millis now,
   claim result;
   result.owner = owner;
   result.lease_until = now + policy.ttl;
+  auto batch = static_cast<std::size_t>(policy.batch);
+  auto bound = claim_scan_bound(policy);
   try {
     SQLite::Transaction transaction(impl_->db,
                                     SQLite::TransactionBehavior::IMMEDIATE);
-    std::vector<decision> take;
-    std::vector<decision> give_up;
-    {
-      // Decide first, update after: changing rows while a cursor walks the
-      // index they live in is undefined in SQLite. Skipped rows cost one
-      // step and a hash lookup; only decided rows are kept in memory.
-      head_of_line heads{impl_->head_seq};
+    std::vector<give_up_decision> give_up;
+    std::int64_t scanned = 0;
+    std::int64_t last_scanned = 0;
+    auto full = [&] { return result.events.size() + give_up.size() >= batch; };
+    // Decide first, update after: changing rows while a cursor walks the
+    // index they live in is undefined in SQLite. Skipped rows cost one step
+    // and a hash lookup, without copying their text.
+    head_of_line heads{impl_->head_seq};
+    // Walks the candidates in (after, up_to] until the batch is full or
+    // `budget` more rows were looked at. Returns whether it ran out of them.
+    auto walk_range = [&](std::int64_t after, std::int64_t up_to,
+                          std::int64_t budget) {
       detail::statement_use walk{impl_->claim_candidates};
       walk->bind(1, now);
-      auto decided = [&] { return take.size() + give_up.size(); };
-      while (decided() < static_cast<std::size_t>(policy.batch) &&
-             walk->executeStep()) {
-        auto aggregate_id = walk->getColumn(col_aggregate_id).getString();
+      walk->bind(2, after);
+      walk->bind(3, up_to);
+      for (auto end = scanned + budget; !full() && scanned < end;) {
+        if (!walk->executeStep())
+          return true;
+        ++scanned;
+        last_scanned = walk->getColumn(col_rowid).getInt64();
+        auto aggregate_id = text_of(walk->getColumn(col_aggregate_id));
         auto seq = walk->getColumn(col_seq).getInt64();
         if (!heads.claimable(aggregate_id, seq))
           continue;
-        decision row;
-        row.rowid = walk->getColumn(col_rowid).getInt64();
-        auto expired = walk->getColumn(col_status).getString() == "SENDING";
+        auto expired =
+            std::strcmp(walk->getColumn(col_status).getText(), "SENDING") == 0;
         auto attempts = walk->getColumn(col_attempts).getInt();
         if (attempts >= policy.max_attempts) {
           // Not marked taken: the FAILED row now blocks its aggregate.
-          row.give_up_reason =
-              give_up_reason(expired, attempts, policy.max_attempts,
-                             walk->getColumn(col_last_error).getString());
-          give_up.push_back(std::move(row));
+          give_up.push_back(
+              {last_scanned,
+               give_up_reason(expired, attempts, policy.max_attempts,
+                              walk->getColumn(col_last_error).getString())});
           continue;
         }
         heads.taken(aggregate_id, seq);
-        auto& event = row.event;
+        auto& event = result.events.emplace_back();
+        event.rowid = last_scanned;
         event.event_id = walk->getColumn(col_event_id).getString();
-        event.aggregate_id = std::move(aggregate_id);
+        event.aggregate_id = aggregate_id;
         event.seq = seq;
         event.event_type = walk->getColumn(col_event_type).getString();
         event.payload = walk->getColumn(col_payload).getString();
@@ -139,23 +177,58 @@ claim outbox_store::claim_batch(const std::string& owner, millis now,
         event.attempts = attempts + 1;
         event.created_at = walk->getColumn(col_created_at).getInt64();
         event.taken_over = expired;
-        take.push_back(std::move(row));
       }
+      return false;
+    };
+    // The walk is bounded: a long stretch of rows waiting behind other
+    // leases would otherwise be stepped through by every claim. Where it
+    // looks changes which rows are seen, never which are claimable: heads
+    // come from the index, and an aggregate's rows are taken only from its
+    // head on, in seq order. Rows beyond the bound stay candidates for later
+    // claims. Once a walk is cut, the following ones spend half the bound on
+    // the oldest candidates (heads just freed, released and backed-off rows)
+    // and half resuming after the last row looked at, wrapping around at the
+    // newest; so every candidate is looked at within 2 * candidates / bound
+    // claims of this store.
+    constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
+    constexpr auto highest = std::numeric_limits<std::int64_t>::max();
+    auto resume_after = impl_->resume_after;
+    auto ran_out =
+        walk_range(lowest, highest, resume_after == 0 ? bound : bound / 2);
+    auto oldest_end = last_scanned;
+    if (ran_out) {
+      resume_after = 0;
+    } else if (full()) {
+      // The oldest rows filled the batch: the resume point stays.
+    } else if (resume_after == 0) {
+      resume_after = last_scanned;
+    } else {
+      auto from = std::max(resume_after, oldest_end);
+      ran_out = walk_range(from, highest, bound - scanned);
+      if (ran_out && !full() && scanned < bound && from > oldest_end)
+        ran_out = walk_range(oldest_end, from, bound - scanned);
+      resume_after = ran_out ? 0 : last_scanned;
     }
+    impl_->resume_after = resume_after;
+    result.more_candidates = scanned >= bound;
+    result.scanned = scanned;
     for (auto& row : give_up)
-      impl_->give_up(row.rowid, row.give_up_reason);
-    for (auto& row : take) {
+      impl_->give_up(row.rowid, row.reason);
+    {
       detail::statement_use update{impl_->take};
-      update->bind(1, owner);
+      update->bindNoCopy(1, owner);
       update->bind(2, result.lease_until);
-      update->bind(3, row.rowid);
-      update->exec();
-      result.taken_over += row.event.taken_over ? 1 : 0;
-      result.events.push_back(std::move(row.event));
+      for (auto& event : result.events) {
+        update->reset();
+        update->bind(3, event.rowid);
+        update->exec();
+        result.taken_over += event.taken_over ? 1 : 0;
+      }
     }
     result.failed = static_cast<int>(give_up.size());
     transaction.commit();
   } catch (const SQLite::Exception&) {
+    impl_->resume_after = 0;
     rethrow_as_store_error("claim", impl_->name);
   }
   return result;

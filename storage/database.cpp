@@ -73,8 +73,18 @@ CREATE TABLE request_keys (
 );
 )sql";
 
+/// Version 1 -> 2: the head-of-line index keyed on published_at, which is
+/// NULL exactly when status is not PUBLISHED (a CHECK says so). A claim,
+/// release or backoff changes status but not published_at, so SQLite no
+/// longer rewrites this index for them; only the ack removes the entry.
+constexpr const char* schema_v2 = R"sql(
+DROP INDEX outbox_unpublished;
+CREATE INDEX outbox_unpublished ON outbox(aggregate_id, seq)
+  WHERE published_at IS NULL;
+)sql";
+
 /// migrations[v] upgrades a database from user_version v to v + 1.
-constexpr const char* migrations[] = {schema_v1};
+constexpr const char* migrations[] = {schema_v1, schema_v2};
 static_assert(std::size(migrations) == schema_version);
 
 constexpr const char* our_tables[] = {"orders", "outbox", "request_keys"};
@@ -146,6 +156,20 @@ void switch_to_wal(SQLite::Database& db, const db_options& options) {
   }
 }
 
+/// Speed settings; none of them changes what a commit guarantees.
+void apply_tuning(SQLite::Database& db) {
+  // 64 MiB of page cache (default 2 MiB), allocated as pages are used: the
+  // hot tail of the outbox and its indexes stay in memory across claims.
+  db.exec("PRAGMA cache_size = -65536");
+  // Checkpoint every ~40 MB of WAL (default ~4 MB): the pages that claims
+  // and acks keep rewriting are copied back to the database once, not every
+  // few batches. The WAL file is truncated back to 64 MiB afterwards.
+  db.exec("PRAGMA wal_autocheckpoint = 10000");
+  db.exec("PRAGMA journal_size_limit = 67108864");
+  // The claim sorts expired leases; keep that tiny sort off the disk.
+  db.exec("PRAGMA temp_store = MEMORY");
+}
+
 int read_user_version(SQLite::Database& db) {
   return db.execAndGet("PRAGMA user_version").getInt();
 }
@@ -195,6 +219,7 @@ std::unique_ptr<SQLite::Database> open_database(const db_options& options) {
     switch_to_wal(*db, options);
     db->exec("PRAGMA synchronous = " + synchronous);
     db->exec("PRAGMA foreign_keys = ON");
+    apply_tuning(*db);
     return db;
   } catch (const SQLite::Exception&) {
     rethrow_as_store_error("open", options.path);

@@ -18,10 +18,23 @@ struct db_options {
   /// "NORMAL" (WAL: durable across process crashes, may lose the last
   /// commits on power loss) or "OFF" (benchmarks only).
   std::string synchronous = "FULL";
+  /// PRAGMA synchronous of the relays' connections. NORMAL loses nothing
+  /// that matters: a relay's commits (claims, acks) lost to a power cut
+  /// only make rows publish again, which the inbox absorbs; and the WAL is
+  /// a log, so the next FULL commit (an order) makes every earlier relay
+  /// commit durable with it, never a later one without an earlier one.
+  std::string relay_synchronous = "NORMAL";
+
+  /// These options as a relay opens them (synchronous = relay_synchronous).
+  db_options for_relay() const {
+    auto relay = *this;
+    relay.synchronous = relay_synchronous;
+    return relay;
+  }
 };
 
 /// The schema version this binary writes (PRAGMA user_version).
-inline constexpr int schema_version = 1;
+inline constexpr int schema_version = 2;
 
 /// Opens (creating if needed) the database and applies the connection
 /// pragmas: WAL, busy_timeout, synchronous, foreign_keys. Does not migrate.

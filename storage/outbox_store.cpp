@@ -14,26 +14,6 @@
 
 namespace outbox::storage {
 
-namespace {
-
-/// The WHERE clause that fences every update by a relay: the row is still
-/// leased, to this owner, by the claim that handed out this epoch.
-const std::string fence = " WHERE event_id = ? AND owner = ? AND"
-                          " lease_epoch = ? AND status = 'SENDING'";
-
-/// Binds the fence parameters, starting at `index`, and runs the update.
-/// Returns whether the row was still held.
-bool run_fenced(SQLite::Statement& statement, int index,
-                const std::string& owner, const event_lease& lease) {
-  detail::statement_use update{statement};
-  update->bind(index, lease.event_id);
-  update->bind(index + 1, owner);
-  update->bind(index + 2, lease.epoch);
-  return update->exec() > 0;
-}
-
-} // namespace
-
 outbox_store::impl::impl(SQLite::Database& database)
     : db(database), name(detail::database_name(database)),
       claim_candidates(db, sql::claim_candidates), head_seq(db, sql::head_seq),
@@ -42,18 +22,9 @@ outbox_store::impl::impl(SQLite::Database& database)
                " attempts = attempts + 1 WHERE rowid = ?"),
       fail_row(db, "UPDATE outbox SET status = 'FAILED', owner = NULL,"
                    " lease_until = 0, last_error = ? WHERE rowid = ?"),
-      ack_row(
-          db,
-          std::string{"UPDATE outbox SET status = 'PUBLISHED', owner = NULL,"
-                      " lease_until = 0, published_at = ?, last_error = NULL"} +
-              fence),
-      // available_at stays as it was: the row was due when it was claimed.
-      release_row(
-          db, std::string{"UPDATE outbox SET status = 'PENDING', owner = NULL,"
-                          " lease_until = 0, attempts = MAX(attempts - 1, 0)"} +
-                  fence),
-      renew_row(db, std::string{"UPDATE outbox SET lease_until = ?"} + fence),
-      held_row(db, std::string{"SELECT rowid, attempts FROM outbox"} + fence),
+      locate_event(db, sql::locate_event), ack_row(db, sql::ack_row),
+      release_row(db, sql::release_row), renew_row(db, sql::renew_row),
+      held_row(db, sql::held_row),
       back_off_row(db, "UPDATE outbox SET status = 'PENDING', owner = NULL,"
                        " lease_until = 0, available_at = ?, last_error = ?"
                        " WHERE rowid = ?"),
@@ -89,6 +60,32 @@ void outbox_store::impl::give_up(std::int64_t rowid, const std::string& error) {
   update->exec();
 }
 
+bool outbox_store::impl::run_fenced(SQLite::Statement& statement, int index,
+                                    const std::string& owner,
+                                    const event_lease& lease) {
+  // Text is bound without a copy: both strings outlive the step, and every
+  // use rebinds them before stepping again.
+  auto run = [&](std::int64_t rowid) {
+    statement.reset();
+    statement.bind(index, rowid);
+    statement.bindNoCopy(index + 1, lease.event_id);
+    statement.bindNoCopy(index + 2, owner);
+    statement.bind(index + 3, lease.epoch);
+    return statement.getColumnCount() == 0 ? statement.exec() > 0
+                                           : statement.executeStep();
+  };
+  if (lease.rowid != 0 && run(lease.rowid))
+    return true;
+  std::int64_t rowid = 0;
+  {
+    detail::statement_use locate{locate_event};
+    locate->bindNoCopy(1, lease.event_id);
+    if (locate->executeStep())
+      rowid = locate->getColumn(0).getInt64();
+  }
+  return rowid != 0 && rowid != lease.rowid && run(rowid);
+}
+
 void detail::check_owner(const std::string& owner) {
   if (owner.empty())
     throw store_error(store_errc::invalid_input, "owner must not be empty");
@@ -113,7 +110,7 @@ std::vector<event_lease> claim::leases() const {
   std::vector<event_lease> result;
   result.reserve(events.size());
   for (const auto& event : events)
-    result.push_back(event_lease{event.event_id, event.epoch});
+    result.push_back(event_lease{event.event_id, event.epoch, event.rowid});
   return result;
 }
 
@@ -147,9 +144,10 @@ ack_result outbox_store::ack(const std::string& owner,
   try {
     SQLite::Transaction transaction(impl_->db,
                                     SQLite::TransactionBehavior::IMMEDIATE);
+    detail::statement_use update{impl_->ack_row};
+    update->bind(1, now);
     for (const auto& lease : leases) {
-      impl_->ack_row.bind(1, now);
-      if (run_fenced(impl_->ack_row, 2, owner, lease))
+      if (impl_->run_fenced(*update, 2, owner, lease))
         ++result.acked;
       else
         result.rejected.push_back(lease.event_id);
@@ -169,8 +167,9 @@ int outbox_store::release(const std::string& owner,
   try {
     SQLite::Transaction transaction(impl_->db,
                                     SQLite::TransactionBehavior::IMMEDIATE);
+    detail::statement_use update{impl_->release_row};
     for (const auto& lease : leases)
-      released += run_fenced(impl_->release_row, 1, owner, lease) ? 1 : 0;
+      released += impl_->run_fenced(*update, 1, owner, lease) ? 1 : 0;
     transaction.commit();
   } catch (const SQLite::Exception&) {
     rethrow_as_store_error("release", impl_->name);
@@ -187,10 +186,10 @@ int outbox_store::renew(const std::string& owner,
   try {
     SQLite::Transaction transaction(impl_->db,
                                     SQLite::TransactionBehavior::IMMEDIATE);
-    for (const auto& lease : leases) {
-      impl_->renew_row.bind(1, lease_until);
-      held += run_fenced(impl_->renew_row, 2, owner, lease) ? 1 : 0;
-    }
+    detail::statement_use update{impl_->renew_row};
+    update->bind(1, lease_until);
+    for (const auto& lease : leases)
+      held += impl_->run_fenced(*update, 2, owner, lease) ? 1 : 0;
     transaction.commit();
   } catch (const SQLite::Exception&) {
     rethrow_as_store_error("renew", impl_->name);
@@ -214,10 +213,7 @@ failure_result outbox_store::fail(const std::string& owner,
       int attempts = 0;
       {
         detail::statement_use held{impl_->held_row};
-        held->bind(1, lease.event_id);
-        held->bind(2, owner);
-        held->bind(3, lease.epoch);
-        if (!held->executeStep()) {
+        if (!impl_->run_fenced(*held, 1, owner, lease)) {
           ++result.not_held;
           continue;
         }

@@ -33,6 +33,10 @@ struct lease_policy {
 struct event_lease {
   std::string event_id;
   std::int64_t epoch = 0;
+  /// Where the row lives (its SQLite rowid), filled by claim::leases(): a
+  /// lookup hint only, 0 when unknown. The fence is always event_id, owner
+  /// and epoch; a wrong hint falls back to the event_id lookup.
+  std::int64_t rowid = 0;
 };
 
 /// A row handed to a relay by a claim.
@@ -48,6 +52,8 @@ struct claimed_event {
   millis created_at = 0;
   /// True when the row was SENDING under another owner's expired lease.
   bool taken_over = false;
+  /// The row's SQLite rowid (see event_lease::rowid).
+  std::int64_t rowid = 0;
 };
 
 /// The result of one claim: rows in publish order (per aggregate by seq).
@@ -59,6 +65,12 @@ struct claim {
   int taken_over = 0;
   /// Rows that reached max_attempts while leased and became FAILED here.
   int failed = 0;
+  /// The claim stopped at its bound on candidates looked at, before it saw
+  /// them all: more rows may be claimable now, so claim again soon rather
+  /// than back off.
+  bool more_candidates = false;
+  /// Candidate rows the claim looked at (at most claim_scan_bound).
+  std::int64_t scanned = 0;
 
   std::vector<event_lease> leases() const;
 };
@@ -129,6 +141,9 @@ public:
   /// an expired lease. Head-of-line per aggregate: a row is taken only when
   /// every lower-seq row of its aggregate is PUBLISHED or in this claim.
   /// Attempts are counted here; a row already at max_attempts becomes FAILED.
+  /// Looks at no more than claim_scan_bound(policy) candidates; once a walk
+  /// is cut there, later claims of this store split the bound between the
+  /// oldest candidates and the rows after the last one looked at.
   claim claim_batch(const std::string& owner, millis now,
                     const lease_policy& policy);
 
@@ -165,6 +180,10 @@ private:
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+/// How many candidate rows one claim looks at, at most: max(4 * batch,
+/// 1024). Bounds a claim's cost when many rows wait behind other leases.
+std::int64_t claim_scan_bound(const lease_policy& policy);
 
 /// The backoff before the next attempt after `attempts` claims.
 millis backoff_delay(int attempts, const lease_policy& policy);

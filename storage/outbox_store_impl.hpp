@@ -18,6 +18,13 @@ struct outbox_store::impl {
   /// Marks a row FAILED (no owner, no lease) with `error` as last_error.
   void give_up(std::int64_t rowid, const std::string& error);
 
+  /// Binds the fence (rowid, event_id, owner, epoch) at `index` and runs
+  /// `statement`: an update (returns whether it changed the row) or a query
+  /// (returns whether it has a row, left on it). A lease without a rowid, or
+  /// whose rowid no longer names its event, is found by event_id instead.
+  bool run_fenced(SQLite::Statement& statement, int index,
+                  const std::string& owner, const event_lease& lease);
+
   SQLite::Database& db;
   std::string name;
 
@@ -27,7 +34,12 @@ struct outbox_store::impl {
   SQLite::Statement take;
   SQLite::Statement fail_row;
 
-  // fenced updates: bound as (..., event_id, owner, lease_epoch)
+  /// Where the next claim's candidate walk starts: after this rowid (0: at
+  /// the oldest candidate). Set when a walk stops at its bound.
+  std::int64_t resume_after = 0;
+
+  // fenced updates: bound as (..., rowid, event_id, owner, lease_epoch)
+  SQLite::Statement locate_event;
   SQLite::Statement ack_row;
   SQLite::Statement release_row;
   SQLite::Statement renew_row;

@@ -100,21 +100,86 @@ std::optional<std::string> fake_consume_port::pop(const std::string& queue,
     broker_->lists[processing].push_back(*entry);
     broker_->trace.push_back("pop " + processing);
   }
+  maybe_fail_pop();
+  return entry;
+}
+
+bool fake_consume_port::wait_for_doorbell(
+    const std::vector<std::string>& doorbells, int) {
+  const std::string suffix = ":ready"; // broker::keys::doorbell_for
+  broker_->trace.push_back("wait doorbells");
+  for (const auto& doorbell : doorbells) {
+    auto list = doorbell.substr(0, doorbell.size() - suffix.size());
+    if (!broker_->lists[list].empty())
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::string>
+fake_consume_port::pop_batch(const std::string& queue,
+                             const std::string& processing,
+                             std::size_t max_entries, std::size_t max_bytes) {
+  if (processing == queue)
+    throw std::invalid_argument("pop_batch: the processing list is the queue");
+  auto& source = broker_->lists[queue];
+  auto& target = broker_->lists[processing];
+  std::vector<std::string> batch;
+  std::size_t bytes = 0;
+  while (batch.size() < max_entries && !source.empty() &&
+         (batch.empty() || bytes + source.front().size() <= max_bytes)) {
+    bytes += source.front().size();
+    batch.push_back(std::move(source.front()));
+    source.pop_front();
+    target.push_back(batch.back());
+    broker_->trace.push_back("pop " + processing);
+  }
+  maybe_fail_pop();
+  return batch;
+}
+
+void fake_consume_port::maybe_fail_pop() {
   if (broker_->fail_pops > 0) {
     --broker_->fail_pops;
     throw broker::broker_error(broker::broker_errc::unavailable,
                                "fake broker: pop reply lost");
   }
-  return entry;
 }
 
-broker::applied_entry fake_consume_port::apply(const std::string& text) {
-  auto& b = *broker_;
-  if (b.fail_applies > 0) {
-    --b.fail_applies;
+void fake_consume_port::maybe_fail_apply() {
+  if (broker_->fail_applies > 0) {
+    --broker_->fail_applies;
     throw broker::broker_error(broker::broker_errc::unavailable,
                                "fake broker: apply failed");
   }
+}
+
+void fake_consume_port::maybe_fail_remove() {
+  if (broker_->fail_removes > 0) {
+    --broker_->fail_removes;
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "fake broker: remove failed");
+  }
+}
+
+broker::applied_entry fake_consume_port::apply(const std::string& text) {
+  broker_->trace.push_back("apply 1");
+  maybe_fail_apply();
+  return apply_one(text);
+}
+
+std::vector<broker::applied_entry>
+fake_consume_port::apply_batch(const std::vector<std::string>& entries) {
+  broker_->trace.push_back("apply " + std::to_string(entries.size()));
+  maybe_fail_apply();
+  std::vector<broker::applied_entry> results;
+  for (const auto& text : entries)
+    results.push_back(apply_one(text));
+  return results;
+}
+
+broker::applied_entry fake_consume_port::apply_one(const std::string& text) {
+  auto& b = *broker_;
   auto decoded = broker::decode(text);
   if (auto* bad = std::get_if<broker::malformed_entry>(&decoded))
     return dead(b, bad->reason);
@@ -136,6 +201,7 @@ broker::applied_entry fake_consume_port::apply(const std::string& text) {
     qty = q->get<std::int64_t>();
   }
   broker::applied_entry result;
+  result.committed_at = entry.committed_at;
   // HSETNX processed: the dedup record and the effect go together.
   if (!b.processed.emplace(entry.event_id, entry.event_type).second) {
     ++b.duplicates;
@@ -155,11 +221,31 @@ broker::applied_entry fake_consume_port::apply(const std::string& text) {
 
 void fake_consume_port::remove(const std::string& processing,
                                const std::string& entry) {
+  broker_->trace.push_back("remove " + processing);
+  maybe_fail_remove();
+  remove_one(processing, entry);
+}
+
+std::size_t
+fake_consume_port::remove_batch(const std::string& processing,
+                                const std::vector<std::string>& entries) {
+  broker_->trace.push_back("remove " + processing);
+  maybe_fail_remove();
+  std::size_t removed = 0;
+  for (const auto& entry : entries)
+    removed += remove_one(processing, entry) ? 1 : 0;
+  return removed;
+}
+
+bool fake_consume_port::remove_one(const std::string& processing,
+                                   const std::string& entry) {
   // LREM processing 1 entry: the oldest copy.
   auto& list = broker_->lists[processing];
   auto i = std::find(list.begin(), list.end(), entry);
-  if (i != list.end())
-    list.erase(i);
+  if (i == list.end())
+    return false;
+  list.erase(i);
+  return true;
 }
 
 std::size_t fake_consume_port::recover(const std::string& processing,

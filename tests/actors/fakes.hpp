@@ -65,15 +65,21 @@ struct fake_broker {
 
   // -- consume side failure injection and trace --
 
-  /// The next `fail_pops` pops throw broker_error(unavailable) after moving
-  /// the head entry (if any) to the processing list, as when LMOVE ran but
-  /// its reply was lost.
+  /// The next `fail_pops` pops (single or batch) throw
+  /// broker_error(unavailable) after moving what they would have returned to
+  /// the processing list, as when LMOVE or the batch script ran but its reply
+  /// was lost.
   int fail_pops = 0;
-  /// The next `fail_applies` applies throw broker_error(unavailable) without
-  /// applying anything.
+  /// The next `fail_applies` applies (single or batch) throw
+  /// broker_error(unavailable) without applying anything.
   int fail_applies = 0;
-  /// "pop <processing>" for every entry popped and "recover <processing>"
-  /// for every recover call, in order.
+  /// The next `fail_removes` removes (single or batch) throw
+  /// broker_error(unavailable) without removing anything.
+  int fail_removes = 0;
+  /// "pop <processing>" for every entry popped (one per entry of a batch),
+  /// "apply <n>" for every apply call of n entries, "remove <processing>"
+  /// for every remove call (one per batch) and "recover <processing>" for
+  /// every recover call, in order.
   std::vector<std::string> trace;
 
   /// Makes the next `count` publish calls throw broker_error(code).
@@ -101,9 +107,10 @@ private:
 };
 
 /// A consume_port on a fake_broker, with the reliable queue's and the inbox
-/// script's semantics: pop moves head to processing tail, apply dedups by
-/// event_id then applies the effect and checks seq order, malformed entries
-/// are dead-lettered, remove drops the oldest copy, recover puts in-flight
+/// script's semantics: pop moves head to processing tail (a batch up to its
+/// entry and byte caps, one entry at least), apply dedups by event_id then
+/// applies the effect and checks seq order, malformed entries are
+/// dead-lettered, remove drops the oldest copy, recover puts in-flight
 /// entries back at the queue's head in their order.
 class fake_consume_port : public actors::consume_port {
 public:
@@ -112,12 +119,34 @@ public:
   std::optional<std::string> pop(const std::string& queue,
                                  const std::string& processing,
                                  int timeout_ms) override;
+  /// Never waits: rings when a list behind one of the doorbells has entries.
+  bool wait_for_doorbell(const std::vector<std::string>& doorbells,
+                         int timeout_ms) override;
+  std::vector<std::string> pop_batch(const std::string& queue,
+                                     const std::string& processing,
+                                     std::size_t max_entries,
+                                     std::size_t max_bytes) override;
   broker::applied_entry apply(const std::string& entry) override;
+  std::vector<broker::applied_entry>
+  apply_batch(const std::vector<std::string>& entries) override;
   void remove(const std::string& processing, const std::string& entry) override;
+  std::size_t remove_batch(const std::string& processing,
+                           const std::vector<std::string>& entries) override;
   std::size_t recover(const std::string& processing,
                       const std::string& queue) override;
 
 private:
+  /// Throws if a pop failure is due (after the move, as a lost reply).
+  void maybe_fail_pop();
+  /// Throws if an apply failure is due (before anything is applied).
+  void maybe_fail_apply();
+  /// Throws if a remove failure is due (before anything is removed).
+  void maybe_fail_remove();
+  /// One entry through the inbox logic, no failure injection.
+  broker::applied_entry apply_one(const std::string& entry);
+  /// LREM processing 1 entry; whether it was there.
+  bool remove_one(const std::string& processing, const std::string& entry);
+
   std::shared_ptr<fake_broker> broker_;
 };
 

@@ -85,6 +85,8 @@ const std::vector<bad_case> bad_cases = {
      "must be between 1 and 65535, got 70000"},
     {"bad_synchronous", R"({"db": {"synchronous": "fast"}})", "db.synchronous",
      "must be one of FULL, NORMAL, OFF"},
+    {"bad_relay_synchronous", R"({"db": {"relay_synchronous": "x"}})",
+     "db.relay_synchronous", "must be one of FULL, NORMAL, OFF"},
     {"empty_queue_name", R"({"broker": {"queue": ""}})", "broker.queue",
      "must not be empty"},
     {"empty_db_path", R"({"db": {"path": ""}})", "db.path",

@@ -24,6 +24,7 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.db.path, b.db.path);
   EXPECT_EQ(a.db.busy_timeout_ms, b.db.busy_timeout_ms);
   EXPECT_EQ(a.db.synchronous, b.db.synchronous);
+  EXPECT_EQ(a.db.relay_synchronous, b.db.relay_synchronous);
   EXPECT_EQ(a.redis.where.host, b.redis.where.host);
   EXPECT_EQ(a.redis.where.port, b.redis.where.port);
   EXPECT_EQ(a.redis.connect_timeout_ms, b.redis.connect_timeout_ms);
@@ -71,6 +72,7 @@ TEST(ConfigDefaults, MatchTheDocumentedValues) {
   settings s;
   EXPECT_EQ(s.db.path, "var/outbox.db");
   EXPECT_EQ(s.db.synchronous, "FULL");
+  EXPECT_EQ(s.db.relay_synchronous, "NORMAL");
   EXPECT_EQ(s.redis.where.host, "127.0.0.1");
   EXPECT_EQ(s.redis.where.port, 6379);
   EXPECT_EQ(s.broker.queue, "outbox.events");
@@ -165,6 +167,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.db.path = "/data/o.db";
   s.db.busy_timeout_ms = 0;
   s.db.synchronous = "NORMAL";
+  s.db.relay_synchronous = "FULL";
   s.redis.where.host = "::1";
   s.redis.where.port = 6380;
   s.redis.connect_timeout_ms = 10;

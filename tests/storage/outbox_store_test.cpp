@@ -385,6 +385,10 @@ TEST_F(OutboxStoreTest, hot_queries_use_the_partial_indexes) {
   auto claim_plan = query_plan(sql::claim_candidates);
   auto claim_text = joined(claim_plan);
   EXPECT_NE(std::string::npos, claim_text.find("outbox_pending")) << claim_text;
+  // The resumed walk seeks into the pending index, it does not filter it.
+  EXPECT_NE(std::string::npos, claim_text.find("outbox_pending (status=? AND"
+                                               " rowid>? AND rowid<?)"))
+      << claim_text;
   EXPECT_NE(std::string::npos, claim_text.find("outbox_leased")) << claim_text;
   EXPECT_NE(std::string::npos, claim_text.find("MERGE")) << claim_text;
   EXPECT_TRUE(no_full_scan(claim_plan)) << claim_text;
@@ -393,4 +397,127 @@ TEST_F(OutboxStoreTest, hot_queries_use_the_partial_indexes) {
   EXPECT_NE(std::string::npos, head_text.find("outbox_unpublished"))
       << head_text;
   EXPECT_TRUE(no_full_scan(head_plan)) << head_text;
+  // Fenced updates find the row by rowid, not through the event_id index.
+  for (auto fenced :
+       {sql::ack_row, sql::release_row, sql::renew_row, sql::held_row}) {
+    auto text = joined(query_plan(fenced));
+    EXPECT_NE(std::string::npos, text.find("INTEGER PRIMARY KEY (rowid=?)"))
+        << fenced << "\n"
+        << text;
+  }
+}
+
+TEST_F(OutboxStoreTest, leases_carry_the_rowid_and_ack_by_it_keeps_the_fence) {
+  auto first_id = append("a");
+  auto second_id = append("b");
+  auto c = outbox_.claim_batch("relay-1", 0, policy_);
+  auto leases = c.leases();
+  ASSERT_EQ(2u, leases.size());
+  EXPECT_EQ(
+      scalar("SELECT rowid FROM outbox WHERE event_id = '" + first_id + "'"),
+      leases[0].rowid);
+  EXPECT_EQ(c.events[1].rowid, leases[1].rowid);
+  // Another owner, or a stale or future epoch: rejected though the rowid
+  // points at the row.
+  EXPECT_EQ(0, outbox_.ack("relay-2", {leases[0]}, 1).acked);
+  auto wrong_epoch = leases[0];
+  wrong_epoch.epoch = 0;
+  EXPECT_EQ(0, outbox_.ack("relay-1", {wrong_epoch}, 1).acked);
+  wrong_epoch.epoch = 2;
+  EXPECT_EQ(0, outbox_.ack("relay-1", {wrong_epoch}, 1).acked);
+  EXPECT_EQ(0, outbox_.renew("relay-2", {leases[0]}, 1000));
+  EXPECT_EQ(0, outbox_.release("relay-2", {leases[0]}));
+  EXPECT_EQ(1, outbox_.fail("relay-2", {leases[0]}, "x", 1, policy_).not_held);
+  EXPECT_EQ("SENDING", column(first_id, "status"));
+  // A rowid naming another row held by the same owner at the same epoch
+  // does not acknowledge that row: the event_id decides.
+  auto misdirected = leases[0];
+  misdirected.rowid = leases[1].rowid;
+  auto result = outbox_.ack("relay-1", {misdirected}, 2);
+  EXPECT_EQ(1, result.acked);
+  EXPECT_EQ("PUBLISHED", column(first_id, "status"));
+  EXPECT_EQ("SENDING", column(second_id, "status"));
+  // Leases without a rowid (built from event_id and epoch) still work.
+  EXPECT_EQ(1, outbox_.ack("relay-1", {{second_id, 1}}, 3).acked);
+  EXPECT_EQ("PUBLISHED", column(second_id, "status"));
+  EXPECT_EQ(0, outbox_.ack("relay-1", {{second_id, 1}}, 4).acked);
+  EXPECT_EQ(0, outbox_.ack("relay-1", {{"no-such-event", 1, 12345}}, 4).acked);
+}
+
+TEST_F(OutboxStoreTest, claim_walk_is_bounded_and_later_claims_progress) {
+  constexpr int waiting = 3000;
+  orders_.append_event({"held", "T", "{}"}, 0);
+  policy_.ttl = 1'000'000;
+  policy_.batch = 1;
+  auto head = outbox_.claim_batch("relay-1", 0, policy_);
+  ASSERT_EQ((strings{"held:1"}), keys(head));
+  // Many rows wait behind relay-1's lease, then a few free aggregates.
+  std::vector<event_request> rows(waiting, event_request{"held", "T", "{}"});
+  for (int i = 0; i < 10; ++i)
+    rows.push_back({"free-" + std::to_string(i), "T", "{}"});
+  orders_.append_events(rows, 0);
+  policy_.batch = 100;
+  auto bound = claim_scan_bound(policy_);
+  ASSERT_EQ(1024, bound);
+  int claims = 0;
+  claim c;
+  do {
+    c = outbox_.claim_batch("relay-2", 1, policy_);
+    ++claims;
+    EXPECT_LE(c.scanned, bound);
+    if (c.events.empty()) {
+      EXPECT_TRUE(c.more_candidates) << "an empty cut walk asks to go on";
+    }
+  } while (c.events.empty() && claims < 20);
+  EXPECT_EQ(10u, c.events.size()) << "the free aggregates are reached";
+  EXPECT_LE(claims, 2 * waiting / bound + 2);
+  for (const auto& event : c.events)
+    EXPECT_EQ(0u, event.aggregate_id.rfind("free-", 0)) << event.aggregate_id;
+  EXPECT_EQ(10, outbox_.ack("relay-2", c.leases(), 2).acked);
+  // Once the head is acknowledged, the next claim takes the waiting rows in
+  // seq order, though the walk had moved past them.
+  EXPECT_EQ(1, outbox_.ack("relay-1", head.leases(), 2).acked);
+  auto next = outbox_.claim_batch("relay-2", 3, policy_);
+  ASSERT_EQ(100u, next.events.size());
+  for (std::size_t i = 0; i < next.events.size(); ++i)
+    EXPECT_EQ("held:" + std::to_string(i + 2), keys(next)[i]);
+  // Everything drains, in seq order, in bounded claims.
+  std::int64_t expected_seq = 102;
+  outbox_.ack("relay-2", next.leases(), 4);
+  for (int i = 0; i < 100; ++i) {
+    auto more = outbox_.claim_batch("relay-2", 5, policy_);
+    EXPECT_LE(more.scanned, bound);
+    if (more.events.empty() && !more.more_candidates)
+      break;
+    for (const auto& event : more.events)
+      EXPECT_EQ(expected_seq++, event.seq);
+    outbox_.ack("relay-2", more.leases(), 6);
+  }
+  EXPECT_EQ(waiting + 2, expected_seq);
+  EXPECT_EQ(0, scalar("SELECT COUNT(*) FROM outbox"
+                      " WHERE status <> 'PUBLISHED'"));
+}
+
+TEST_F(OutboxStoreTest, a_failed_head_does_not_starve_other_aggregates) {
+  orders_.append_event({"stuck", "T", "{}"}, 0);
+  policy_.max_attempts = 1;
+  auto c = outbox_.claim_batch("relay-1", 0, policy_);
+  ASSERT_EQ(1, outbox_.fail("relay-1", c.leases(), "bad", 0, policy_).failed);
+  // Rows behind the FAILED head are oldest, for ever: claims must still get
+  // past them to the rows of other aggregates, batch after batch.
+  std::vector<event_request> rows(2500, event_request{"stuck", "T", "{}"});
+  for (int i = 0; i < 300; ++i)
+    rows.push_back({"ok-" + std::to_string(i), "T", "{}"});
+  orders_.append_events(rows, 0);
+  policy_.batch = 100;
+  int taken = 0;
+  for (int i = 0; i < 30 && taken < 300; ++i) {
+    auto more = outbox_.claim_batch("relay-2", 1, policy_);
+    EXPECT_LE(more.scanned, claim_scan_bound(policy_));
+    taken += static_cast<int>(more.events.size());
+    outbox_.ack("relay-2", more.leases(), 2);
+  }
+  EXPECT_EQ(300, taken);
+  EXPECT_EQ(2500, scalar("SELECT COUNT(*) FROM outbox"
+                         " WHERE status = 'PENDING'"));
 }

@@ -87,6 +87,25 @@ TEST_F(StorageSchemaTest, has_the_partial_indexes) {
   EXPECT_NE(std::string::npos, text("SELECT sql FROM sqlite_master"
                                     " WHERE name = 'outbox_pending'")
                                    .find("WHERE status = 'PENDING'"));
+  EXPECT_NE(std::string::npos, text("SELECT sql FROM sqlite_master"
+                                    " WHERE name = 'outbox_unpublished'")
+                                   .find("WHERE published_at IS NULL"));
+}
+
+TEST_F(StorageSchemaTest, migrates_version_1_to_the_published_at_index) {
+  order_store orders{*db_};
+  orders.append_event({"a", "T", "{}"}, 1);
+  // What version 1 left behind.
+  db_->exec("DROP INDEX outbox_unpublished;"
+            " CREATE INDEX outbox_unpublished ON outbox(aggregate_id, seq)"
+            " WHERE status <> 'PUBLISHED'; PRAGMA user_version = 1");
+  expect_store_error([&] { require_schema(*db_); }, store_errc::schema);
+  migrate(*db_);
+  EXPECT_EQ(schema_version, scalar("PRAGMA user_version"));
+  EXPECT_NE(std::string::npos, text("SELECT sql FROM sqlite_master"
+                                    " WHERE name = 'outbox_unpublished'")
+                                   .find("WHERE published_at IS NULL"));
+  EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM outbox"));
 }
 
 TEST_F(StorageSchemaTest, check_constraints_reject_bad_rows) {
@@ -161,6 +180,11 @@ TEST_F(StorageSchemaTest, applies_the_connection_pragmas) {
   EXPECT_EQ(1, db->execAndGet("PRAGMA synchronous").getInt()); // NORMAL
   EXPECT_EQ(5000, db->execAndGet("PRAGMA busy_timeout").getInt());
   EXPECT_EQ(2, scalar("PRAGMA synchronous")); // FULL, the default
+  // Speed only: a bigger page cache, rarer checkpoints, in-memory sorts.
+  EXPECT_EQ(-65536, db->execAndGet("PRAGMA cache_size").getInt());
+  EXPECT_EQ(10000, db->execAndGet("PRAGMA wal_autocheckpoint").getInt());
+  EXPECT_EQ(67108864, db->execAndGet("PRAGMA journal_size_limit").getInt64());
+  EXPECT_EQ(2, db->execAndGet("PRAGMA temp_store").getInt()); // MEMORY
 }
 
 TEST_F(StorageSchemaTest, rejects_an_unknown_synchronous_mode) {
@@ -173,7 +197,7 @@ TEST_F(StorageSchemaTest, rejects_an_unknown_synchronous_mode) {
 }
 
 TEST_F(StorageSchemaTest, rejects_a_database_newer_than_the_binary) {
-  db_->exec("PRAGMA user_version = 2");
+  db_->exec("PRAGMA user_version = " + std::to_string(schema_version + 1));
   auto e = expect_store_error([&] { migrate(*db_); }, store_errc::schema);
   EXPECT_NE(std::string::npos, std::string{e.what()}.find("newer"));
   expect_store_error([&] { require_schema(*db_); }, store_errc::schema);
