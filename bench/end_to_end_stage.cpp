@@ -99,12 +99,21 @@ void measure_end_to_end(stage_context& ctx) {
   auto s = run_settings(ctx, orders, 0);
   auto shape = std::to_string(s.run.relays) + " relays, " +
                std::to_string(s.run.consumers) + " consumers";
+  auto own_cpu = own_cpu_seconds();
+  auto redis_cpu = redis_cpu_seconds(s);
   auto full = pipeline_run(ctx, s);
-  auto max_rate =
-      static_cast<double>(orders) / full.at("seconds").get<double>();
+  auto seconds = full.at("seconds").get<double>();
+  auto max_rate = static_cast<double>(orders) / seconds;
   ctx.out.add({"end_to_end", "end_to_end_orders",
                "orders committed, published and applied (" + shape + ")",
                max_rate, "orders/s", "writer_group_" + s.db.synchronous});
+  // Where the time went: cores kept busy by this process and by Redis. On
+  // a small machine their sum shows whether the run was simply CPU-bound.
+  ctx.out.add({"end_to_end", "cpu_outbox",
+               "cores busy in outbox (writer, relays, consumers, actors)",
+               (own_cpu_seconds() - own_cpu) / seconds, "cores", ""});
+  ctx.out.add({"end_to_end", "cpu_redis", "cores busy in redis-server",
+               (redis_cpu_seconds(s) - redis_cpu) / seconds, "cores", ""});
 
   auto rate = std::max(1, static_cast<int>(max_rate / 5));
   auto paced_orders =
