@@ -6,9 +6,12 @@
 #include "storage_fixture.hpp"
 
 #include <SQLiteCpp/Exception.h>
+#include <sqlite3.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
+#include <thread>
 
 using namespace outbox::storage;
 using outbox::test::temp_dir;
@@ -178,13 +181,42 @@ TEST_F(StorageSchemaTest, applies_the_connection_pragmas) {
   EXPECT_EQ("wal", db->execAndGet("PRAGMA journal_mode").getString());
   EXPECT_EQ(1, db->execAndGet("PRAGMA foreign_keys").getInt());
   EXPECT_EQ(1, db->execAndGet("PRAGMA synchronous").getInt()); // NORMAL
-  EXPECT_EQ(5000, db->execAndGet("PRAGMA busy_timeout").getInt());
   EXPECT_EQ(2, scalar("PRAGMA synchronous")); // FULL, the default
   // Speed only: a bigger page cache, rarer checkpoints, in-memory sorts.
   EXPECT_EQ(-65536, db->execAndGet("PRAGMA cache_size").getInt());
   EXPECT_EQ(10000, db->execAndGet("PRAGMA wal_autocheckpoint").getInt());
   EXPECT_EQ(67108864, db->execAndGet("PRAGMA journal_size_limit").getInt64());
   EXPECT_EQ(2, db->execAndGet("PRAGMA temp_store").getInt()); // MEMORY
+}
+
+TEST_F(StorageSchemaTest, a_held_write_lock_is_waited_for_up_to_busy_timeout) {
+  auto options = this->options();
+  options.busy_timeout_ms = 300;
+  auto holder = open_database(options);
+  auto waiter = open_database(options);
+  holder->exec("BEGIN IMMEDIATE");
+  auto start = std::chrono::steady_clock::now();
+  try {
+    waiter->exec("BEGIN IMMEDIATE");
+    ADD_FAILURE() << "the lock was not held";
+  } catch (const SQLite::Exception& e) {
+    EXPECT_EQ(SQLITE_BUSY, e.getErrorCode() & 0xff) << e.what();
+  }
+  auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, std::chrono::milliseconds(290));
+  EXPECT_LT(waited, std::chrono::seconds(5));
+
+  // Released while we wait: taken over at once, not after a long sleep.
+  std::thread release{[&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    holder->exec("COMMIT");
+  }};
+  start = std::chrono::steady_clock::now();
+  waiter->exec("BEGIN IMMEDIATE");
+  waited = std::chrono::steady_clock::now() - start;
+  release.join();
+  waiter->exec("COMMIT");
+  EXPECT_LT(waited, std::chrono::milliseconds(290));
 }
 
 TEST_F(StorageSchemaTest, rejects_an_unknown_synchronous_mode) {
