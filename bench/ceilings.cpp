@@ -13,6 +13,7 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace outbox::bench {
@@ -21,8 +22,10 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-/// Orders as the writer stores them: an order row and its outbox row, in
-/// transactions of `group` orders. Returns orders per second.
+/// Orders as the writer stores them: the request key, the order row and its
+/// outbox row, in transactions of `group` orders, with none of the
+/// writer's logic (no lookup of the key, no validation, no actor).
+/// Returns orders per second.
 double raw_order_inserts(const storage::db_options& db, std::int64_t orders,
                          int group) {
   auto conn = storage::open_database(db);
@@ -32,6 +35,9 @@ double raw_order_inserts(const storage::db_options& db, std::int64_t orders,
       *conn, "INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
              " payload, created_at, available_at) VALUES (?, ?, 1,"
              " 'OrderPlaced', ?, ?, ?)"};
+  SQLite::Statement key{
+      *conn, "INSERT INTO request_keys (request_id, fingerprint, order_id,"
+             " event_id, created_at) VALUES (?, 'sku-1|1', ?, ?, ?)"};
   auto start = clock::now();
   for (std::int64_t done = 0; done < orders;) {
     SQLite::Transaction transaction{*conn};
@@ -42,7 +48,8 @@ double raw_order_inserts(const storage::db_options& db, std::int64_t orders,
       order.bind(3, now);
       order.exec();
       order.reset();
-      auto id = std::to_string(conn->getLastInsertRowid());
+      auto order_id = conn->getLastInsertRowid();
+      auto id = std::to_string(order_id);
       event.bind(1, "raw-" + id);
       event.bind(2, "order-" + id);
       event.bind(3, "{\"order_id\":" + id + ",\"sku\":\"sku-1\",\"qty\":1}");
@@ -50,6 +57,12 @@ double raw_order_inserts(const storage::db_options& db, std::int64_t orders,
       event.bind(5, now);
       event.exec();
       event.reset();
+      key.bind(1, "raw-request-" + id);
+      key.bind(2, order_id);
+      key.bind(3, "raw-" + id);
+      key.bind(4, now);
+      key.exec();
+      key.reset();
     }
     transaction.commit();
   }
@@ -151,6 +164,24 @@ double pipelined_inbox_script(const config::settings& s,
   return static_cast<double>(entries.size()) / seconds_since(start);
 }
 
+/// The inbox script as the consumer calls it: one call per batch of
+/// `batch` entries, no pop or remove. Returns entries per second.
+double batched_inbox(const config::settings& s,
+                     const std::vector<std::string>& entries,
+                     std::size_t batch) {
+  broker::connection conn{s.redis};
+  broker::inbox inbox{conn, s.broker};
+  std::vector<std::string> chunk;
+  auto start = clock::now();
+  for (std::size_t i = 0; i < entries.size(); i += batch) {
+    chunk.assign(entries.begin() + static_cast<std::ptrdiff_t>(i),
+                 entries.begin() + static_cast<std::ptrdiff_t>(
+                                       std::min(i + batch, entries.size())));
+    inbox.apply_batch(chunk);
+  }
+  return static_cast<double>(entries.size()) / seconds_since(start);
+}
+
 } // namespace
 
 void measure_ceilings(stage_context& ctx) {
@@ -161,7 +192,7 @@ void measure_ceilings(stage_context& ctx) {
     ctx.progress("ceiling: SQLite order transactions, synchronous " + sync);
     auto s = ctx.space.fresh("ceiling-orders", sync);
     out.add({"ceiling", "sqlite_order_txn_" + sync,
-             "SQLite, one transaction per order, synchronous " + sync,
+             "SQLite, one transaction per order (key, order, outbox), " + sync,
              raw_order_inserts(s.db, scale.orders_one_per_txn, 1), "orders/s",
              ""});
     out.add({"ceiling", "sqlite_order_group_" + sync,
@@ -172,11 +203,13 @@ void measure_ceilings(stage_context& ctx) {
   }
 
   ctx.progress("ceiling: raw claim+ack cycle");
-  auto s = ctx.space.fresh("ceiling-claim", ctx.space.base().db.synchronous);
+  auto s =
+      ctx.space.fresh("ceiling-claim", ctx.space.base().db.relay_synchronous);
   fill_outbox(s.db, scale.relay_events, scale.relay_events / 2, "PENDING",
               "raw");
   out.add({"ceiling", "claim_ack_raw",
-           "SQLite claim+ack cycle, no head-of-line or fence, batch " +
+           "SQLite claim+ack cycle (relay_synchronous), no head-of-line or "
+           "fence, batch " +
                std::to_string(s.lease.batch),
            raw_claim_ack(s.db, scale.relay_events, s.lease.batch), "events/s",
            ""});
@@ -190,6 +223,10 @@ void measure_ceilings(stage_context& ctx) {
   out.add({"ceiling", "inbox_script",
            "Redis inbox script per entry, 256 per round trip",
            pipelined_inbox_script(s, entries, 256), "entries/s", ""});
+  ctx.space.clear_redis();
+  out.add({"ceiling", "inbox_batched",
+           "Redis inbox script, one call per 256 entries",
+           batched_inbox(s, entries, 256), "entries/s", ""});
   ctx.space.clear_redis();
 
   // One relay does its database work and its publish one after the other.

@@ -56,7 +56,7 @@ void measure_consumers(stage_context& ctx) {
                  std::to_string(consumers) +
                      " consumer(s), dedup + effect from the queues",
                  consumer_rate(ctx, s, consumers, entries), "entries/s",
-                 "inbox_script"});
+                 "inbox_batched"});
   }
   ctx.space.clear_redis();
 }
