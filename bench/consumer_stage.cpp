@@ -4,6 +4,7 @@
 #include "actors/consumer.hpp"
 #include "actors/redis_ports.hpp"
 #include "bench/actor_group.hpp"
+#include "bench/cpu_meter.hpp"
 #include "bench/fill.hpp"
 #include "bench/stages.hpp"
 
@@ -52,11 +53,21 @@ void measure_consumers(stage_context& ctx) {
     ctx.progress("consumer: " + std::to_string(consumers) + " consumer(s)");
     auto s = ctx.space.fresh("consumer", ctx.space.base().db.synchronous);
     fill_queues(s, entries, "consumer");
+    cpu_meter cpu{s};
     ctx.out.add({"consumer", "consumer_" + std::to_string(consumers),
                  std::to_string(consumers) +
                      " consumer(s), dedup + effect from the queues",
                  consumer_rate(ctx, s, consumers, entries), "entries/s",
                  "inbox_batched"});
+    if (consumers == 1) {
+      ctx.out.add(
+          {"consumer", "consumer_cpu", "CPU per entry, 1 consumer, in outbox",
+           1e6 * cpu.own_seconds() / static_cast<double>(entries), "us", ""});
+      ctx.out.add({"consumer", "consumer_redis_cpu",
+                   "CPU per entry, 1 consumer, in Redis",
+                   1e6 * cpu.redis_seconds() / static_cast<double>(entries),
+                   "us", ""});
+    }
   }
   ctx.space.clear_redis();
 }

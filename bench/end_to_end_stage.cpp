@@ -6,44 +6,19 @@
 #include "actors/messages.hpp"
 #include "actors/pipeline_probe.hpp"
 #include "actors/redis_ports.hpp"
+#include "bench/cpu_meter.hpp"
 #include "bench/stages.hpp"
-#include "broker/connection.hpp"
 #include "storage/types.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
-#include <sys/resource.h>
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 namespace outbox::bench {
 
 namespace {
-
-/// CPU seconds this process has used (every thread).
-double own_cpu_seconds() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& tv) {
-    return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-/// CPU seconds the Redis server has used (INFO cpu).
-double redis_cpu_seconds(const config::settings& s) {
-  broker::connection conn{s.redis};
-  auto info = broker::reply_text(*conn.command({"INFO", "cpu"}));
-  double total = 0;
-  for (const char* field : {"used_cpu_sys:", "used_cpu_user:"}) {
-    auto at = info.find(field);
-    if (at != std::string::npos)
-      total += std::stod(info.substr(at + std::strlen(field)));
-  }
-  return total;
-}
 
 /// One bounded run; returns its report (throws if it did not end well).
 nlohmann::json pipeline_run(stage_context& ctx, config::settings s) {
@@ -99,21 +74,25 @@ void measure_end_to_end(stage_context& ctx) {
   auto s = run_settings(ctx, orders, 0);
   auto shape = std::to_string(s.run.relays) + " relays, " +
                std::to_string(s.run.consumers) + " consumers";
-  auto own_cpu = own_cpu_seconds();
-  auto redis_cpu = redis_cpu_seconds(s);
+  cpu_meter cpu{s};
   auto full = pipeline_run(ctx, s);
   auto seconds = full.at("seconds").get<double>();
   auto max_rate = static_cast<double>(orders) / seconds;
   ctx.out.add({"end_to_end", "end_to_end_orders",
                "orders committed, published and applied (" + shape + ")",
                max_rate, "orders/s", "writer_group_" + s.db.synchronous});
-  // Where the time went: cores kept busy by this process and by Redis. On
-  // a small machine their sum shows whether the run was simply CPU-bound.
+  // Where the time went: on a small machine the cores kept busy by this
+  // process and by Redis show whether the run was simply CPU-bound.
   ctx.out.add({"end_to_end", "cpu_outbox",
                "cores busy in outbox (writer, relays, consumers, actors)",
-               (own_cpu_seconds() - own_cpu) / seconds, "cores", ""});
+               cpu.own_seconds() / seconds, "cores", ""});
   ctx.out.add({"end_to_end", "cpu_redis", "cores busy in redis-server",
-               (redis_cpu_seconds(s) - redis_cpu) / seconds, "cores", ""});
+               cpu.redis_seconds() / seconds, "cores", ""});
+  ctx.out.add({"end_to_end", "cpu_per_order",
+               "CPU per order, outbox + Redis (audit included)",
+               1e6 * (cpu.own_seconds() + cpu.redis_seconds()) /
+                   static_cast<double>(orders),
+               "us", ""});
 
   auto rate = std::max(1, static_cast<int>(max_rate / 5));
   auto paced_orders =

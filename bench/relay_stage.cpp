@@ -4,6 +4,7 @@
 #include "actors/redis_ports.hpp"
 #include "actors/relay.hpp"
 #include "bench/actor_group.hpp"
+#include "bench/cpu_meter.hpp"
 #include "bench/fill.hpp"
 #include "bench/stages.hpp"
 #include "broker/connection.hpp"
@@ -69,11 +70,18 @@ void measure_relays(stage_context& ctx) {
     auto s = ctx.space.fresh("relay", ctx.space.base().db.synchronous);
     // Two events per aggregate, as orders with a follow-up.
     fill_outbox(s.db, events, events / 2, "PENDING", "relay");
+    cpu_meter cpu{s};
     ctx.out.add({"relay", "relay_" + std::to_string(relays),
                  std::to_string(relays) +
                      " relay(s), PENDING to PUBLISHED and in Redis",
                  relay_rate(ctx, s, relays, events), "events/s",
                  "relay_serial"});
+    if (relays == 1)
+      ctx.out.add({"relay", "relay_cpu",
+                   "CPU per event, 1 relay (outbox + Redis)",
+                   1e6 * (cpu.own_seconds() + cpu.redis_seconds()) /
+                       static_cast<double>(events),
+                   "us", ""});
   }
   ctx.space.clear_redis();
 }

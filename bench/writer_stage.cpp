@@ -5,6 +5,7 @@
 #include "actors/messages.hpp"
 #include "actors/writer.hpp"
 #include "bench/actor_group.hpp"
+#include "bench/cpu_meter.hpp"
 #include "bench/stages.hpp"
 #include "storage/types.hpp"
 
@@ -62,11 +63,17 @@ void measure_writer(stage_context& ctx) {
                  writer_rate(ctx, s, ctx.scale.orders_one_per_txn, 1),
                  "orders/s", "sqlite_order_txn_" + sync});
     s = ctx.space.fresh("writer", sync);
+    cpu_meter cpu{s};
     ctx.out.add({"writer", "writer_group_" + sync,
                  "writer actor, group commit (up to " + std::to_string(group) +
                      "), " + sync,
                  writer_rate(ctx, s, ctx.scale.orders_grouped, group),
                  "orders/s", "sqlite_order_group_" + sync});
+    ctx.out.add({"writer", "writer_cpu_" + sync,
+                 "CPU per order, group commit, " + sync,
+                 1e6 * cpu.own_seconds() /
+                     static_cast<double>(ctx.scale.orders_grouped),
+                 "us", ""});
   }
 }
 
