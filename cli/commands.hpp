@@ -21,5 +21,7 @@ void add_retry_command(CLI::App& app, command_action& action);
 void add_run_command(CLI::App& app, command_action& action);
 void add_lab_command(CLI::App& app, command_action& action);
 void add_bench_command(CLI::App& app, command_action& action);
+void add_failed_command(CLI::App& app, command_action& action);
+void add_purge_command(CLI::App& app, command_action& action);
 
 } // namespace outbox::cli

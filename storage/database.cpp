@@ -84,8 +84,17 @@ CREATE INDEX outbox_unpublished ON outbox(aggregate_id, seq)
   WHERE published_at IS NULL;
 )sql";
 
+/// Version 2 -> 3: request_keys by event_id. With foreign keys on, deleting
+/// an outbox row (`outbox purge`) looks up its request_keys children; without
+/// this index every deleted row scans the whole request_keys table under the
+/// write lock. IF NOT EXISTS: a database moved back to an older user_version
+/// by hand keeps the index it has.
+constexpr const char* schema_v3 = R"sql(
+CREATE INDEX IF NOT EXISTS request_keys_event ON request_keys(event_id);
+)sql";
+
 /// migrations[v] upgrades a database from user_version v to v + 1.
-constexpr const char* migrations[] = {schema_v1, schema_v2};
+constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3};
 static_assert(std::size(migrations) == schema_version);
 
 constexpr const char* our_tables[] = {"orders", "outbox", "request_keys"};

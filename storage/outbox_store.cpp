@@ -51,7 +51,24 @@ outbox_store::impl::impl(SQLite::Database& database)
                           " GROUP BY owner ORDER BY owner"),
       failed_rows(db, "SELECT event_id, aggregate_id, seq, event_type,"
                       " attempts, COALESCE(last_error, '') FROM outbox"
-                      " WHERE status = 'FAILED' ORDER BY rowid LIMIT 100") {}
+                      " WHERE status = 'FAILED' ORDER BY rowid LIMIT 100"),
+      failed_page(db, "SELECT rowid, event_id, aggregate_id, seq, event_type,"
+                      " attempts, COALESCE(last_error, '') FROM outbox"
+                      " WHERE status = 'FAILED' AND rowid > ?"
+                      " ORDER BY rowid LIMIT ?"),
+      // A walk in rowid order (a seek on the table's own b-tree), bounded
+      // by LIMIT; the conditions are columns, not filters, so that the
+      // walk counts the rows it looked at and sees where to stop.
+      purge_walk(db, "SELECT rowid, aggregate_id, seq,"
+                     " status = 'PUBLISHED' AND published_at < ?2,"
+                     " created_at >= ?2 FROM outbox WHERE rowid > ?1"
+                     " ORDER BY rowid LIMIT ?3"),
+      newer_in_aggregate(db, "SELECT 1 FROM outbox"
+                             " WHERE aggregate_id = ? AND seq > ? LIMIT 1"),
+      delete_request_keys(db, "DELETE FROM request_keys WHERE event_id ="
+                              " (SELECT event_id FROM outbox WHERE rowid = ?)"),
+      delete_row(db, "DELETE FROM outbox WHERE rowid = ?"
+                     " AND status = 'PUBLISHED'") {}
 
 void outbox_store::impl::give_up(std::int64_t rowid, const std::string& error) {
   detail::statement_use update{fail_row};
@@ -277,6 +294,30 @@ int outbox_store::retry_all_failed(millis now) {
   } catch (const SQLite::Exception&) {
     rethrow_as_store_error("retry", impl_->name);
   }
+}
+
+failed_page outbox_store::failed_rows(std::int64_t after_rowid, int limit) {
+  if (limit < 1)
+    throw store_error(store_errc::invalid_input,
+                      "failed_rows: limit must be at least 1 (got " +
+                          std::to_string(limit) + ")");
+  failed_page page;
+  page.last_rowid = after_rowid;
+  try {
+    detail::statement_use query{impl_->failed_page};
+    query->bind(1, after_rowid);
+    query->bind(2, limit);
+    while (query->executeStep()) {
+      page.last_rowid = query->getColumn(0).getInt64();
+      page.rows.push_back(failed_row{
+          query->getColumn(1).getString(), query->getColumn(2).getString(),
+          query->getColumn(3).getInt64(), query->getColumn(4).getString(),
+          query->getColumn(5).getInt(), query->getColumn(6).getString()});
+    }
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("failed_rows", impl_->name);
+  }
+  return page;
 }
 
 } // namespace outbox::storage

@@ -104,6 +104,30 @@ struct failed_row {
   std::string last_error;
 };
 
+/// One page of FAILED rows, oldest first (see outbox_store::failed_rows).
+struct failed_page {
+  std::vector<failed_row> rows;
+  /// The rowid of the last row: pass it to get the next page.
+  std::int64_t last_rowid = 0;
+};
+
+/// What one purge batch did, and where the next one starts.
+struct purge_batch {
+  /// PUBLISHED rows deleted (at most the batch limit).
+  int deleted = 0;
+  /// request_keys rows deleted with them.
+  int request_keys = 0;
+  /// Old PUBLISHED rows kept because they are the newest event of their
+  /// aggregate: seq allocation (MAX(seq) + 1) must not restart at 1, or the
+  /// consumers would see the aggregate's next event out of order.
+  int kept_newest = 0;
+  /// The next batch starts after this rowid.
+  std::int64_t last_rowid = 0;
+  /// The walk reached the end of the table, or the first row created at or
+  /// after the cutoff (published after it too): nothing is left to purge.
+  bool done = false;
+};
+
 /// Leases currently held by one owner.
 struct owner_leases {
   std::string owner;
@@ -176,6 +200,21 @@ public:
 
   outbox_stats stats(millis now);
 
+  /// Up to `limit` FAILED rows with a rowid above `after_rowid`, oldest first,
+  /// through the outbox_failed index: `outbox failed` pages through all of
+  /// them (stats() shows only the first 100). A page shorter than `limit` is
+  /// the last one.
+  failed_page failed_rows(std::int64_t after_rowid, int limit);
+
+  /// Deletes up to `limit` PUBLISHED rows published before `cutoff`, in rowid
+  /// order after `after_rowid`, with their request_keys rows, in one short
+  /// BEGIN IMMEDIATE transaction that looks at no more than
+  /// purge_scan_bound(limit) rows. PENDING, SENDING and FAILED rows, the
+  /// newest row of each aggregate and the orders are never deleted. Call
+  /// again from last_rowid until done.
+  purge_batch purge_published(millis cutoff, std::int64_t after_rowid,
+                              int limit);
+
 private:
   struct impl;
   std::unique_ptr<impl> impl_;
@@ -184,6 +223,10 @@ private:
 /// How many candidate rows one claim looks at, at most: max(4 * batch,
 /// 1024). Bounds a claim's cost when many rows wait behind other leases.
 std::int64_t claim_scan_bound(const lease_policy& policy);
+
+/// How many rows one purge batch looks at, at most: max(4 * limit, 1024), so
+/// a stretch of rows it must keep never holds the write lock for long.
+std::int64_t purge_scan_bound(int limit);
 
 /// The backoff before the next attempt after `attempts` claims.
 millis backoff_delay(int attempts, const lease_policy& policy);

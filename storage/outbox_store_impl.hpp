@@ -1,7 +1,8 @@
 #pragma once
 
 // The private state of outbox_store, shared by its implementation files
-// (outbox_store.cpp, claim.cpp, outbox_stats.cpp). Not part of the interface.
+// (outbox_store.cpp, claim.cpp, outbox_stats.cpp,
+// retention.cpp). Not part of the interface.
 
 #include "storage/outbox_store.hpp"
 
@@ -54,6 +55,13 @@ struct outbox_store::impl {
   SQLite::Statement counts;
   SQLite::Statement leases_by_owner;
   SQLite::Statement failed_rows;
+
+  // operator views and retention
+  SQLite::Statement failed_page;
+  SQLite::Statement purge_walk;
+  SQLite::Statement newer_in_aggregate;
+  SQLite::Statement delete_request_keys;
+  SQLite::Statement delete_row;
 };
 
 namespace detail {

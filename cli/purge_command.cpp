@@ -1,0 +1,130 @@
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "storage/outbox_store.hpp"
+#include "storage/store_error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace outbox::cli {
+
+namespace {
+
+struct purge_options {
+  common_options common;
+  std::string older_than;
+  int batch = 1000;
+  bool json = false;
+};
+
+/// Milliseconds of "<digits><unit>" with unit ms, s, m, h or d; nothing for
+/// any other text, or a value past ~290 million years.
+std::optional<storage::millis> parse_duration(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    ++digits;
+  if (digits == 0 || digits > 15)
+    return std::nullopt;
+  auto unit = text.substr(digits);
+  std::int64_t scale = 0;
+  if (unit == "ms")
+    scale = 1;
+  else if (unit == "s")
+    scale = 1000;
+  else if (unit == "m")
+    scale = 60 * 1000;
+  else if (unit == "h")
+    scale = 60 * 60 * 1000;
+  else if (unit == "d")
+    scale = 24 * 60 * 60 * 1000;
+  else
+    return std::nullopt;
+  auto value = std::stoll(text.substr(0, digits));
+  if (value > std::numeric_limits<std::int64_t>::max() / scale)
+    return std::nullopt;
+  return value * scale;
+}
+
+int purge(const purge_options& options) {
+  apply_log_level(options.common.log_level);
+  auto older_than = parse_duration(options.older_than);
+  if (!older_than) {
+    std::cerr << "outbox purge: --published-older-than: expected a duration "
+                 "like 30s, 15m, 12h, 7d or 500ms, got '"
+              << options.older_than << "'\n";
+    return exit_usage;
+  }
+  if (options.batch < 1) {
+    std::cerr << "outbox purge: --batch must be at least 1, got "
+              << options.batch << '\n';
+    return exit_usage;
+  }
+  auto settings = resolve_settings(options.common);
+  auto db = open_existing_database(settings.db);
+  storage::outbox_store store{*db};
+  auto cutoff = storage::wall_clock_now() - *older_than;
+
+  // One short transaction per batch: writers and relays get the lock
+  // between batches. A batch that fails leaves the earlier ones committed.
+  std::int64_t deleted = 0, request_keys = 0, kept_newest = 0, batches = 0;
+  storage::purge_batch batch;
+  do {
+    try {
+      batch = store.purge_published(cutoff, batch.last_rowid, options.batch);
+    } catch (const storage::store_error&) {
+      std::cerr << "outbox purge: stopped after " << batches
+                << " committed batches (" << deleted << " rows deleted)\n";
+      throw;
+    }
+    ++batches;
+    deleted += batch.deleted;
+    request_keys += batch.request_keys;
+    kept_newest += batch.kept_newest;
+  } while (!batch.done);
+
+  if (options.json) {
+    std::cout << nlohmann::json{{"deleted", deleted},
+                                {"batches", batches},
+                                {"cutoff", cutoff},
+                                {"request_keys", request_keys},
+                                {"kept_newest", kept_newest}}
+                     .dump()
+              << '\n';
+  } else {
+    std::cout << "deleted " << deleted << " PUBLISHED rows published before "
+              << cutoff << " ms in " << batches << " batches (" << request_keys
+              << " request keys with them); kept " << kept_newest
+              << " that are the newest event of their aggregate\n";
+  }
+  return exit_ok;
+}
+
+} // namespace
+
+void add_purge_command(CLI::App& app, command_action& action) {
+  auto options = std::make_shared<purge_options>();
+  auto* command = app.add_subcommand(
+      "purge", "Delete PUBLISHED outbox rows published longer ago than "
+               "DURATION, in short batches");
+  command
+      ->add_option("--published-older-than", options->older_than,
+                   "DURATION: 500ms, 30s, 15m, 12h, 7d")
+      ->required();
+  command->add_option("--batch", options->batch,
+                      "rows per transaction (default 1000, at least 1)");
+  command->add_flag("--json", options->json, "one JSON object on stdout");
+  add_common_options(*command, options->common);
+  command->callback(
+      [options, &action] { action = [options] { return purge(*options); }; });
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,87 @@
+// outbox_store::purge_published: the retention side of the outbox table,
+// behind `outbox purge`.
+
+#include "storage/outbox_store.hpp"
+
+#include "storage/outbox_store_impl.hpp"
+#include "storage/sqlite_support.hpp"
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace outbox::storage {
+
+std::int64_t purge_scan_bound(int limit) {
+  return std::max<std::int64_t>(4 * static_cast<std::int64_t>(limit), 1024);
+}
+
+purge_batch outbox_store::purge_published(millis cutoff,
+                                          std::int64_t after_rowid, int limit) {
+  if (limit < 1)
+    throw store_error(store_errc::invalid_input,
+                      "purge: batch must be at least 1 (got " +
+                          std::to_string(limit) + ")");
+  purge_batch result;
+  result.last_rowid = after_rowid;
+  try {
+    SQLite::Transaction transaction(impl_->db,
+                                    SQLite::TransactionBehavior::IMMEDIATE);
+    std::vector<std::int64_t> doomed;
+    {
+      auto bound = purge_scan_bound(limit);
+      std::int64_t looked_at = 0;
+      detail::statement_use walk{impl_->purge_walk};
+      walk->bind(1, after_rowid);
+      walk->bind(2, cutoff);
+      walk->bind(3, bound);
+      while (static_cast<int>(doomed.size()) < limit && walk->executeStep()) {
+        ++looked_at;
+        // Rows are appended in created_at order (up to a lock wait) and
+        // published after they were created: from here on nothing was
+        // published before the cutoff. A row written out of order behind
+        // this one is purged by a later run.
+        if (walk->getColumn(4).getInt() != 0) {
+          result.done = true;
+          break;
+        }
+        auto rowid = walk->getColumn(0).getInt64();
+        result.last_rowid = rowid;
+        if (walk->getColumn(3).getInt() == 0)
+          continue;
+        detail::statement_use newer{impl_->newer_in_aggregate};
+        newer->bind(1, walk->getColumn(1).getString());
+        newer->bind(2, walk->getColumn(2).getInt64());
+        if (newer->executeStep())
+          doomed.push_back(rowid);
+        else
+          ++result.kept_newest;
+      }
+      if (!result.done && static_cast<int>(doomed.size()) < limit &&
+          looked_at < bound)
+        result.done = true; // the walk reached the end of the table
+    }
+    for (auto rowid : doomed) {
+      // request_keys.event_id references the row (foreign keys are on):
+      // its key goes with it. A request retried after this is no longer
+      // recognised as a replay, so the retention must outlast client retries.
+      {
+        detail::statement_use keys{impl_->delete_request_keys};
+        keys->bind(1, rowid);
+        result.request_keys += keys->exec();
+      }
+      detail::statement_use remove{impl_->delete_row};
+      remove->bind(1, rowid);
+      result.deleted += remove->exec();
+    }
+    transaction.commit();
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("purge", impl_->name);
+  }
+  return result;
+}
+
+} // namespace outbox::storage

@@ -1,0 +1,200 @@
+#include "storage/outbox_store.hpp"
+
+#include "storage/database.hpp"
+#include "storage/store_error.hpp"
+#include "storage_fixture.hpp"
+
+#include <string>
+#include <vector>
+
+using namespace outbox::storage;
+
+namespace {
+
+/// Rows written by hand, so each test sets status and times exactly.
+class RetentionTest : public outbox::test::storage_fixture {
+protected:
+  /// Inserts one outbox row; published_at is set for PUBLISHED only.
+  std::string row(const std::string& aggregate_id, std::int64_t seq,
+                  const std::string& status, millis created_at,
+                  millis published_at = 0) {
+    auto event_id = aggregate_id + "-" + std::to_string(seq);
+    db_->exec("INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
+              " payload, status, owner, attempts, last_error, created_at,"
+              " published_at) VALUES ('" +
+              event_id + "', '" + aggregate_id + "', " + std::to_string(seq) +
+              ", 'OrderPlaced', '{}', '" + status + "', " +
+              (status == "SENDING" ? "'relay'" : "NULL") + ", " +
+              (status == "FAILED" ? "3, 'boom " + event_id + "'" : "0, NULL") +
+              ", " + std::to_string(created_at) + ", " +
+              (status == "PUBLISHED" ? std::to_string(published_at) : "NULL") +
+              ")");
+    return event_id;
+  }
+
+  /// An order with a request key pointing at `event_id`.
+  void request_key(const std::string& event_id) {
+    db_->exec("INSERT INTO orders (sku, qty, created_at) VALUES ('s', 1, 0)");
+    db_->exec("INSERT INTO request_keys (request_id, fingerprint, order_id,"
+              " event_id, created_at) VALUES ('req-" +
+              event_id + "', 'f', last_insert_rowid(), '" + event_id + "', 0)");
+  }
+
+  std::int64_t count(const std::string& where) {
+    return scalar("SELECT COUNT(*) FROM outbox WHERE " + where);
+  }
+
+  /// Purges until done, checking every batch's bound; returns the batches.
+  std::vector<purge_batch> purge_all(millis cutoff, int limit) {
+    std::vector<purge_batch> batches;
+    purge_batch batch;
+    do {
+      batch = outbox_.purge_published(cutoff, batch.last_rowid, limit);
+      EXPECT_LE(batch.deleted, limit);
+      batches.push_back(batch);
+    } while (!batch.done && batches.size() < 1000);
+    return batches;
+  }
+
+  outbox_store outbox_{*db_};
+};
+
+int total_deleted(const std::vector<purge_batch>& batches) {
+  int total = 0;
+  for (const auto& b : batches)
+    total += b.deleted;
+  return total;
+}
+
+} // namespace
+
+TEST_F(RetentionTest, purge_deletes_only_old_published_rows_in_batches) {
+  // Aggregate "old": 25 PUBLISHED long ago, then one recent newest row.
+  for (int seq = 1; seq <= 25; ++seq)
+    row("old", seq, "PUBLISHED", 10, 100);
+  row("old", 26, "PUBLISHED", 5000, 5000);
+  // Old rows in the other states, each followed by a newer row.
+  row("p", 1, "PENDING", 10);
+  row("s", 1, "SENDING", 10);
+  row("f", 1, "FAILED", 10);
+  for (auto aggregate : {"p", "s", "f"})
+    row(aggregate, 2, "PENDING", 20);
+  // Published after the cutoff, created before it.
+  row("late", 1, "PUBLISHED", 10, 2000);
+  row("late", 2, "PENDING", 20);
+
+  auto batches = purge_all(1000, 4);
+  EXPECT_EQ(25, total_deleted(batches));
+  EXPECT_GE(batches.size(), 7u) << "25 rows in batches of at most 4";
+  EXPECT_EQ(0, count("aggregate_id = 'old' AND seq <= 25"));
+  EXPECT_EQ(1, count("aggregate_id = 'old' AND seq = 26"));
+  EXPECT_EQ(1, count("status = 'PENDING' AND seq = 1"));
+  EXPECT_EQ(1, count("status = 'SENDING'"));
+  EXPECT_EQ(1, count("status = 'FAILED'"));
+  EXPECT_EQ(1, count("aggregate_id = 'late' AND seq = 1"));
+  EXPECT_EQ(9, count("1"));
+}
+
+TEST_F(RetentionTest, purge_keeps_the_newest_row_of_each_aggregate) {
+  row("a", 1, "PUBLISHED", 10, 100);
+  row("b", 1, "PUBLISHED", 10, 100);
+  row("b", 2, "PUBLISHED", 10, 100);
+  auto batches = purge_all(1000, 10);
+  EXPECT_EQ(1, total_deleted(batches));
+  EXPECT_EQ(0, count("aggregate_id = 'b' AND seq = 1"));
+  int kept = 0;
+  for (const auto& b : batches)
+    kept += b.kept_newest;
+  EXPECT_EQ(2, kept);
+  EXPECT_EQ(2, count("1"));
+}
+
+TEST_F(RetentionTest, purge_removes_request_keys_and_keeps_orders) {
+  auto first = row("a", 1, "PUBLISHED", 10, 100);
+  request_key(first);
+  auto pending = row("a", 2, "PENDING", 20);
+  request_key(pending);
+  auto batches = purge_all(1000, 1000);
+  EXPECT_EQ(1, total_deleted(batches));
+  int keys = 0;
+  for (const auto& b : batches)
+    keys += b.request_keys;
+  EXPECT_EQ(1, keys);
+  EXPECT_EQ(0, scalar("SELECT COUNT(*) FROM request_keys WHERE event_id = '" +
+                      first + "'"));
+  EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM request_keys"));
+  EXPECT_EQ(2, scalar("SELECT COUNT(*) FROM orders"));
+  EXPECT_EQ(0, scalar("SELECT COUNT(*) FROM pragma_foreign_key_check"));
+}
+
+TEST_F(RetentionTest, purge_batch_looks_at_a_bounded_number_of_rows) {
+  // More FAILED rows than one batch may look at, before the old PUBLISHED.
+  auto bound = purge_scan_bound(1);
+  for (std::int64_t seq = 1; seq <= bound + 10; ++seq)
+    row("f", seq, "FAILED", 10);
+  row("a", 1, "PUBLISHED", 10, 100);
+  row("a", 2, "PUBLISHED", 10, 100);
+  auto first = outbox_.purge_published(1000, 0, 1);
+  EXPECT_EQ(0, first.deleted);
+  EXPECT_FALSE(first.done);
+  EXPECT_EQ(bound, first.last_rowid);
+  auto batches = purge_all(1000, 1);
+  EXPECT_EQ(1, total_deleted(batches));
+  EXPECT_EQ(0, count("aggregate_id = 'a' AND seq = 1"));
+}
+
+TEST_F(RetentionTest, purge_rejects_a_batch_below_one) {
+  EXPECT_THROW(outbox_.purge_published(1000, 0, 0), store_error);
+}
+
+TEST_F(RetentionTest, purge_queries_use_the_rowid_and_the_indexes) {
+  for (const auto& line :
+       query_plan("SELECT rowid FROM outbox WHERE rowid > 5 ORDER BY rowid"
+                  " LIMIT 10"))
+    EXPECT_EQ(std::string::npos, line.find("SCAN")) << line;
+  for (const auto& line :
+       query_plan("SELECT 1 FROM request_keys WHERE event_id = 'e'"))
+    EXPECT_NE(std::string::npos, line.find("request_keys_event")) << line;
+  for (const auto& line :
+       query_plan("SELECT rowid FROM outbox WHERE status = 'FAILED'"
+                  " AND rowid > 5 ORDER BY rowid LIMIT 10"))
+    EXPECT_NE(std::string::npos, line.find("outbox_failed")) << line;
+}
+
+TEST_F(RetentionTest, migrates_version_2_to_the_request_keys_index) {
+  db_->exec("DROP INDEX request_keys_event; PRAGMA user_version = 2");
+  EXPECT_THROW(require_schema(*db_), store_error);
+  migrate(*db_);
+  EXPECT_EQ(schema_version, scalar("PRAGMA user_version"));
+  EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM sqlite_master"
+                      " WHERE type = 'index' AND name = 'request_keys_event'"));
+}
+
+TEST_F(RetentionTest, failed_rows_pages_through_all_oldest_first) {
+  for (int seq = 1; seq <= 250; ++seq) {
+    row("f", seq, "FAILED", seq);
+    if (seq % 50 == 0)
+      row("p" + std::to_string(seq), 1, "PENDING", seq);
+  }
+  std::vector<failed_row> all;
+  std::int64_t after = 0;
+  int pages = 0;
+  for (;;) {
+    auto page = outbox_.failed_rows(after, 100);
+    ++pages;
+    EXPECT_LE(page.rows.size(), 100u);
+    all.insert(all.end(), page.rows.begin(), page.rows.end());
+    if (page.rows.size() < 100u)
+      break;
+    after = page.last_rowid;
+  }
+  EXPECT_EQ(3, pages);
+  ASSERT_EQ(250u, all.size());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    EXPECT_EQ(static_cast<std::int64_t>(i + 1), all[i].seq);
+  EXPECT_EQ("f-1", all[0].event_id);
+  EXPECT_EQ("boom f-1", all[0].last_error);
+  EXPECT_EQ(3, all[0].attempts);
+  EXPECT_EQ("OrderPlaced", all[0].event_type);
+  EXPECT_TRUE(outbox_.failed_rows(after + 1'000'000, 100).rows.empty());
+}
