@@ -48,7 +48,11 @@ struct verdict {
 /// - published_processed: every PUBLISHED row of `ledger` is in `processed`;
 ///   only when `queues` were empty (everything published by then had been
 ///   consumed), skipped before.
-/// - no_orphan_effects: every `processed` entry has an outbox row.
+/// - no_orphan_effects: every `processed` entry has an outbox row, or is
+///   purged history: its aggregate's remaining rows all have higher seqs
+///   (`outbox purge` deletes the oldest published rows of an aggregate and
+///   keeps its newest); purged OrderPlaced effects count in reserved_matches
+///   from the inbox's own record (sku, qty).
 /// - reserved_matches: inventory.reserved per sku equals the sum of qty of
 ///   processed OrderPlaced events; skipped while consumers were applying.
 /// - order_kept: the consumers counted no order violation.

@@ -91,5 +91,40 @@ TEST(AuditConservation, ReservationIsNotJudgedWhileConsumersApply) {
   EXPECT_EQ(find(v, "reserved_matches").result, check::state::skipped);
 }
 
+TEST(AuditConservation, PurgedHistoryIsNeitherAnOrphanNorAMismatch) {
+  // o-1's seq 1 (OrderPlaced apple x2) was purged; seq 2 remains.
+  storage::ledger_row paid{"e2", "o-1", 2, "OrderPaid", "PUBLISHED", "", 0};
+  std::vector<storage::ledger_row> ledger{paid, placed("e3", "pear", 1)};
+  broker::inbox_snapshot inbox{
+      {{"e1", R"({"event_type":"OrderPlaced","aggregate_id":"o-1","seq":1,)"
+              R"("sku":"apple","qty":2,"at":1})"},
+       {"e2", R"({"event_type":"OrderPaid","aggregate_id":"o-1","seq":2})"},
+       {"e3", "{}"}},
+      {{"apple", 2}, {"pear", 1}}};
+  auto v = evaluate(ledger, inbox, {});
+  EXPECT_TRUE(v.ok()) << v.to_text();
+  EXPECT_NE(find(v, "no_orphan_effects").detail.find("1 more are of purged"),
+            std::string::npos);
+}
+
+TEST(AuditConservation, AnEffectNotBeforeItsAggregatesRowsIsAnOrphan) {
+  storage::ledger_row paid{"e2", "o-1", 2, "OrderPaid", "PUBLISHED", "", 0};
+  broker::inbox_snapshot inbox{
+      {{"e2", R"({"event_type":"OrderPaid","aggregate_id":"o-1","seq":2})"},
+       // Same aggregate, seq after the remaining row: not purged history.
+       {"x3", R"({"event_type":"OrderShipped","aggregate_id":"o-1","seq":3})"},
+       // An aggregate the outbox never had.
+       {"x1", R"({"event_type":"OrderPlaced","aggregate_id":"o-9","seq":1,)"
+              R"("sku":"fig","qty":1})"},
+       // A record that names nothing.
+       {"x0", "{}"}},
+      {{"fig", 1}}};
+  auto v = evaluate({paid}, inbox, {});
+  EXPECT_EQ(find(v, "no_orphan_effects").result, check::state::failed);
+  EXPECT_NE(find(v, "no_orphan_effects").detail.find("3 processed events"),
+            std::string::npos)
+      << find(v, "no_orphan_effects").detail;
+}
+
 } // namespace
 } // namespace outbox::audit

@@ -163,5 +163,22 @@ TEST_F(RunE2E, UnreachableRedisExits1) {
   EXPECT_NE(r.err.find(std::to_string(port)), std::string::npos) << r.err;
 }
 
+TEST_F(RunE2E, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
+  auto run = run_outbox(run_args({"--relays", "1", "--consumers", "1",
+                                  "--orders", "300", "--followup-share", "1"}),
+                        dir_.path().string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto args = common();
+  args.insert(args.begin(), {"purge", "--published-older-than", "0s", "--batch",
+                             "100", "--json"});
+  auto purge = run_outbox(args, dir_.path().string());
+  ASSERT_EQ(purge.exit_code, 0) << purge.err;
+  auto purged = nlohmann::json::parse(purge.out);
+  // Three events per order: the two older ones of each go, the newest stays.
+  EXPECT_EQ(purged.at("deleted"), 600) << purge.out;
+  EXPECT_EQ(purged.at("kept_newest"), 300) << purge.out;
+  expect_verify_passes();
+}
+
 } // namespace
 } // namespace outbox::test
