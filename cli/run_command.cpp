@@ -1,5 +1,6 @@
 #include "actors/coordinator.hpp"
 #include "actors/messages.hpp"
+#include "actors/metrics_exporter.hpp"
 #include "actors/pipeline_probe.hpp"
 #include "actors/redis_ports.hpp"
 #include "actors/run_report.hpp"
@@ -21,6 +22,8 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
 
 namespace outbox::cli {
@@ -42,6 +45,7 @@ struct run_options {
   std::optional<double> crash_pause;
   std::optional<double> crash_after_pop;
   std::optional<double> crash_after_effect;
+  int metrics_port = 0;
   bool until_drained = false;
   bool json = false;
 };
@@ -79,6 +83,23 @@ std::function<void(const std::string&)> progress_printer() {
     else
       std::cerr << line << '\n';
   };
+}
+
+/// The Prometheus endpoint on 127.0.0.1:`port`, its store gauges read through
+/// a probe of its own. Throws std::runtime_error if the port cannot be bound.
+std::unique_ptr<actors::metrics_exporter>
+start_metrics(const config::settings& s, int port,
+              std::shared_ptr<const actors::run_metrics> metrics) {
+  // Scrapes may overlap; the probe's connections are not thread-safe.
+  std::shared_ptr<actors::pipeline_port> probe = actors::make_pipeline_probe(s);
+  auto probe_mutex = std::make_shared<std::mutex>();
+  auto snapshot = [probe, probe_mutex] {
+    std::lock_guard<std::mutex> guard{*probe_mutex};
+    return probe->snapshot();
+  };
+  return std::make_unique<actors::metrics_exporter>(
+      "127.0.0.1", static_cast<std::uint16_t>(port), std::move(metrics),
+      std::move(snapshot));
 }
 
 /// Turns SIGINT/SIGTERM into a graceful shutdown of the coordinator. The
@@ -127,6 +148,17 @@ int run(const run_options& options) {
   // file to WAL.
   storage::open_and_migrate(s.db);
   broker::connection{s.redis}.ensure_connected();
+  auto metrics = std::make_shared<actors::run_metrics>();
+  std::unique_ptr<actors::metrics_exporter> exporter;
+  if (options.metrics_port > 0) {
+    try {
+      exporter = start_metrics(s, options.metrics_port, metrics);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "outbox run: " << e.what() << '\n';
+      return exit_failure;
+    }
+    std::cerr << "outbox run: metrics on " << exporter->url() << '\n';
+  }
 
   caf::actor_system_config cfg;
   actors::register_outbox_types(cfg);
@@ -144,7 +176,7 @@ int run(const run_options& options) {
   };
   setup.make_probe = [s] { return actors::make_pipeline_probe(s); };
   setup.clock = storage::wall_clock_now;
-  setup.metrics = std::make_shared<actors::run_metrics>();
+  setup.metrics = metrics;
   setup.progress = progress_printer();
   auto coordinator =
       system.spawn<caf::detached>(actors::coordinator, std::move(setup));
@@ -213,6 +245,10 @@ void add_run_command(CLI::App& app, command_action& action) {
   command->add_option("--crash-consumer-after-effect", o->crash_after_effect,
                       "probability a consumer dies after the effect, before "
                       "removing the entry");
+  command->add_option("--metrics-port", o->metrics_port,
+                      "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "
+                      "0 = none")
+      ->check(CLI::Range(0, 65535));
   command->add_flag("--json", o->json, "print the report as one JSON object");
   add_common_options(*command, o->common);
   command->callback([o, &action] { action = [o] { return run(*o); }; });

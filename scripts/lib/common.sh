@@ -15,7 +15,7 @@ OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev
-  redis-server clang-format
+  prometheus-cpp-dev redis-server clang-format
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).
