@@ -245,9 +245,10 @@ void add_run_command(CLI::App& app, command_action& action) {
   command->add_option("--crash-consumer-after-effect", o->crash_after_effect,
                       "probability a consumer dies after the effect, before "
                       "removing the entry");
-  command->add_option("--metrics-port", o->metrics_port,
-                      "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "
-                      "0 = none")
+  command
+      ->add_option("--metrics-port", o->metrics_port,
+                   "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "
+                   "0 = none")
       ->check(CLI::Range(0, 65535));
   command->add_flag("--json", o->json, "print the report as one JSON object");
   add_common_options(*command, o->common);
