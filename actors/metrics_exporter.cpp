@@ -93,17 +93,20 @@ void add_store_families(std::vector<MetricFamily>& out,
       "outbox_processing_entries",
       "Entries popped by consumers and not yet removed (in flight).",
       static_cast<double>(s.in_processing)));
+  out.push_back(gauge_family(
+      "outbox_oldest_unpublished_age_seconds",
+      "Age of the oldest PENDING or SENDING row (0 when none): how far the "
+      "relays are behind.",
+      static_cast<double>(s.oldest_unpublished_age_ms) / 1000.0));
   out.push_back(gauge_family("outbox_processed",
                              "Event ids in the Redis processed set (all "
                              "processes).",
                              static_cast<double>(s.processed)));
 }
 
-MetricFamily latency_family(const latency_summary& l) {
-  auto f = family("outbox_commit_to_processed_seconds",
-                  "Time from the order's commit to its event being applied "
-                  "(quantiles over a bounded reservoir; sum not tracked).",
-                  MetricType::Summary);
+MetricFamily latency_family(const char* name, const char* help,
+                            const latency_summary& l) {
+  auto f = family(name, help, MetricType::Summary);
   ClientMetric m;
   m.summary.sample_count = static_cast<std::uint64_t>(l.samples);
   m.summary.sample_sum = std::numeric_limits<double>::quiet_NaN();
@@ -150,7 +153,17 @@ collect_metric_families(const run_metrics& metrics,
     f.metric.push_back(std::move(m));
     out.push_back(std::move(f));
   }
-  out.push_back(latency_family(metrics.commit_to_processed.summary()));
+  out.push_back(
+      latency_family("outbox_commit_to_processed_seconds",
+                     "Time from the order's commit to its event being applied "
+                     "(quantiles over a bounded reservoir; sum not tracked).",
+                     metrics.commit_to_processed.summary()));
+  out.push_back(latency_family(
+      "outbox_commit_to_published_seconds",
+      "Time from the row's commit to Redis acknowledging its publish, "
+      "recorded at the fenced ack (quantiles over a bounded reservoir; sum "
+      "not tracked).",
+      metrics.commit_to_published.summary()));
   bool up = snapshot.trouble.empty();
   out.push_back(gauge_family("outbox_probe_up",
                              "1 when the database and Redis answered this "

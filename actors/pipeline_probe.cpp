@@ -38,6 +38,7 @@ public:
       snap.sending = count(storage::status::sending);
       snap.published = count(storage::status::published);
       snap.failed = count(storage::status::failed);
+      snap.oldest_unpublished_age_ms = stats.oldest_unpublished_age;
       snap.outbox_rows =
           snap.pending + snap.sending + snap.published + snap.failed;
     } catch (const std::exception& e) {

@@ -86,6 +86,8 @@ struct pipeline_snapshot {
   std::int64_t sending = 0;
   std::int64_t published = 0;
   std::int64_t failed = 0;
+  /// Age of the oldest PENDING or SENDING row, in ms (0 when none).
+  std::int64_t oldest_unpublished_age_ms = 0;
   std::int64_t queued = 0;
   std::int64_t in_processing = 0;
   std::int64_t processed = 0;

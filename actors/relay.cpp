@@ -173,8 +173,13 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     crash(self, "after publish, before ack");
     return false;
   }
-  auto acked = st.store->ack(st.setup.name, c.leases(), st.setup.clock());
+  auto acked_at = st.setup.clock();
+  auto acked = st.store->ack(st.setup.name, c.leases(), acked_at);
   metrics.acked += acked.acked;
+  if (acked.rejected.empty())
+    for (const auto& e : c.events)
+      metrics.commit_to_published.record(
+          static_cast<double>(acked_at - e.created_at));
   if (!acked.rejected.empty()) {
     metrics.fenced_acks_rejected +=
         static_cast<std::int64_t>(acked.rejected.size());

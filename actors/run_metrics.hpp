@@ -69,6 +69,9 @@ struct run_metrics {
   counter zombie_pauses{0};
 
   latency_recorder commit_to_processed;
+  /// Commit to the broker's acknowledgement of the publish (the relay's
+  /// share of the latency), recorded when the row is acked.
+  latency_recorder commit_to_published;
 };
 
 } // namespace outbox::actors

@@ -187,6 +187,8 @@ TEST_F(MetricsE2E, ScrapesCountersAndStoreGaugesWhileRunning) {
   EXPECT_EQ(sample(last, "outbox_probe_up"), 1);
   EXPECT_GT(value_or_zero(last, "outbox_claims_total"), 0);
   EXPECT_EQ(sample(last, "outbox_commit_to_processed_seconds_count"), 3000);
+  EXPECT_EQ(sample(last, "outbox_commit_to_published_seconds_count"), 3000);
+  EXPECT_EQ(sample(last, "outbox_oldest_unpublished_age_seconds"), 0);
   auto p99 =
       sample(last, "outbox_commit_to_processed_seconds{quantile=\"0.99\"}");
   ASSERT_TRUE(p99.has_value()) << last;
@@ -241,6 +243,17 @@ TEST(MetricsFamilies, StoreTroubleLeavesStoreGaugesOut) {
   EXPECT_EQ(sample(text, "outbox_probe_up"), 1);
   EXPECT_EQ(sample(text, "outbox_rows{status=\"PENDING\"}"), 5);
   EXPECT_EQ(sample(text, "outbox_commit_to_processed_seconds_count"), 0);
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 0);
+
+  snapshot.oldest_unpublished_age_ms = 2500;
+  metrics.commit_to_published.record(40);
+  text = prometheus::TextSerializer{}.Serialize(
+      actors::collect_metric_families(metrics, snapshot));
+  EXPECT_EQ(sample(text, "outbox_oldest_unpublished_age_seconds"), 2.5);
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 1);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds{quantile=\"0.5\"}"),
+      0.04);
 }
 
 } // namespace
