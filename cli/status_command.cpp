@@ -9,7 +9,12 @@
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -22,6 +27,8 @@ namespace {
 struct status_options {
   common_options common;
   bool json = false;
+  bool watch = false;
+  double interval_s = 2;
 };
 
 nlohmann::json outbox_json(const storage::outbox_stats& s) {
@@ -84,12 +91,11 @@ void print_text(const storage::outbox_stats& db,
   std::cout << '\n';
 }
 
-int status(const status_options& options) {
-  apply_log_level(options.common.log_level);
-  auto settings = resolve_settings(options.common);
-  auto db = open_existing_database(settings.db);
+/// One snapshot of both stores, printed. Returns the exit code.
+int show(const status_options& options, const config::settings& settings,
+         SQLite::Database& db) {
   auto now = storage::wall_clock_now();
-  auto outbox = storage::outbox_store{*db}.stats(now);
+  auto outbox = storage::outbox_store{db}.stats(now);
   // The database half is useful on its own: show it even if Redis is down.
   std::optional<broker::broker_stats> redis;
   std::string redis_error;
@@ -107,7 +113,42 @@ int status(const status_options& options) {
   } else {
     print_text(outbox, redis, redis_error, now);
   }
+  std::cout << std::flush;
   return redis ? exit_ok : exit_failure;
+}
+
+/// Refreshes every interval until SIGINT or SIGTERM (then exit 0). On a
+/// terminal the screen is redrawn; otherwise (or with --json) each refresh
+/// is appended, one JSON object per line.
+int watch(const status_options& options, const config::settings& settings,
+          SQLite::Database& db) {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  bool redraw = !options.json && ::isatty(STDOUT_FILENO) != 0;
+  auto nanos = static_cast<long long>(options.interval_s * 1e9);
+  timespec interval{static_cast<time_t>(nanos / 1'000'000'000),
+                    static_cast<long>(nanos % 1'000'000'000)};
+  std::cerr << "outbox status: refreshing every " << options.interval_s
+            << " s; Ctrl-C stops\n";
+  for (std::int64_t refresh = 1;; ++refresh) {
+    if (redraw)
+      std::cout << "\033[H\033[2J";
+    show(options, settings, db);
+    spdlog::debug("status: refresh {}", refresh);
+    if (::sigtimedwait(&stop, nullptr, &interval) > 0)
+      return exit_ok;
+  }
+}
+
+int status(const status_options& options) {
+  apply_log_level(options.common.log_level);
+  auto settings = resolve_settings(options.common);
+  auto db = open_existing_database(settings.db);
+  return options.watch ? watch(options, settings, *db)
+                       : show(options, settings, *db);
 }
 
 } // namespace
@@ -119,6 +160,12 @@ void add_status_command(CLI::App& app, command_action& action) {
       "Outbox counts by status, oldest pending age, leases, queue and "
       "processing lengths, processed, FAILED rows");
   command->add_flag("--json", options->json, "one JSON object on stdout");
+  command->add_flag("--watch", options->watch,
+                    "refresh until Ctrl-C (with --json: one object per line)");
+  command
+      ->add_option("--interval", options->interval_s,
+                   "seconds between refreshes with --watch (default 2)")
+      ->check(CLI::Range(0.05, 3600.0));
   add_common_options(*command, options->common);
   command->callback(
       [options, &action] { action = [options] { return status(*options); }; });

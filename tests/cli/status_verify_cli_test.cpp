@@ -11,6 +11,9 @@
 #include "storage/outbox_store.hpp"
 #include "support/redis_server.hpp"
 
+#include <csignal>
+#include <sstream>
+
 namespace outbox::test {
 namespace {
 
@@ -151,6 +154,30 @@ TEST_F(CliAudit, StatusReportsBothStores) {
   auto text = outbox_r({"status"});
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("PUBLISHED 2"), std::string::npos) << text.out;
+}
+
+TEST_F(CliAudit, StatusWatchRefreshesUntilInterrupted) {
+  place("apple", 2);
+  child_process watch{
+      outbox_argv({"status", "--watch", "--interval", "0.05", "--json",
+                   "--log-level", "debug", "--db", db_path(), "--redis",
+                   redis_.endpoint().to_string()}),
+      dir_.path().string()};
+  ASSERT_TRUE(watch.wait_for_stderr("refresh 3", 10'000));
+  watch.signal(SIGINT);
+  auto r = watch.wait(10'000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines{r.out};
+  int refreshes = 0;
+  for (std::string line; std::getline(lines, line); ++refreshes)
+    EXPECT_EQ(nlohmann::json::parse(line).at("outbox").at("orders"), 1);
+  EXPECT_GE(refreshes, 3);
+}
+
+TEST_F(CliAudit, StatusWatchRefusesAnIntervalOutOfRange) {
+  auto r = outbox_r({"status", "--watch", "--interval", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--interval"), std::string::npos) << r.err;
 }
 
 TEST_F(CliAudit, RedisDownIsARuntimeFailure) {
