@@ -3,10 +3,10 @@
 
 #include "actors/consumer.hpp"
 #include "actors/redis_ports.hpp"
-#include "bench/actor_group.hpp"
 #include "bench/cpu_meter.hpp"
 #include "bench/fill.hpp"
 #include "bench/stages.hpp"
+#include "bench/timed_actors.hpp"
 
 #include <caf/all.hpp>
 
@@ -21,27 +21,24 @@ namespace {
 double consumer_rate(stage_context& ctx, const config::settings& s,
                      int consumers, std::int64_t entries) {
   auto metrics = std::make_shared<actors::run_metrics>();
-  actor_group running{ctx.system};
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < consumers; ++i) {
-    actors::consumer_setup cs;
-    cs.name = "bench-consumer-" + std::to_string(i);
-    cs.names = s.broker;
-    cs.queues = s.broker.owned_partitions(static_cast<std::size_t>(i),
-                                          static_cast<std::size_t>(consumers));
-    cs.block_ms = s.run.consumer_block_ms;
-    cs.make_port = [s] {
-      return actors::make_redis_consume_port(s.redis, s.broker);
-    };
-    cs.clock = storage::wall_clock_now;
-    cs.metrics = metrics;
-    running.add(ctx.system.spawn<caf::detached>(actors::consumer, cs));
-  }
-  wait_until([&] { return metrics->applied.load() >= entries; },
-             std::chrono::seconds(ctx.scale.stage_timeout_s),
-             "the consumers to apply every entry");
-  auto seconds = seconds_since(start);
-  running.stop();
+  auto seconds = time_actors_until(
+      ctx, consumers,
+      [&](int i) {
+        actors::consumer_setup cs;
+        cs.name = "bench-consumer-" + std::to_string(i);
+        cs.names = s.broker;
+        cs.queues = s.broker.owned_partitions(
+            static_cast<std::size_t>(i), static_cast<std::size_t>(consumers));
+        cs.block_ms = s.run.consumer_block_ms;
+        cs.make_port = [s] {
+          return actors::make_redis_consume_port(s.redis, s.broker);
+        };
+        cs.clock = storage::wall_clock_now;
+        cs.metrics = metrics;
+        return ctx.system.spawn<caf::detached>(actors::consumer, cs);
+      },
+      [&] { return metrics->applied.load() >= entries; },
+      "the consumers to apply every entry");
   return static_cast<double>(entries) / seconds;
 }
 

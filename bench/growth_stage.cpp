@@ -48,59 +48,64 @@ double blocked_claim_cost(const config::settings& s, int claims) {
   return 1e6 * seconds_since(start) / claims;
 }
 
+/// "500k", "2M": how a row count reads in a figure's description.
+std::string label(std::int64_t n) {
+  return n >= 1'000'000 ? std::to_string(n / 1'000'000) + "M"
+                        : std::to_string(n / 1000) + "k";
+}
+
+/// Grows the PUBLISHED history of `s` from `from` to `to` rows, adds `live`
+/// fresh PENDING rows to claim, and records the claim cost as `id`.
+void measure_history(stage_context& ctx, const config::settings& s,
+                     std::int64_t from, std::int64_t to, std::int64_t live,
+                     const std::string& old_tag, const std::string& live_tag,
+                     const std::string& id) {
+  fill_outbox(s.db, to - from, (to - from) / 2, "PUBLISHED", old_tag);
+  fill_outbox(s.db, live, live / 2, "PENDING", live_tag);
+  ctx.out.add({"growth", id,
+               "one claim, " + label(to) + " PUBLISHED rows in the table",
+               claim_cost(s, ctx.scale.timed_claims), "us", ""});
+}
+
+/// On a fresh outbox of the stage's PENDING rows spread over `aggregates`
+/// aggregates, records `cost` of a claim as `id`; `shape` ends the
+/// description.
+void measure_spread(stage_context& ctx, std::int64_t aggregates,
+                    const std::string& tag, const std::string& id,
+                    const std::string& shape,
+                    double (*cost)(const config::settings&, int)) {
+  auto pending = ctx.scale.spread_pending;
+  auto s = ctx.space.fresh("growth-spread", ctx.space.base().db.synchronous);
+  fill_outbox(s.db, pending, aggregates, "PENDING", tag);
+  ctx.out.add({"growth", id,
+               "one claim, " + label(pending) + " PENDING rows, " + shape,
+               cost(s, ctx.scale.timed_claims), "us", ""});
+}
+
 } // namespace
 
 void measure_growth(stage_context& ctx) {
   const auto& scale = ctx.scale;
   auto live = static_cast<std::int64_t>(ctx.space.base().lease.batch) *
               (scale.timed_claims + 1);
-  auto sync = ctx.space.base().db.synchronous;
-  auto label = [](std::int64_t n) {
-    return n >= 1'000'000 ? std::to_string(n / 1'000'000) + "M"
-                          : std::to_string(n / 1000) + "k";
-  };
 
   ctx.progress("growth: claim cost with " + label(scale.history_small) +
                " published rows");
-  auto s = ctx.space.fresh("growth", sync);
-  fill_outbox(s.db, scale.history_small, scale.history_small / 2, "PUBLISHED",
-              "old");
-  fill_outbox(s.db, live, live / 2, "PENDING", "live1");
-  ctx.out.add({"growth", "claim_history_small",
-               "one claim, " + label(scale.history_small) +
-                   " PUBLISHED rows in the table",
-               claim_cost(s, scale.timed_claims), "us", ""});
-
+  auto s = ctx.space.fresh("growth", ctx.space.base().db.synchronous);
+  measure_history(ctx, s, 0, scale.history_small, live, "old", "live1",
+                  "claim_history_small");
   ctx.progress("growth: claim cost with " + label(scale.history_large) +
                " published rows");
-  fill_outbox(s.db, scale.history_large - scale.history_small,
-              (scale.history_large - scale.history_small) / 2, "PUBLISHED",
-              "older");
-  fill_outbox(s.db, live, live / 2, "PENDING", "live2");
-  ctx.out.add({"growth", "claim_history_large",
-               "one claim, " + label(scale.history_large) +
-                   " PUBLISHED rows in the table",
-               claim_cost(s, scale.timed_claims), "us", ""});
+  measure_history(ctx, s, scale.history_small, scale.history_large, live,
+                  "older", "live2", "claim_history_large");
 
-  auto pending = scale.spread_pending;
   ctx.progress("growth: claim cost over many and few aggregates");
-  s = ctx.space.fresh("growth-spread", sync);
-  fill_outbox(s.db, pending, pending, "PENDING", "many");
-  ctx.out.add(
-      {"growth", "claim_many_aggregates",
-       "one claim, " + label(pending) + " PENDING rows, one per aggregate",
-       claim_cost(s, scale.timed_claims), "us", ""});
-  s = ctx.space.fresh("growth-spread", sync);
-  fill_outbox(s.db, pending, 10, "PENDING", "few");
-  ctx.out.add({"growth", "claim_few_aggregates",
-               "one claim, " + label(pending) + " PENDING rows, 10 aggregates",
-               claim_cost(s, scale.timed_claims), "us", ""});
-  s = ctx.space.fresh("growth-spread", sync);
-  fill_outbox(s.db, pending, 10, "PENDING", "held");
-  ctx.out.add({"growth", "claim_heads_held",
-               "one claim, " + label(pending) +
-                   " PENDING rows, 10 aggregates, heads leased elsewhere",
-               blocked_claim_cost(s, scale.timed_claims), "us", ""});
+  measure_spread(ctx, scale.spread_pending, "many", "claim_many_aggregates",
+                 "one per aggregate", claim_cost);
+  measure_spread(ctx, 10, "few", "claim_few_aggregates", "10 aggregates",
+                 claim_cost);
+  measure_spread(ctx, 10, "held", "claim_heads_held",
+                 "10 aggregates, heads leased elsewhere", blocked_claim_cost);
 }
 
 } // namespace outbox::bench

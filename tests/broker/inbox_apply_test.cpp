@@ -1,0 +1,133 @@
+#include "broker/inbox.hpp"
+
+#include "broker/broker_error.hpp"
+#include "inbox_fixture.hpp"
+
+// One entry at a time through the inbox script: dedup, the effect, the
+// order check, and what happens when Redis or its data is not as expected.
+
+using namespace outbox::broker;
+using BrokerInbox = outbox::test::inbox_fixture;
+
+TEST_F(BrokerInbox, FirstDeliveryAppliesEffectAndRecordsResult) {
+  inbox box{conn(), names_};
+  auto result = box.apply(order_placed("e1", "order-1", 1, "A-1", 3));
+  EXPECT_EQ(result.result, outcome::applied);
+  EXPECT_FALSE(result.order_violation);
+  EXPECT_EQ(reserved("A-1"), 3);
+  EXPECT_EQ(counter("consumed"), 1);
+  EXPECT_EQ(hash_integer(names_.aggregate_seq, "order-1"), 1);
+  auto record = json::parse(hash_field(names_.processed, "e1"));
+  EXPECT_EQ(record["event_type"], "OrderPlaced");
+  EXPECT_EQ(record["aggregate_id"], "order-1");
+  EXPECT_EQ(record["seq"], 1);
+  EXPECT_EQ(record["sku"], "A-1");
+  EXPECT_EQ(record["qty"], 3);
+  EXPECT_GT(record["at"].get<std::int64_t>(), 1600000000000);
+}
+
+TEST_F(BrokerInbox, RepeatedDeliveryAppliesOnce) {
+  inbox box{conn(), names_};
+  auto entry = order_placed("e1", "order-1", 1, "A-1", 2);
+  EXPECT_EQ(box.apply(entry).result, outcome::applied);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(box.apply(entry).result, outcome::duplicate);
+  EXPECT_EQ(reserved("A-1"), 2);
+  EXPECT_EQ(counter("consumed"), 1);
+  EXPECT_EQ(counter("duplicates"), 4);
+  EXPECT_EQ(counter("order_violations"), 0);
+  // Same event_id, republished later (other published_at): still a dup.
+  auto later = json::parse(entry);
+  later["published_at"] = 1800000000000;
+  EXPECT_EQ(box.apply(later.dump()).result, outcome::duplicate);
+  EXPECT_EQ(reserved("A-1"), 2);
+}
+
+TEST_F(BrokerInbox, FollowUpEventsAdvanceTheAggregate) {
+  inbox box{conn(), names_};
+  EXPECT_EQ(box.apply(order_placed("e1", "order-1", 1, "A", 1)).result,
+            outcome::applied);
+  auto paid = box.apply(follow_up("e2", "order-1", 2, "OrderPaid"));
+  auto shipped = box.apply(follow_up("e3", "order-1", 3, "OrderShipped"));
+  EXPECT_EQ(paid.result, outcome::applied);
+  EXPECT_EQ(shipped.result, outcome::applied);
+  EXPECT_FALSE(paid.order_violation);
+  EXPECT_FALSE(shipped.order_violation);
+  EXPECT_EQ(reserved("A"), 1); // only OrderPlaced reserves
+  EXPECT_EQ(hash_integer(names_.aggregate_seq, "order-1"), 3);
+  EXPECT_EQ(counter("consumed"), 3);
+  auto record = json::parse(hash_field(names_.processed, "e3"));
+  EXPECT_EQ(record["event_type"], "OrderShipped");
+  EXPECT_FALSE(record.contains("sku"));
+  // A duplicate of an older event is not an order violation.
+  EXPECT_EQ(box.apply(follow_up("e2", "order-1", 2, "OrderPaid")).result,
+            outcome::duplicate);
+  EXPECT_EQ(counter("order_violations"), 0);
+}
+
+TEST_F(BrokerInbox, OrderViolationWhenSeqTwoComesBeforeSeqOne) {
+  inbox box{conn(), names_};
+  auto second = box.apply(follow_up("e2", "order-9", 2, "OrderPaid"));
+  EXPECT_EQ(second.result, outcome::applied);
+  EXPECT_TRUE(second.order_violation);
+  // Seq 1 arriving after seq 2 is out of order too.
+  auto first = box.apply(order_placed("e1", "order-9", 1, "B", 1));
+  EXPECT_EQ(first.result, outcome::applied);
+  EXPECT_TRUE(first.order_violation);
+  EXPECT_EQ(counter("order_violations"), 2);
+  EXPECT_EQ(hash_integer(names_.aggregate_seq, "order-9"), 2);
+  // The next one in line is fine again; other aggregates are unaffected.
+  EXPECT_FALSE(
+      box.apply(follow_up("e3", "order-9", 3, "OrderPaid")).order_violation);
+  EXPECT_FALSE(
+      box.apply(order_placed("f1", "order-10", 1, "B", 1)).order_violation);
+  EXPECT_EQ(counter("order_violations"), 2);
+}
+
+TEST_F(BrokerInbox, ReloadsScriptAfterScriptFlush) {
+  inbox box{conn(), names_};
+  EXPECT_EQ(box.apply(order_placed("e1", "o1", 1, "A", 1)).result,
+            outcome::applied);
+  conn().command({"SCRIPT", "FLUSH"});
+  EXPECT_EQ(box.apply(order_placed("e2", "o2", 1, "A", 1)).result,
+            outcome::applied);
+  EXPECT_EQ(reserved("A"), 2);
+}
+
+TEST_F(BrokerInbox, FailedEffectChangesNothing) {
+  inbox box{conn(), names_};
+  conn().command({"HSET", names_.reserved, "A", "not a number"});
+  try {
+    box.apply(order_placed("e1", "o1", 1, "A", 1));
+    FAIL() << "apply succeeded";
+  } catch (const broker_error& e) {
+    EXPECT_EQ(e.code(), broker_errc::rejected);
+    EXPECT_NE(std::string(e.what()).find("effect failed"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(hash_field(names_.processed, "e1"), "");
+  EXPECT_EQ(hash_field(names_.aggregate_seq, "o1"), "");
+  EXPECT_EQ(counter("consumed"), 0);
+  // Once fixed, the redelivered entry applies.
+  conn().command({"HDEL", names_.reserved, "A"});
+  EXPECT_EQ(box.apply(order_placed("e1", "o1", 1, "A", 1)).result,
+            outcome::applied);
+}
+
+TEST_F(BrokerInbox, WrongTypedKeyIsRejectedBeforeAnyWrite) {
+  inbox box{conn(), names_};
+  conn().command({"SET", names_.counters, "oops"});
+  EXPECT_THROW(box.apply(order_placed("e1", "o1", 1, "A", 1)), broker_error);
+  EXPECT_EQ(hash_field(names_.processed, "e1"), "");
+  EXPECT_EQ(reserved("A"), 0);
+}
+
+TEST_F(BrokerInbox, LargeIntegersStayExact) {
+  inbox box{conn(), names_};
+  std::int64_t seq = 123456789012345;
+  box.apply(order_placed("e1", "o1", seq, "A", 1000000000000));
+  EXPECT_EQ(hash_field(names_.aggregate_seq, "o1"), "123456789012345");
+  EXPECT_EQ(hash_field(names_.reserved, "A"), "1000000000000");
+  auto record = json::parse(hash_field(names_.processed, "e1"));
+  EXPECT_EQ(record["seq"], seq);
+}

@@ -1,0 +1,201 @@
+#include "storage/outbox_store.hpp"
+
+#include "outbox_store_fixture.hpp"
+
+#include <limits>
+#include <map>
+#include <string>
+
+// Rows that do not get through: backoff, FAILED after max_attempts (which
+// blocks only its own aggregate), retry, and the stats that show them.
+
+using namespace outbox::storage;
+using OutboxStoreTest = outbox::test::outbox_store_fixture;
+
+TEST_F(OutboxStoreTest, fail_backs_off_then_fails_and_blocks_its_aggregate) {
+  auto event_id = append("a");
+  append("a");
+  // Each round: a:1 fails to publish, a:2 (claimed with it) is handed back.
+  auto round = [&](millis now, int attempts) {
+    auto c = outbox_.claim_batch("relay-1", now, policy_);
+    EXPECT_EQ((strings{"a:1", "a:2"}), keys(c));
+    EXPECT_EQ(attempts, c.events.at(0).attempts);
+    auto leases = c.leases();
+    EXPECT_EQ(1, outbox_.release("relay-1", {leases.at(1)}));
+    return outbox_.fail("relay-1", {leases.at(0)}, "redis down", now, policy_);
+  };
+  EXPECT_EQ(1, round(0, 1).backed_off);
+  EXPECT_EQ("100", column(event_id, "available_at"));
+  EXPECT_EQ("redis down", column(event_id, "last_error"));
+  EXPECT_EQ("PENDING", column(event_id, "status"));
+  EXPECT_TRUE(outbox_.claim_batch("relay-2", 99, policy_).events.empty())
+      << "a:1 backs off and a:2 waits behind it";
+  EXPECT_EQ(1, round(100, 2).backed_off);
+  EXPECT_EQ("300", column(event_id, "available_at")) << "100 * 2^(2-1)";
+  EXPECT_TRUE(outbox_.claim_batch("relay-2", 299, policy_).events.empty());
+  auto last = round(300, 3);
+  EXPECT_EQ(1, last.failed) << "the third claim reached max_attempts";
+  EXPECT_EQ(0, last.backed_off);
+  EXPECT_EQ("FAILED", column(event_id, "status"));
+  EXPECT_EQ("NULL", column(event_id, "owner"));
+  EXPECT_EQ("redis down", column(event_id, "last_error"));
+  // The FAILED row blocks a:2 for ever, but only aggregate a.
+  append("b");
+  EXPECT_EQ((strings{"b:1"}),
+            keys(outbox_.claim_batch("relay-2", 1'000'000, policy_)));
+  EXPECT_EQ(
+      1, outbox_.fail("relay-1", {{event_id, 3}}, "late", 0, policy_).not_held)
+      << "a FAILED row is nobody's lease";
+}
+
+TEST_F(OutboxStoreTest, fail_ignores_rows_no_longer_held) {
+  append("a");
+  auto first = outbox_.claim_batch("relay-1", 0, policy_);
+  outbox_.claim_batch("relay-2", 10, policy_); // takes it over
+  auto result = outbox_.fail("relay-1", first.leases(), "timeout", 11, policy_);
+  EXPECT_EQ(1, result.not_held);
+  EXPECT_EQ(0, result.backed_off + result.failed);
+  EXPECT_EQ("SENDING", column(first.events[0].event_id, "status"));
+}
+
+TEST_F(OutboxStoreTest, row_whose_lease_keeps_expiring_ends_failed) {
+  auto event_id = append("a");
+  append("a");
+  append("b");
+  policy_.max_attempts = 2;
+  // Each relay dies after its claim: nobody ever acks or fails.
+  EXPECT_EQ((strings{"a:1", "a:2", "b:1"}),
+            keys(outbox_.claim_batch("relay-1", 0, policy_)));
+  auto second = outbox_.claim_batch("relay-2", 10, policy_);
+  EXPECT_EQ(3, second.taken_over);
+  EXPECT_EQ(2, second.events.at(0).attempts);
+  outbox_.ack("relay-2", {second.leases().at(2)}, 11); // b:1 got through
+  append("b");
+  auto third = outbox_.claim_batch("relay-3", 20, policy_);
+  EXPECT_EQ(1, third.failed) << "a:1 was claimed max_attempts times";
+  EXPECT_EQ((strings{"b:2"}), keys(third)) << "a:2 waits behind a:1";
+  EXPECT_EQ("FAILED", column(event_id, "status"));
+  EXPECT_EQ("NULL", column(event_id, "owner"));
+  EXPECT_NE(std::string::npos,
+            column(event_id, "last_error").find("lease expired 2 times"));
+  // Once retried, a:1 flows again; a:2 behind it was also claimed
+  // max_attempts times, so it fails in turn instead of being taken.
+  EXPECT_EQ(1, outbox_.retry_all_failed(25));
+  auto after = outbox_.claim_batch("relay-4", 25, policy_);
+  EXPECT_EQ((strings{"a:1"}), keys(after));
+  EXPECT_EQ(1, after.failed);
+}
+
+TEST_F(OutboxStoreTest, failed_row_blocks_later_rows_claimed_with_it) {
+  append("a");
+  append("a");
+  policy_.max_attempts = 1;
+  outbox_.claim_batch("relay-1", 0, policy_);
+  // a:1 and a:2 both expire; a:1 fails, so a:2 must not be taken (it is not
+  // failed either: it keeps its expired lease until a:1 is retried).
+  auto later = outbox_.claim_batch("relay-2", 10, policy_);
+  EXPECT_EQ(1, later.failed);
+  EXPECT_TRUE(later.events.empty());
+  EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM outbox WHERE status = 'FAILED'"));
+  EXPECT_EQ(1, outbox_.stats(10).expired_leases);
+}
+
+TEST_F(OutboxStoreTest, retry_puts_failed_rows_back) {
+  auto failed_id = append("a");
+  append("a");
+  auto pending_id = append("b");
+  policy_.max_attempts = 1;
+  auto c = outbox_.claim_batch("relay-1", 0, policy_);
+  outbox_.fail("relay-1", {c.leases().at(0)}, "bad", 0, policy_);
+  outbox_.release("relay-1", {c.leases().at(1), c.leases().at(2)});
+  EXPECT_EQ("FAILED", column(failed_id, "status"));
+  auto not_failed =
+      outbox_.retry({failed_id, "no-such-event", pending_id, failed_id}, 500);
+  EXPECT_EQ((strings{"no-such-event", pending_id}), not_failed);
+  EXPECT_EQ("PENDING", column(failed_id, "status"));
+  EXPECT_EQ("0", column(failed_id, "attempts"));
+  EXPECT_EQ("500", column(failed_id, "available_at"));
+  EXPECT_EQ("NULL", column(failed_id, "owner"));
+  EXPECT_EQ((strings{"a:1", "a:2", "b:1"}),
+            keys(outbox_.claim_batch("relay-1", 500, policy_)));
+}
+
+TEST_F(OutboxStoreTest, retry_all_failed_retries_every_failed_row) {
+  append("a");
+  append("b");
+  append("c");
+  policy_.max_attempts = 1;
+  auto c = outbox_.claim_batch("relay-1", 0, policy_);
+  outbox_.fail("relay-1", {c.leases().at(0), c.leases().at(1)}, "bad", 0,
+               policy_);
+  EXPECT_EQ(2, outbox_.retry_all_failed(7));
+  EXPECT_EQ(0, outbox_.retry_all_failed(8));
+  EXPECT_EQ((strings{"a:1", "b:1"}),
+            keys(outbox_.claim_batch("relay-2", 7, policy_)));
+}
+
+TEST_F(OutboxStoreTest, stats_counts_every_status_and_lease) {
+  auto empty = outbox_.stats(0);
+  EXPECT_EQ(
+      (std::map<std::string, std::int64_t>{
+          {"PENDING", 0}, {"SENDING", 0}, {"PUBLISHED", 0}, {"FAILED", 0}}),
+      empty.by_status);
+  EXPECT_EQ(0, empty.orders);
+  EXPECT_EQ(0, empty.oldest_unpublished_age);
+  orders_.place_order({std::nullopt, "SKU-1", 1}, 100); // order-1:1
+  orders_.place_order({std::nullopt, "SKU-2", 1}, 200); // order-2:1
+  append("a");                                          // created_at 0
+  append("b");
+  append("c");
+  orders_.append_event({"d", "T", "{}"}, 300);
+  policy_.max_attempts = 1;
+  policy_.batch = 1;
+  auto r1 = outbox_.claim_batch("relay-1", 1000, policy_); // order-1
+  auto r2 = outbox_.claim_batch("relay-2", 1000, policy_); // order-2
+  outbox_.ack("relay-2", r2.leases(), 1001);
+  auto r3 = outbox_.claim_batch("relay-2", 1005, policy_); // a
+  auto f = outbox_.claim_batch("relay-3", 1000, policy_);  // b
+  outbox_.fail("relay-3", f.leases(), "boom", 1000, policy_);
+  auto stats = outbox_.stats(1012);
+  EXPECT_EQ(2, stats.by_status["PENDING"]); // c, d
+  EXPECT_EQ(2, stats.by_status["SENDING"]); // order-1, a
+  EXPECT_EQ(1, stats.by_status["PUBLISHED"]);
+  EXPECT_EQ(1, stats.by_status["FAILED"]);
+  EXPECT_EQ(2, stats.orders);
+  EXPECT_EQ(1012, stats.oldest_unpublished_age) << "a and c: created at 0";
+  EXPECT_EQ(1, stats.expired_leases) << "relay-1's lease ended at 1010";
+  ASSERT_EQ(2u, stats.leases.size());
+  EXPECT_EQ("relay-1", stats.leases[0].owner);
+  EXPECT_EQ(1, stats.leases[0].rows);
+  EXPECT_EQ(1010, stats.leases[0].earliest_expiry);
+  EXPECT_EQ("relay-2", stats.leases[1].owner);
+  EXPECT_EQ(1015, stats.leases[1].earliest_expiry);
+  ASSERT_EQ(1u, stats.failed.size());
+  EXPECT_EQ(f.events.at(0).event_id, stats.failed[0].event_id);
+  EXPECT_EQ("b", stats.failed[0].aggregate_id);
+  EXPECT_EQ(1, stats.failed[0].seq);
+  EXPECT_EQ(1, stats.failed[0].attempts);
+  EXPECT_EQ("boom", stats.failed[0].last_error);
+  (void)r1;
+  (void)r3;
+}
+
+TEST(OutboxStoreBackoffTest, doubles_from_base_up_to_the_cap) {
+  lease_policy policy;
+  policy.backoff_base = 100;
+  policy.backoff_max = 1000;
+  EXPECT_EQ(100, backoff_delay(0, policy));
+  EXPECT_EQ(100, backoff_delay(1, policy));
+  EXPECT_EQ(200, backoff_delay(2, policy));
+  EXPECT_EQ(400, backoff_delay(3, policy));
+  EXPECT_EQ(800, backoff_delay(4, policy));
+  EXPECT_EQ(1000, backoff_delay(5, policy));
+  EXPECT_EQ(1000, backoff_delay(std::numeric_limits<int>::max(), policy));
+  policy.backoff_max = std::numeric_limits<millis>::max();
+  policy.backoff_base = std::numeric_limits<millis>::max() / 3;
+  EXPECT_EQ(std::numeric_limits<millis>::max(), backoff_delay(3, policy));
+  EXPECT_EQ(std::numeric_limits<millis>::max(),
+            backoff_delay(std::numeric_limits<int>::max(), policy));
+  policy.backoff_base = 0;
+  EXPECT_EQ(0, backoff_delay(10, policy));
+}
