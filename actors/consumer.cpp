@@ -1,9 +1,11 @@
 #include "actors/consumer.hpp"
 
+#include "actors/log_lines.hpp"
 #include "actors/messages.hpp"
 #include "broker/broker_error.hpp"
 
 #include <caf/all.hpp>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -20,38 +22,104 @@ using std::chrono::milliseconds;
 
 void crash(consumer_actor* self, const char* point) {
   self->state.setup.metrics->injected_crashes++;
-  spdlog::info("consumer {} crashes (injected, {})", self->state.setup.name,
+  spdlog::info("consumer {}: injected crash ({})", self->state.setup.name,
                point);
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
+/// Finds a top-level "event_id" string while parsing, without building a
+/// document: a dead-lettered entry is malformed, possibly deeply nested.
+class event_id_finder : public nlohmann::json_sax<nlohmann::json> {
+public:
+  std::string event_id;
+
+  bool key(string_t& name) override {
+    at_event_id_ = depth_ == 1 && name == "event_id";
+    return true;
+  }
+  bool string(string_t& value) override {
+    if (at_event_id_ && event_id.empty())
+      event_id = value;
+    return scalar();
+  }
+  bool start_object(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t&) override {
+    return scalar();
+  }
+  bool binary(binary_t&) override { return scalar(); }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+private:
+  bool open() {
+    ++depth_;
+    at_event_id_ = false;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  bool scalar() {
+    at_event_id_ = false;
+    return true;
+  }
+
+  int depth_ = 0;
+  bool at_event_id_ = false;
+};
+
+/// The event_id a dead-lettered entry names, if one can be read from it.
+std::string event_id_of(const std::string& entry) {
+  event_id_finder finder;
+  nlohmann::json::sax_parse(entry, &finder,
+                            nlohmann::json::input_format_t::json, false);
+  return loggable(finder.event_id);
+}
+
 /// Counts what the inbox did with a batch, and each first delivery's
 /// commit-to-processed latency from the committed_at the script read (no
-/// JSON decoding here).
-void record(consumer_state& st,
+/// JSON decoding here). `entries` are the batch's entries, outcomes in
+/// their order.
+void record(consumer_state& st, const std::vector<std::string>& entries,
             const std::vector<broker::applied_entry>& outcomes) {
   auto& metrics = *st.setup.metrics;
   auto now = st.setup.clock();
-  for (const auto& applied : outcomes) {
+  std::vector<double> latencies;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& applied = outcomes[i];
     switch (applied.result) {
     case broker::applied_entry::outcome::applied:
       metrics.applied++;
       if (applied.order_violation)
         metrics.order_violations++;
       if (applied.committed_at > 0)
-        metrics.commit_to_processed.record(
-            static_cast<double>(now - applied.committed_at));
+        latencies.push_back(static_cast<double>(now - applied.committed_at));
       break;
     case broker::applied_entry::outcome::duplicate:
       metrics.duplicates_absorbed++;
       break;
     case broker::applied_entry::outcome::dead_lettered:
       metrics.dead_lettered++;
-      spdlog::warn("consumer {}: dead-lettered an entry: {}", st.setup.name,
-                   applied.reason);
+      {
+        auto event_id = i < entries.size() ? event_id_of(entries[i]) : "";
+        spdlog::warn("consumer {}: dead-lettered an entry (event {}): {}",
+                     st.setup.name, event_id.empty() ? "unreadable" : event_id,
+                     applied.reason);
+      }
       break;
     }
   }
+  metrics.commit_to_processed.record_many(latencies);
 }
 
 /// How far a batch gets: entries [0, applied) are applied, [0, removed)
@@ -88,12 +156,13 @@ bool handle(consumer_actor* self, const std::string& processing,
   // the head of the queue, in order.
   batch.resize(fate.applied);
   if (!batch.empty())
-    record(st, st.port->apply_batch(batch));
+    record(st, batch, st.port->apply_batch(batch));
   batch.resize(fate.removed);
   if (!batch.empty()) {
     auto removed = st.port->remove_batch(processing, batch);
     if (removed < batch.size())
-      spdlog::warn("consumer {}: {} of {} applied entries were no longer in {}",
+      spdlog::warn("consumer {}: {} of {} applied entries were no longer in "
+                   "their processing list ({})",
                    st.setup.name, batch.size() - removed, batch.size(),
                    processing);
   }
@@ -113,6 +182,16 @@ void recover_own(consumer_actor* self) {
         static_cast<std::int64_t>(st.port->recover(
             st.setup.names.processing_for(queue, st.setup.name), queue));
   st.must_recover = false;
+}
+
+/// Redis answered: ends an outage the consumer saw, with one line.
+void redis_answered(consumer_state& st) {
+  if (!st.redis.ongoing())
+    return;
+  if (auto ended = st.redis.recovered(st.setup.clock()))
+    spdlog::info("consumer {}: Redis reachable again after {} ms ({} failed "
+                 "attempts)",
+                 st.setup.name, ended->lasted_ms, ended->failures);
 }
 
 enum class burst_result { crashed, busy, idle };
@@ -160,7 +239,7 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
   try {
     st.port = st.setup.make_port();
   } catch (const std::exception& e) {
-    spdlog::error("consumer {} cannot start: {}", st.setup.name, e.what());
+    spdlog::error("consumer {}: cannot start: {}", st.setup.name, e.what());
     self->quit(caf::make_error(ec::broker_unavailable, st.setup.name));
     return {};
   }
@@ -168,15 +247,16 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
     try {
       std::rethrow_exception(eptr);
     } catch (const std::exception& e) {
-      spdlog::error("consumer {} failed: {}", self->state.setup.name, e.what());
+      spdlog::warn("consumer {}: failed unexpectedly: {}",
+                   self->state.setup.name, e.what());
     }
     return caf::make_error(ec::broker_unavailable, self->state.setup.name);
   });
   if (st.setup.queues.empty()) {
     // More consumers than partitions: nothing to own. Stay up, idle, so the
     // run's shape is what the user asked for.
-    spdlog::warn("consumer {} owns no partition (more consumers than "
-                 "broker.partitions)",
+    spdlog::warn("consumer {}: owns no partition, staying idle (more "
+                 "consumers than broker.partitions)",
                  st.setup.name);
     return {[](pop_atom) {}};
   }
@@ -189,6 +269,7 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
             recover_own(self);
           auto result = burst(self);
           st.retry_delay_ms = 0;
+          redis_answered(st);
           if (result == burst_result::busy)
             self->send(self, pop_atom_v);
           else if (result == burst_result::idle)
@@ -199,8 +280,12 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
           st.setup.metrics->consumer_errors++;
           st.must_recover = true;
           st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
-          spdlog::warn("consumer {}: Redis trouble, retrying in {} ms: {}",
-                       st.setup.name, st.retry_delay_ms, e.what());
+          // Once per outage: the retries go on while Redis is down.
+          auto level = st.redis.failed(st.setup.clock()) ? spdlog::level::warn
+                                                         : spdlog::level::debug;
+          spdlog::log(level,
+                      "consumer {}: Redis trouble, retrying in {} ms: {}",
+                      st.setup.name, st.retry_delay_ms, e.what());
           self->delayed_send(self, milliseconds(st.retry_delay_ms), pop_atom_v);
         }
       },

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/crash_injector.hpp"
+#include "actors/log_lines.hpp"
 #include "actors/ports.hpp"
 #include "actors/relay.hpp"
 #include "actors/run_metrics.hpp"
@@ -60,6 +61,8 @@ struct consumer_state {
   bool must_recover = false;
   /// Backoff while Redis is unavailable.
   int retry_delay_ms = 0;
+  /// Logged when it begins and ends, not on every retry.
+  outage redis;
 };
 
 using consumer_actor = caf::stateful_actor<consumer_state>;

@@ -32,6 +32,12 @@ caf::actor spawn_child(coordinator_actor* self, bool detached, F fun,
   return child;
 }
 
+/// An exit reason as a log line shows it ("outbox: injected_crash ...").
+std::string describe(coordinator_actor* self, const caf::error& reason) {
+  // render() dereferences a null category on an empty error in CAF 0.17.
+  return reason ? self->system().render(reason) : "normal exit";
+}
+
 const config::settings& settings_of(coordinator_actor* self) {
   return self->state.setup.settings;
 }
@@ -103,6 +109,9 @@ void finish_if_all_down(coordinator_actor* self) {
     outcome.final_state.trouble = e.what();
   }
   st.report = run_report_json(outcome, *st.setup.metrics);
+  spdlog::info("coordinator {}: stopped after {:.1f} s ({})",
+               st.setup.name_prefix, outcome.seconds,
+               st.failure.empty() ? "no failure" : "failed, see above");
   if (st.run_request)
     st.run_request->deliver(*st.report);
   self->quit();
@@ -112,8 +121,11 @@ void finish_if_all_down(coordinator_actor* self) {
 /// once all are down.
 void stop(coordinator_actor* self, std::string failure) {
   auto& st = self->state;
-  if (!failure.empty() && st.failure.empty())
+  if (!failure.empty() && st.failure.empty()) {
     st.failure = std::move(failure);
+    spdlog::warn("coordinator {}: stopping the run: {}", st.setup.name_prefix,
+                 st.failure);
+  }
   if (st.stopping)
     return;
   st.stopping = true;
@@ -134,14 +146,21 @@ void respawn(coordinator_actor* self, worker_slot& slot) {
   auto& st = self->state;
   if (st.stopping || slot.running)
     return;
+  std::size_t recovered = 0;
   if (slot.kind == worker_slot::role::consumer) {
     try {
+      recovered = st.probe->recover_consumer(slot.name);
       st.setup.metrics->recovered_entries +=
-          static_cast<std::int64_t>(st.probe->recover_consumer(slot.name));
+          static_cast<std::int64_t>(recovered);
     } catch (const std::exception& e) {
-      spdlog::warn("coordinator: recovering {} failed, retrying before "
-                   "restarting it: {}",
-                   slot.name, e.what());
+      // Retried every check interval while Redis is down: warn once.
+      auto level = slot.recovery.failed(st.setup.clock())
+                       ? spdlog::level::warn
+                       : spdlog::level::debug;
+      spdlog::log(level,
+                  "coordinator {}: cannot restart {} until its in-flight "
+                  "entries are recovered, retrying: {}",
+                  st.setup.name_prefix, slot.name, e.what());
       auto position = static_cast<std::size_t>(&slot - st.slots.data());
       self->delayed_send(self, milliseconds(st.setup.check_interval_ms),
                          respawn_atom_v, position);
@@ -149,9 +168,17 @@ void respawn(coordinator_actor* self, worker_slot& slot) {
     }
   }
   auto old_name = slot.name;
+  auto waited = slot.recovery.recovered(st.setup.clock());
   ++slot.restarts;
   start_worker(self, slot);
-  spdlog::info("coordinator: {} restarted as {}", old_name, slot.name);
+  std::string delay;
+  if (waited)
+    delay = ", after waiting " + std::to_string(waited->lasted_ms) +
+            " ms for Redis";
+  spdlog::info("coordinator {}: restarted {} as {} ({}{}; {} in-flight "
+               "entries recovered)",
+               st.setup.name_prefix, old_name, slot.name, slot.down_reason,
+               delay, recovered);
   if (slot.kind == worker_slot::role::relay)
     tell_writer_relays(self);
 }
@@ -165,10 +192,13 @@ void restart(coordinator_actor* self, worker_slot& slot,
   if (slot.restarts >= settings_of(self).run.restart_budget) {
     stop(self, slot.name + " crashed more than run.restart_budget (" +
                    std::to_string(settings_of(self).run.restart_budget) +
-                   ") times; last: " + to_string(reason));
+                   ") times; last: " + describe(self, reason));
     return;
   }
-  spdlog::info("coordinator: {} went down: {}", slot.name, to_string(reason));
+  // The restart line says why, once the new incarnation is up.
+  slot.down_reason = describe(self, reason);
+  spdlog::debug("coordinator {}: {} went down: {}", st.setup.name_prefix,
+                slot.name, slot.down_reason);
   (slot.kind == worker_slot::role::relay ? metrics.relay_restarts
                                          : metrics.consumer_restarts)++;
   respawn(self, slot);
@@ -183,7 +213,7 @@ void on_down(coordinator_actor* self, const caf::down_msg& msg) {
     (writer_side ? st.writer : st.load) = caf::actor{};
     if (!st.stopping)
       stop(self, std::string{writer_side ? "writer" : "load generator"} +
-                     " died: " + to_string(msg.reason));
+                     " died: " + describe(self, msg.reason));
     finish_if_all_down(self);
     return;
   }
@@ -290,16 +320,21 @@ void start_children(coordinator_actor* self) {
     auto moved = st.probe->recover_all();
     st.setup.metrics->recovered_entries += static_cast<std::int64_t>(moved);
     if (moved > 0)
-      spdlog::info("coordinator: recovered {} in-flight entries of earlier "
-                   "consumers",
-                   moved);
+      spdlog::info("coordinator {}: recovered {} in-flight entries of "
+                   "earlier consumers",
+                   st.setup.name_prefix, moved);
   }
   for (int i = 0; i < s.run.relays; ++i)
-    st.slots.push_back({worker_slot::role::relay, i, 0, "", {}, false});
+    st.slots.push_back({worker_slot::role::relay, i, 0, "", {}, false, "", {}});
   for (int i = 0; i < s.run.consumers; ++i)
-    st.slots.push_back({worker_slot::role::consumer, i, 0, "", {}, false});
+    st.slots.push_back(
+        {worker_slot::role::consumer, i, 0, "", {}, false, "", {}});
   for (auto& slot : st.slots)
     start_worker(self, slot);
+  spdlog::info("coordinator {}: started {} relays, {} consumers, {} orders "
+               "to place",
+               st.setup.name_prefix, s.run.relays, s.run.consumers,
+               s.run.orders);
   if (s.run.orders > 0) {
     writer_setup ws{s.db, s.run.commit_batch, s.run.commit_delay_ms,
                     st.setup.clock, st.setup.metrics};
@@ -349,14 +384,15 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
     // given a new actor): remember every child ever spawned.
     bool from_child = st.children.count(msg.source) > 0;
     if (!from_child && !st.stopping)
-      stop(self, "stopped from outside: " + to_string(msg.reason));
+      stop(self, "stopped from outside: " + describe(self, msg.reason));
   });
   self->set_down_handler([self](caf::down_msg& msg) { on_down(self, msg); });
   try {
     st.probe = st.setup.make_probe();
     start_children(self);
   } catch (const std::exception& e) {
-    spdlog::error("coordinator cannot start: {}", e.what());
+    spdlog::error("coordinator {}: cannot start: {}", st.setup.name_prefix,
+                  e.what());
     st.failure = std::string{"cannot start: "} + e.what();
     stop(self, st.failure);
   }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actors/log_lines.hpp"
 #include "actors/ports.hpp"
 #include "actors/relay.hpp"
 #include "actors/run_metrics.hpp"
@@ -53,6 +54,11 @@ struct worker_slot {
   std::string name;
   caf::actor actor;
   bool running = false;
+  /// Why the last incarnation went down, for the restart line.
+  std::string down_reason;
+  /// Failed attempts to recover a dead consumer's entries before its
+  /// restart: warned about once, not on every retry.
+  outage recovery;
 };
 
 /// The coordinator: spawns and monitors the writer, load generator, relays

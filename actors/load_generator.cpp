@@ -30,6 +30,17 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// The level of a retried request's line: database trouble is the writer's
+/// to report (once per outage), anything else is news here.
+spdlog::level::level_enum retry_level(const caf::error& err) {
+  // category() dereferences a null pointer on an empty error in CAF 0.17.
+  bool store_trouble =
+      err && err.category() == caf::atom("outbox") &&
+      (err.code() == static_cast<std::uint8_t>(ec::store_busy) ||
+       err.code() == static_cast<std::uint8_t>(ec::store_failure));
+  return store_trouble ? spdlog::level::debug : spdlog::level::warn;
+}
+
 void finish_order(load_actor* self) {
   auto& st = self->state;
   ++st.finished;
@@ -76,8 +87,9 @@ void append_followups(load_actor* self, std::string aggregate_id,
           [self, aggregate_id, order_id, step](caf::error& err) {
             // Not idempotent by key: a follow-up is retried only when the
             // writer said the transaction did not commit (store errors).
-            spdlog::warn("load: follow-up for {} failed, retrying: {}",
-                         aggregate_id, to_string(err));
+            spdlog::log(retry_level(err),
+                        "load: follow-up not appended, retrying ({} {}): {}",
+                        aggregate_id, types[step], to_string(err));
             self->delayed_send(self, retry_delay, append_atom_v, aggregate_id,
                                order_id, step);
           });
@@ -104,8 +116,9 @@ void place(load_actor* self, std::int64_t index) {
               finish_order(self);
           },
           [self, index](caf::error& err) {
-            spdlog::warn("load: order {} failed, retrying: {}", index,
-                         to_string(err));
+            spdlog::log(retry_level(err),
+                        "load: order not placed, retrying (order #{}): {}",
+                        index, to_string(err));
             self->delayed_send(self, retry_delay, place_atom_v, index);
           });
 }

@@ -106,13 +106,16 @@ void add_store_families(std::vector<MetricFamily>& out,
 
 MetricFamily latency_family(const char* name, const char* help,
                             const latency_summary& l) {
-  auto f = family(name, help, MetricType::Summary);
+  auto f = family(name, help, MetricType::Histogram);
   ClientMetric m;
-  m.summary.sample_count = static_cast<std::uint64_t>(l.samples);
-  m.summary.sample_sum = std::numeric_limits<double>::quiet_NaN();
-  for (auto [q, millis] :
-       {std::pair{0.5, l.p50}, std::pair{0.95, l.p95}, std::pair{0.99, l.p99}})
-    m.summary.quantile.push_back({q, l.samples == 0 ? 0.0 : millis / 1000.0});
+  m.histogram.sample_count = static_cast<std::uint64_t>(l.samples);
+  m.histogram.sample_sum = l.sum / 1000.0;
+  const auto& bounds = latency_bucket_bounds();
+  for (std::size_t i = 0; i < bounds.size() && i < l.cumulative.size(); ++i)
+    m.histogram.bucket.push_back(
+        {static_cast<std::uint64_t>(l.cumulative[i]), bounds[i] / 1000.0});
+  m.histogram.bucket.push_back({static_cast<std::uint64_t>(l.samples),
+                                std::numeric_limits<double>::infinity()});
   f.metric.push_back(std::move(m));
   return f;
 }
@@ -155,14 +158,13 @@ collect_metric_families(const run_metrics& metrics,
   }
   out.push_back(
       latency_family("outbox_commit_to_processed_seconds",
-                     "Time from the order's commit to its event being applied "
-                     "(quantiles over a bounded reservoir; sum not tracked).",
+                     "Time from the order's commit to its event being "
+                     "applied by a consumer.",
                      metrics.commit_to_processed.summary()));
   out.push_back(latency_family(
       "outbox_commit_to_published_seconds",
       "Time from the row's commit to Redis acknowledging its publish, "
-      "recorded at the fenced ack (quantiles over a bounded reservoir; sum "
-      "not tracked).",
+      "recorded at the fenced ack.",
       metrics.commit_to_published.summary()));
   bool up = snapshot.trouble.empty();
   out.push_back(gauge_family("outbox_probe_up",

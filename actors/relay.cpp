@@ -1,5 +1,6 @@
 #include "actors/relay.hpp"
 
+#include "actors/log_lines.hpp"
 #include "actors/messages.hpp"
 #include "broker/broker_error.hpp"
 #include "storage/database.hpp"
@@ -11,7 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
+#include <vector>
 
 namespace outbox::actors {
 
@@ -43,9 +46,64 @@ void schedule_idle(relay_actor* self) {
 /// An injected crash: die at once, leaving every lease behind.
 void crash(relay_actor* self, const char* point) {
   self->state.setup.metrics->injected_crashes++;
-  spdlog::info("relay {} crashes (injected, {})", self->state.setup.name,
-               point);
+  spdlog::info("relay {}: injected crash ({})", self->state.setup.name, point);
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
+}
+
+/// "e1 (order-1 #1), e2 (order-1 #2) and 3 more": the rows a line is about.
+std::string describe(const std::vector<storage::claimed_event>& events) {
+  return bounded_list(events, [](const storage::claimed_event& e) {
+    return e.event_id + " (" + e.aggregate_id + " #" + std::to_string(e.seq) +
+           ")";
+  });
+}
+
+/// The rows of `c` whose event_id is in `ids`, in claim order.
+std::vector<storage::claimed_event>
+rows_named(const storage::claim& c, const std::vector<std::string>& ids) {
+  std::set<std::string> wanted(ids.begin(), ids.end());
+  std::vector<storage::claimed_event> rows;
+  for (const auto& e : c.events)
+    if (wanted.count(e.event_id) > 0)
+      rows.push_back(e);
+  return rows;
+}
+
+/// One line per row that became FAILED: rare, and each needs an operator.
+void log_failed(const std::string& relay, const storage::failed_row& row) {
+  spdlog::warn("relay {}: row FAILED, later events of its aggregate wait for "
+               "`outbox retry` (event {}, aggregate {}, seq {}, attempts {}): "
+               "{}",
+               relay, row.event_id, row.aggregate_id, row.seq, row.attempts,
+               row.last_error);
+}
+
+/// Redis answered: ends an outage the relay saw, with one line.
+void redis_answered(relay_state& st) {
+  if (!st.redis.ongoing())
+    return;
+  if (auto ended = st.redis.recovered(st.setup.clock()))
+    spdlog::info("relay {}: Redis reachable again after {} ms ({} failed "
+                 "publishes)",
+                 st.setup.name, ended->lasted_ms, ended->failures);
+}
+
+/// The database answered: ends an outage the relay saw, with one line.
+void database_answered(relay_state& st) {
+  if (!st.database.ongoing())
+    return;
+  if (auto ended = st.database.recovered(st.setup.clock()))
+    spdlog::info("relay {}: database usable again after {} ms ({} failed "
+                 "cycles)",
+                 st.setup.name, ended->lasted_ms, ended->failures);
+}
+
+/// Database trouble: warn once per outage, the retries at debug.
+void database_failed(relay_state& st, const char* when, const char* what) {
+  auto level = st.database.failed(st.setup.clock()) ? spdlog::level::warn
+                                                    : spdlog::level::debug;
+  spdlog::log(level, "relay {}: database trouble{}, backing off: {}",
+              st.setup.name, when, what);
 }
 
 std::vector<broker::event_entry> to_entries(const storage::claim& c,
@@ -110,10 +168,23 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                                st.setup.lease);
   metrics.rows_failed += failed.failed;
   metrics.released += st.store->release(st.setup.name, held_back);
-  spdlog::warn("relay {}: broker refused {} rows ({} now FAILED, {} later "
-               "rows of their aggregates held back): {}",
-               st.setup.name, refused.size(), failed.failed, held_back.size(),
-               reason);
+  // Redis answered (with a refusal): it is reachable.
+  redis_answered(st);
+  std::vector<std::string> refused_ids;
+  for (const auto& lease : refused)
+    refused_ids.push_back(lease.event_id);
+  // Rows that became FAILED get a line each; the refusal gets one more only
+  // when it did something else too (backed off, held rows back).
+  if (failed.backed_off > 0 || !held_back.empty())
+    spdlog::warn("relay {}: broker refused {} rows, {} backed off, {} now "
+                 "FAILED, {} later rows of their aggregates held back "
+                 "(events: {}): {}",
+                 st.setup.name, refused.size(), failed.backed_off,
+                 failed.failed, held_back.size(),
+                 describe(rows_named(c, refused_ids)), reason);
+  for (const auto& row : rows_named(c, failed.failed_event_ids))
+    log_failed(st.setup.name, {row.event_id, row.aggregate_id, row.seq,
+                               row.event_type, row.attempts, reason});
   // Rows of a blocked aggregate that came before its refused row were
   // published above and must be acknowledged like the others: left out,
   // their lease would expire and each takeover would publish them again.
@@ -142,8 +213,9 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
       metrics.fenced_acks_rejected +=
           static_cast<std::int64_t>(claimed.events.size());
       spdlog::info("relay {}: lease lost on {} rows before publishing "
-                   "(taken over), dropping the batch",
-                   st.setup.name, claimed.events.size());
+                   "(taken over), dropping the batch (events: {})",
+                   st.setup.name, claimed.events.size(),
+                   describe(claimed.events));
       schedule_claim(self, 0);
       return false;
     }
@@ -162,12 +234,18 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     // Not the rows' fault: hand them back without spending an attempt.
     // Redis may have taken the batch anyway; the inbox absorbs that.
     metrics.publish_errors++;
-    spdlog::warn("relay {}: Redis unavailable, releasing {} rows: {}",
-                 st.setup.name, c.events.size(), e.what());
+    // Once per outage: every idle poll retries while Redis is down.
+    auto level = st.redis.failed(st.setup.clock()) ? spdlog::level::warn
+                                                   : spdlog::level::debug;
+    spdlog::log(level,
+                "relay {}: Redis unavailable, releasing {} rows and retrying "
+                "(events: {}): {}",
+                st.setup.name, c.events.size(), describe(c.events), e.what());
     metrics.released += st.store->release(st.setup.name, c.leases());
     schedule_idle(self);
     return false;
   }
+  redis_answered(st);
   metrics.enqueued += static_cast<std::int64_t>(c.events.size());
   if (st.crashes->strikes(crash_point::relay_after_publish)) {
     crash(self, "after publish, before ack");
@@ -176,17 +254,23 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
   auto acked_at = st.setup.clock();
   auto acked = st.store->ack(st.setup.name, c.leases(), acked_at);
   metrics.acked += acked.acked;
-  if (acked.rejected.empty())
+  if (acked.rejected.empty()) {
+    std::vector<double> latencies;
+    latencies.reserve(c.events.size());
     for (const auto& e : c.events)
-      metrics.commit_to_published.record(
-          static_cast<double>(acked_at - e.created_at));
+      latencies.push_back(static_cast<double>(acked_at - e.created_at));
+    metrics.commit_to_published.record_many(latencies);
+  }
   if (!acked.rejected.empty()) {
     metrics.fenced_acks_rejected +=
         static_cast<std::int64_t>(acked.rejected.size());
     spdlog::info("relay {}: lease lost on {} rows (taken over), ack rejected "
-                 "for e.g. {}",
-                 st.setup.name, acked.rejected.size(), acked.rejected.front());
+                 "(events: {})",
+                 st.setup.name, acked.rejected.size(),
+                 describe(rows_named(c, acked.rejected)));
   }
+  spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
+                c.events.size(), acked.acked);
   return true;
 }
 
@@ -200,9 +284,26 @@ void run_cycle(relay_actor* self) {
   metrics.claimed_rows += static_cast<std::int64_t>(c.events.size());
   metrics.lease_takeovers += c.taken_over;
   metrics.rows_failed += c.failed;
-  if (c.taken_over > 0)
-    spdlog::info("relay {} took over {} rows of expired leases", st.setup.name,
-                 c.taken_over);
+  if (c.taken_over > 0) {
+    std::vector<storage::claimed_event> taken;
+    std::map<std::string, int> previous_owners;
+    for (const auto& e : c.events)
+      if (e.taken_over) {
+        taken.push_back(e);
+        previous_owners[e.previous_owner]++;
+      }
+    spdlog::info("relay {}: took over {} rows of expired leases (from: {}; "
+                 "events: {})",
+                 st.setup.name, c.taken_over,
+                 bounded_list(previous_owners,
+                              [](const auto& owner) {
+                                return owner.first + " (" +
+                                       std::to_string(owner.second) + ")";
+                              }),
+                 describe(taken));
+  }
+  for (const auto& row : c.given_up)
+    log_failed(st.setup.name, row);
   if (c.events.empty()) {
     // The walk stopped at its bound: rows further on may be claimable. Not
     // at once: when everything is blocked that would spin on the write lock.
@@ -238,10 +339,11 @@ void guarded_cycle(relay_actor* self) {
   try {
     run_cycle(self);
   } catch (const storage::store_error& e) {
-    spdlog::warn("relay {}: database trouble, backing off: {}",
-                 self->state.setup.name, e.what());
+    database_failed(self->state, "", e.what());
     schedule_idle(self);
+    return;
   }
+  database_answered(self->state);
 }
 
 } // namespace
@@ -255,7 +357,7 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
     st.store = std::make_unique<storage::outbox_store>(*st.db);
     st.publisher = st.setup.make_publisher();
   } catch (const std::exception& e) {
-    spdlog::error("relay {} cannot start: {}", st.setup.name, e.what());
+    spdlog::error("relay {}: cannot start: {}", st.setup.name, e.what());
     self->quit(caf::make_error(ec::store_failure, st.setup.name));
     return {};
   }
@@ -268,8 +370,10 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
         st.setup.metrics->released +=
             st.store->release(st.setup.name, st.paused->leases());
       } catch (const std::exception& e) {
-        spdlog::warn("relay {}: release on shutdown failed: {}", st.setup.name,
-                     e.what());
+        spdlog::warn("relay {}: releasing {} paused rows on shutdown failed, "
+                     "they wait for their lease to expire (events: {}): {}",
+                     st.setup.name, st.paused->events.size(),
+                     describe(st.paused->events), e.what());
       }
       st.paused.reset();
     }
@@ -279,7 +383,8 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
     try {
       std::rethrow_exception(eptr);
     } catch (const std::exception& e) {
-      spdlog::error("relay {} failed: {}", self->state.setup.name, e.what());
+      spdlog::warn("relay {}: failed unexpectedly: {}", self->state.setup.name,
+                   e.what());
     }
     return caf::make_error(ec::store_failure, self->state.setup.name);
   });
@@ -307,10 +412,11 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
           if (publish_and_ack(self, c, true))
             schedule_claim(self, 0);
         } catch (const storage::store_error& e) {
-          spdlog::warn("relay {}: database trouble after pause: {}",
-                       st.setup.name, e.what());
+          database_failed(st, " after pause", e.what());
           schedule_idle(self);
+          return;
         }
+        database_answered(st);
       },
   };
 }

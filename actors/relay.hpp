@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/crash_injector.hpp"
+#include "actors/log_lines.hpp"
 #include "actors/ports.hpp"
 #include "actors/run_metrics.hpp"
 #include "config/settings.hpp"
@@ -56,6 +57,10 @@ struct relay_state {
   int idle_delay_ms = 0;
   /// Leases held across a zombie pause; released on graceful shutdown.
   std::optional<storage::claim> paused;
+  /// Outages this relay is riding out: logged when they begin and end, not
+  /// on every retry.
+  outage redis;
+  outage database;
 };
 
 using relay_actor = caf::stateful_actor<relay_state>;

@@ -8,26 +8,43 @@
 
 namespace outbox::actors {
 
-/// Percentiles of a set of latency samples, in milliseconds.
+/// Percentiles of a set of latency samples, in milliseconds, and the exact
+/// histogram of all of them.
 struct latency_summary {
   std::int64_t samples = 0;
   double p50 = 0;
   double p95 = 0;
   double p99 = 0;
+  /// Sum of every sample (not only the reservoir's).
+  double sum = 0;
+  /// Samples <= latency_bucket_bounds()[i], cumulative, one per bound.
+  std::vector<std::int64_t> cumulative;
 };
 
+/// Upper bounds (ms) of the latency histogram's buckets, 1 ms to 10 s; the
+/// last bucket (+Inf) is `samples`.
+const std::vector<double>& latency_bucket_bounds();
+
 /// Collects latency samples from several threads. Keeps a uniform reservoir
-/// of at most `capacity` samples, so memory stays bounded on long runs.
+/// of at most `capacity` samples for percentiles, so memory stays bounded on
+/// long runs, plus exact counts per histogram bucket and the sum.
 class latency_recorder {
 public:
   explicit latency_recorder(std::size_t capacity = 200'000);
 
   void record(double millis);
+  /// Records several samples under one lock (a relay acks 256 at a time).
+  void record_many(const std::vector<double>& millis);
   latency_summary summary() const;
 
 private:
+  void add(double millis);
+
   mutable std::mutex mutex_;
   std::vector<double> samples_;
+  /// Per bucket (not cumulative), one per latency_bucket_bounds().
+  std::vector<std::int64_t> buckets_;
+  double sum_ = 0;
   std::size_t capacity_;
   std::int64_t seen_ = 0;
   std::mt19937_64 random_{42};

@@ -1,5 +1,6 @@
 #include "actors/writer.hpp"
 
+#include "actors/log_lines.hpp"
 #include "actors/messages.hpp"
 #include "storage/store_error.hpp"
 
@@ -23,6 +24,35 @@ caf::error to_actor_error(const storage::store_error& e) {
   default:
     return caf::make_error(ec::store_failure, e.what());
   }
+}
+
+/// A group did not commit. Database trouble is warned about once per
+/// outage (every retry of the load generator fails alike until it ends); a
+/// request the store refused as invalid is its requester's business.
+void not_committed(writer_state& st, const storage::store_error& e,
+                   std::size_t size, const char* what, const std::string& ids) {
+  if (e.code() == storage::store_errc::invalid_input) {
+    spdlog::debug("writer: group of {} {} refused as invalid, not committed "
+                  "({}): {}",
+                  size, what, ids, e.what());
+    return;
+  }
+  auto level = st.database.failed(st.setup.clock()) ? spdlog::level::warn
+                                                    : spdlog::level::debug;
+  spdlog::log(level,
+              "writer: database trouble, group of {} {} not committed "
+              "({}): {}",
+              size, what, ids, e.what());
+}
+
+/// A group committed: ends an outage the writer saw, with one line.
+void committed(writer_state& st) {
+  if (!st.database.ongoing())
+    return;
+  if (auto ended = st.database.recovered(st.setup.clock()))
+    spdlog::info("writer: database usable again after {} ms ({} groups not "
+                 "committed)",
+                 ended->lasted_ms, ended->failures);
 }
 
 void commit_orders(writer_actor* self) {
@@ -52,10 +82,13 @@ void commit_orders(writer_actor* self) {
       group[i].promise.deliver(
           order_receipt{r.order_id, r.event_id, r.aggregate_id, replayed});
     }
+    committed(st);
   } catch (const storage::store_error& e) {
     metrics.writer_errors++;
-    spdlog::warn("writer: group of {} orders not committed: {}", group.size(),
-                 e.what());
+    not_committed(st, e, group.size(), "orders",
+                  "requests: " + bounded_list(requests, [](const auto& r) {
+                    return r.request_id.value_or("(no request id)");
+                  }));
     for (auto& p : group)
       p.promise.deliver(to_actor_error(e));
   }
@@ -78,10 +111,13 @@ void commit_events(writer_actor* self) {
     for (size_t i = 0; i < results.size(); ++i)
       group[i].promise.deliver(event_receipt{
           results[i].event_id, results[i].aggregate_id, results[i].seq});
+    committed(st);
   } catch (const storage::store_error& e) {
     st.setup.metrics->writer_errors++;
-    spdlog::warn("writer: group of {} events not committed: {}", group.size(),
-                 e.what());
+    not_committed(st, e, group.size(), "events",
+                  "aggregates: " + bounded_list(requests, [](const auto& r) {
+                    return r.aggregate_id + " " + r.event_type;
+                  }));
     for (auto& p : group)
       p.promise.deliver(to_actor_error(e));
   }
@@ -129,7 +165,7 @@ caf::behavior writer(writer_actor* self, writer_setup setup) {
     st.db = storage::open_and_migrate(st.setup.db);
     st.store = std::make_unique<storage::order_store>(*st.db);
   } catch (const std::exception& e) {
-    spdlog::error("writer cannot start: {}", e.what());
+    spdlog::error("writer: cannot start: {}", e.what());
     self->quit(caf::make_error(ec::store_failure, e.what()));
     return {};
   }

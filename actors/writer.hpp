@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actors/log_lines.hpp"
 #include "actors/relay.hpp"
 #include "actors/run_metrics.hpp"
 #include "storage/database.hpp"
@@ -52,6 +53,8 @@ struct writer_state {
   std::uint64_t generation = 0;
   bool commit_scheduled = false;
   std::vector<caf::actor> relays;
+  /// Logged when it begins and ends, not for every group it fails.
+  outage database;
 };
 
 using writer_actor = caf::stateful_actor<writer_state>;

@@ -3,6 +3,7 @@
 #include "broker/broker_error.hpp"
 
 #include <hiredis/hiredis.h>
+#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <csignal>
@@ -80,6 +81,9 @@ redisContext* connection::context() {
   if (c->err != 0) {
     std::string reason = c->errstr;
     redisFree(c);
+    // Debug only: the connection's owner knows what the outage means and
+    // reports it once; every retry would repeat this line.
+    spdlog::debug("redis {}: cannot connect: {}", where, reason);
     throw broker_error(broker_errc::unavailable,
                        "cannot reach Redis at " + where + ": " + reason);
   }
@@ -92,6 +96,7 @@ redisContext* connection::context() {
                            ": " + reason);
   }
   context_ = c;
+  spdlog::debug("redis {}: connected", where);
   return context_;
 }
 
@@ -105,6 +110,8 @@ void connection::fail(const std::string& what) {
                std::to_string(options_.io_timeout_ms) + " ms)";
   }
   reset();
+  spdlog::debug("redis {}: connection dropped {}: {}",
+                options_.where.to_string(), what, reason);
   throw broker_error(broker_errc::unavailable,
                      "Redis at " + options_.where.to_string() + " failed " +
                          what + ": " + reason);

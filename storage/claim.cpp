@@ -34,12 +34,14 @@ enum candidate_column {
   col_attempts,
   col_created_at,
   col_last_error,
+  col_owner,
 };
 
 /// A candidate row the claim decided to give up on.
 struct give_up_decision {
   std::int64_t rowid = 0;
-  std::string reason;
+  /// What the relay's log line says about it; last_error is the reason.
+  failed_row row;
 };
 
 std::string give_up_reason(bool expired, int attempts, int max_attempts,
@@ -161,8 +163,11 @@ claim outbox_store::claim_batch(const std::string& owner, millis now,
           // Not marked taken: the FAILED row now blocks its aggregate.
           give_up.push_back(
               {last_scanned,
-               give_up_reason(expired, attempts, policy.max_attempts,
-                              walk->getColumn(col_last_error).getString())});
+               {walk->getColumn(col_event_id).getString(),
+                std::string{aggregate_id}, seq,
+                walk->getColumn(col_event_type).getString(), attempts,
+                give_up_reason(expired, attempts, policy.max_attempts,
+                               walk->getColumn(col_last_error).getString())}});
           continue;
         }
         heads.taken(aggregate_id, seq);
@@ -177,6 +182,8 @@ claim outbox_store::claim_batch(const std::string& owner, millis now,
         event.attempts = attempts + 1;
         event.created_at = walk->getColumn(col_created_at).getInt64();
         event.taken_over = expired;
+        if (expired)
+          event.previous_owner = walk->getColumn(col_owner).getString();
       }
       return false;
     };
@@ -212,8 +219,8 @@ claim outbox_store::claim_batch(const std::string& owner, millis now,
     impl_->resume_after = resume_after;
     result.more_candidates = scanned >= bound;
     result.scanned = scanned;
-    for (auto& row : give_up)
-      impl_->give_up(row.rowid, row.reason);
+    for (auto& decision : give_up)
+      impl_->give_up(decision.rowid, decision.row.last_error);
     {
       detail::statement_use update{impl_->take};
       update->bindNoCopy(1, owner);
@@ -227,6 +234,8 @@ claim outbox_store::claim_batch(const std::string& owner, millis now,
     }
     result.failed = static_cast<int>(give_up.size());
     transaction.commit();
+    for (auto& decision : give_up)
+      result.given_up.push_back(std::move(decision.row));
   } catch (const SQLite::Exception&) {
     impl_->resume_after = 0;
     rethrow_as_store_error("claim", impl_->name);

@@ -240,6 +240,7 @@ failure_result outbox_store::fail(const std::string& owner,
       if (attempts >= policy.max_attempts) {
         impl_->give_up(rowid, error);
         ++result.failed;
+        result.failed_event_ids.push_back(lease.event_id);
         continue;
       }
       detail::statement_use back_off{impl_->back_off_row};

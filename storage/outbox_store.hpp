@@ -39,6 +39,17 @@ struct event_lease {
   std::int64_t rowid = 0;
 };
 
+/// A FAILED row, for `outbox status`, `outbox failed` and the
+/// relay's log line about it.
+struct failed_row {
+  std::string event_id;
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+  std::string event_type;
+  int attempts = 0;
+  std::string last_error;
+};
+
 /// A row handed to a relay by a claim.
 struct claimed_event {
   std::string event_id;
@@ -54,6 +65,9 @@ struct claimed_event {
   bool taken_over = false;
   /// The row's SQLite rowid (see event_lease::rowid).
   std::int64_t rowid = 0;
+  /// For a taken-over row: whose lease expired (read with the row, so the
+  /// takeover line can name the relay that went away).
+  std::string previous_owner;
 };
 
 /// The result of one claim: rows in publish order (per aggregate by seq).
@@ -71,6 +85,8 @@ struct claim {
   bool more_candidates = false;
   /// Candidate rows the claim looked at (at most claim_scan_bound).
   std::int64_t scanned = 0;
+  /// The rows that became FAILED here, last_error saying why (for the log).
+  std::vector<failed_row> given_up;
 
   std::vector<event_lease> leases() const;
 };
@@ -92,16 +108,8 @@ struct failure_result {
   int failed = 0;
   /// Rows this owner no longer held: nothing changed for them.
   int not_held = 0;
-};
-
-/// A FAILED row, for `outbox status` and `outbox failed`.
-struct failed_row {
-  std::string event_id;
-  std::string aggregate_id;
-  std::int64_t seq = 0;
-  std::string event_type;
-  int attempts = 0;
-  std::string last_error;
+  /// The event_ids of the rows now FAILED (for the log).
+  std::vector<std::string> failed_event_ids;
 };
 
 /// One page of FAILED rows, oldest first (see outbox_store::failed_rows).

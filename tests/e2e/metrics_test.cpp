@@ -154,8 +154,9 @@ TEST_F(MetricsE2E, ScrapesCountersAndStoreGaugesWhileRunning) {
   EXPECT_NE(first.find("# TYPE outbox_claims_total counter"), std::string::npos)
       << first;
   EXPECT_NE(first.find("# HELP outbox_acked_total "), std::string::npos);
-  EXPECT_NE(first.find("# TYPE outbox_commit_to_processed_seconds summary"),
-            std::string::npos);
+  EXPECT_NE(first.find("# TYPE outbox_commit_to_processed_seconds histogram"),
+            std::string::npos)
+      << first;
 
   // 3000 orders at 1000/s: about 3 s; polled, bounded at 60 s.
   std::string last;
@@ -189,10 +190,11 @@ TEST_F(MetricsE2E, ScrapesCountersAndStoreGaugesWhileRunning) {
   EXPECT_EQ(sample(last, "outbox_commit_to_processed_seconds_count"), 3000);
   EXPECT_EQ(sample(last, "outbox_commit_to_published_seconds_count"), 3000);
   EXPECT_EQ(sample(last, "outbox_oldest_unpublished_age_seconds"), 0);
-  auto p99 =
-      sample(last, "outbox_commit_to_processed_seconds{quantile=\"0.99\"}");
-  ASSERT_TRUE(p99.has_value()) << last;
-  EXPECT_GT(*p99, 0);
+  EXPECT_EQ(
+      sample(last, "outbox_commit_to_processed_seconds_bucket{le=\"+Inf\"}"),
+      3000);
+  EXPECT_GT(value_or_zero(last, "outbox_commit_to_processed_seconds_sum"), 0);
+  EXPECT_GT(value_or_zero(last, "outbox_commit_to_published_seconds_sum"), 0);
   // The values moved between the first scrape and the last.
   EXPECT_LT(value_or_zero(first, "outbox_acked_total"),
             value_or_zero(last, "outbox_acked_total"));
@@ -251,9 +253,33 @@ TEST(MetricsFamilies, StoreTroubleLeavesStoreGaugesOut) {
       actors::collect_metric_families(metrics, snapshot));
   EXPECT_EQ(sample(text, "outbox_oldest_unpublished_age_seconds"), 2.5);
   EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 1);
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_sum"), 0.04);
+  // Buckets are cumulative: 40 ms is above 25 ms and within 50 ms.
   EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds{quantile=\"0.5\"}"),
-      0.04);
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.025\"}"),
+      0);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.05\"}"),
+      1);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"10\"}"), 1);
+
+  metrics.commit_to_published.record_many({0.5, 3, 20000});
+  text = prometheus::TextSerializer{}.Serialize(
+      actors::collect_metric_families(metrics, snapshot));
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 4);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.001\"}"),
+      1);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.005\"}"),
+      2);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"10\"}"), 3)
+      << "20 s is past the last bound";
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"+Inf\"}"),
+      4);
 }
 
 } // namespace

@@ -109,7 +109,8 @@ TEST_F(FaultRedisLoading, LoadingRedisIsUnavailableNotARefusal) {
                    "--redis", "127.0.0.1:" + std::to_string(loading.port()),
                    "--config", config_path_}),
       dir_.path().string()};
-  // Many publish attempts against the loading Redis (each logs a line).
+  // Many publish attempts against the loading Redis (the first of the
+  // outage logs a line).
   EXPECT_TRUE(relay.wait_for_stderr("LOADING", 20'000));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   relay.signal(SIGTERM);

@@ -1,0 +1,69 @@
+#pragma once
+
+// Helpers for the actors' log lines: "<component> <name>: <what happened>
+// (<ids>)". Lines name the rows and entries involved, bounded so that a big
+// batch cannot produce a huge line, and an outage of Redis or the database
+// is logged when it begins and when it ends rather than on every retry.
+
+#include "storage/types.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace outbox::actors {
+
+/// How many ids a line names before it says "and N more".
+inline constexpr std::size_t max_logged_ids = 5;
+
+/// "a, b, c, d, e and 7 more": the first max_logged_ids items of `items`,
+/// each rendered by `describe(item)` (a std::string).
+template <class Range, class Describe>
+std::string bounded_list(const Range& items, Describe describe) {
+  std::string text;
+  std::size_t count = 0;
+  for (const auto& item : items) {
+    if (count < max_logged_ids) {
+      if (count > 0)
+        text += ", ";
+      text += describe(item);
+    }
+    ++count;
+  }
+  if (count > max_logged_ids)
+    text += " and " + std::to_string(count - max_logged_ids) + " more";
+  return text;
+}
+
+/// `text` made safe for one log line: at most `limit` bytes, control
+/// characters replaced. For ids read from data that failed validation.
+std::string loggable(std::string_view text, std::size_t limit = 128);
+
+/// One outage of a dependency (Redis, the database) as one actor sees it.
+/// A retry loop logs the first failure at warn, the following ones at debug
+/// only, and one line at info when a call succeeds again.
+class outage {
+public:
+  /// How an outage ended.
+  struct ended {
+    storage::millis lasted_ms = 0;
+    int failures = 0;
+  };
+
+  /// Records a failed call at `now`. True for the first failure of an
+  /// outage: the one to log at warn.
+  bool failed(storage::millis now);
+
+  /// Records a successful call at `now`; when it ends an outage, how long
+  /// that lasted and how many calls failed.
+  std::optional<ended> recovered(storage::millis now);
+
+  bool ongoing() const { return failures_ > 0; }
+
+private:
+  storage::millis since_ = 0;
+  int failures_ = 0;
+};
+
+} // namespace outbox::actors
