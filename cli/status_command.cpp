@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/text_table.hpp"
 #include "storage/outbox_store.hpp"
 
 #include <CLI/CLI.hpp>
@@ -14,11 +15,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
-#include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace outbox::cli {
 
@@ -60,35 +65,131 @@ nlohmann::json broker_json(const broker::broker_stats& s) {
           {"counters", s.counters}};
 }
 
+/// The FAILED table's last error is cut to this many characters; --json has
+/// it in full. Wide enough that a broker refusal, which starts with the
+/// event's id, still shows its reason.
+constexpr std::size_t error_width = 100;
+
+/// An age the way an operator reads it, rounded down: 350ms, 2.3s, 4m12s,
+/// 3h05m, 2d04h. Not cli/duration.hpp's exact form: "4213ms" reads slower.
+std::string rounded_duration(storage::millis ms) {
+  auto n = static_cast<long long>(ms);
+  char text[48];
+  if (n < 1000)
+    std::snprintf(text, sizeof text, "%lldms", n);
+  else if (n < 60'000)
+    std::snprintf(text, sizeof text, "%lld.%llds", n / 1000, n % 1000 / 100);
+  else if (n < 3'600'000)
+    std::snprintf(text, sizeof text, "%lldm%02llds", n / 60'000, n / 1000 % 60);
+  else if (n < 86'400'000)
+    std::snprintf(text, sizeof text, "%lldh%02lldm", n / 3'600'000,
+                  n / 60'000 % 60);
+  else
+    std::snprintf(text, sizeof text, "%lldd%02lldh", n / 86'400'000,
+                  n / 3'600'000 % 24);
+  return text;
+}
+
+/// When a lease runs out, from now: "in 9.8s" or "expired 1.2s ago" (an
+/// expired lease waits for another relay to take its rows over).
+std::string relative_expiry(storage::millis expiry, storage::millis now) {
+  auto left = expiry - now;
+  return left > 0 ? "in " + rounded_duration(left)
+                  : "expired " + rounded_duration(-left) + " ago";
+}
+
+std::int64_t count_of(const storage::outbox_stats& db,
+                      const std::string& status) {
+  auto found = db.by_status.find(status);
+  return found == db.by_status.end() ? 0 : found->second;
+}
+
+std::string outbox_text(const storage::outbox_stats& db, storage::millis now) {
+  // Statuses in the order a row goes through them, not alphabetical.
+  const std::vector<std::string> lifecycle{"PENDING", "SENDING", "PUBLISHED",
+                                           "FAILED"};
+  text_table statuses{{"STATUS", "ROWS"}};
+  for (const auto& status : lifecycle)
+    statuses.add_row({status, std::to_string(count_of(db, status))});
+  for (const auto& [status, count] : db.by_status)
+    if (std::find(lifecycle.begin(), lifecycle.end(), status) ==
+        lifecycle.end())
+      statuses.add_row({status, std::to_string(count)});
+  std::string out = statuses.render() + '\n';
+
+  auto unpublished = count_of(db, "PENDING") + count_of(db, "SENDING");
+  text_table totals{{"ORDERS", "OLDEST UNPUBLISHED", "EXPIRED LEASES"}};
+  totals.align_right(1).add_row(
+      {std::to_string(db.orders),
+       unpublished == 0 ? "-" : rounded_duration(db.oldest_unpublished_age),
+       std::to_string(db.expired_leases)});
+  out += totals.render();
+
+  if (!db.leases.empty()) {
+    text_table leases{{"LEASE OWNER", "ROWS", "EARLIEST EXPIRY"}};
+    for (const auto& l : db.leases)
+      leases.add_row({l.owner, std::to_string(l.rows),
+                      relative_expiry(l.earliest_expiry, now)});
+    out += '\n' + leases.render();
+  }
+
+  if (!db.failed.empty()) {
+    text_table failed{
+        {"FAILED EVENT", "AGGREGATE", "SEQ", "TYPE", "ATTEMPTS", "LAST ERROR"}};
+    for (const auto& f : db.failed)
+      failed.add_row({f.event_id, f.aggregate_id, std::to_string(f.seq),
+                      f.event_type, std::to_string(f.attempts),
+                      fit(f.last_error, error_width)});
+    out += '\n' + failed.render();
+    auto total = count_of(db, "FAILED");
+    if (total > static_cast<std::int64_t>(db.failed.size()))
+      out += "(the oldest " + std::to_string(db.failed.size()) + " of " +
+             std::to_string(total) + "; outbox failed lists them all)\n";
+  }
+  return out;
+}
+
+std::string redis_text(const broker::broker_stats& redis,
+                       const broker::keys& names) {
+  // Each queue with the entries consumers have taken from it but not yet
+  // finished; a processing list names its queue, so the two sum up per queue.
+  std::map<std::string, std::int64_t> in_processing;
+  for (const auto& [list, length] : redis.processing)
+    in_processing[names.queue_of(list).value_or(list)] += length;
+  text_table queues{{"QUEUE", "QUEUED", "PROCESSING"}};
+  for (const auto& [queue, length] : redis.queues)
+    queues.add_row(
+        {queue, std::to_string(length), std::to_string(in_processing[queue])});
+  // Lists of queues this configuration no longer has (partitions changed).
+  for (const auto& [queue, length] : in_processing)
+    if (redis.queues.count(queue) == 0)
+      queues.add_row({queue, "", std::to_string(length)});
+  std::string out = queues.render();
+
+  if (!redis.processing.empty()) {
+    text_table processing{{"PROCESSING LIST", "ENTRIES"}};
+    for (const auto& [list, length] : redis.processing)
+      processing.add_row({list, std::to_string(length)});
+    out += '\n' + processing.render();
+  }
+
+  text_table counts{{"REDIS", "COUNT"}};
+  counts.add_row({"processed", std::to_string(redis.processed)});
+  counts.add_row({"dead-letter list", std::to_string(redis.dead_letter)});
+  for (const auto& [name, value] : redis.counters)
+    counts.add_row({name, std::to_string(value)});
+  return out + '\n' + counts.render();
+}
+
 void print_text(const storage::outbox_stats& db,
                 const std::optional<broker::broker_stats>& redis,
-                const std::string& redis_error, storage::millis now) {
-  std::cout << "orders " << db.orders << "\noutbox";
-  for (const auto& [status, count] : db.by_status)
-    std::cout << "  " << status << ' ' << count;
-  std::cout << "\noldest unpublished age " << db.oldest_unpublished_age
-            << " ms, expired leases " << db.expired_leases << '\n';
-  for (const auto& l : db.leases)
-    std::cout << "lease  " << std::left << std::setw(40) << l.owner << ' '
-              << l.rows << " rows, expires in " << (l.earliest_expiry - now)
-              << " ms\n";
-  for (const auto& f : db.failed)
-    std::cout << "FAILED " << f.event_id << ' ' << f.aggregate_id << " seq "
-              << f.seq << ' ' << f.event_type << " attempts " << f.attempts
-              << ": " << f.last_error << '\n';
-  if (!redis) {
-    std::cout << "redis  unavailable: " << redis_error << '\n';
-    return;
-  }
-  for (const auto& [name, length] : redis->queues)
-    std::cout << "queue  " << name << ' ' << length << '\n';
-  for (const auto& [name, length] : redis->processing)
-    std::cout << "processing " << name << ' ' << length << '\n';
-  std::cout << "processed " << redis->processed << ", dead-lettered "
-            << redis->dead_letter;
-  for (const auto& [name, value] : redis->counters)
-    std::cout << ", " << name << ' ' << value;
-  std::cout << '\n';
+                const std::string& redis_error, const broker::keys& names,
+                storage::millis now) {
+  auto text = outbox_text(db, now) + '\n';
+  text += redis ? redis_text(*redis, names)
+                : "REDIS  unavailable: " + redis_error + '\n';
+  // One write per snapshot: --watch redraws without a half-drawn screen.
+  std::cout << text;
 }
 
 /// One snapshot of both stores, printed. Returns the exit code.
@@ -111,7 +212,7 @@ int show(const status_options& options, const config::settings& settings,
         redis ? broker_json(*redis) : nlohmann::json{{"error", redis_error}};
     std::cout << out.dump() << '\n';
   } else {
-    print_text(outbox, redis, redis_error, now);
+    print_text(outbox, redis, redis_error, settings.broker, now);
   }
   std::cout << std::flush;
   return redis ? exit_ok : exit_failure;
