@@ -47,14 +47,16 @@ struct verdict {
 /// Checks:
 /// - published_processed: every PUBLISHED row of `ledger` is in `processed`;
 ///   only when `queues` were empty (everything published by then had been
-///   consumed), skipped before.
+///   consumed), skipped before. A row published before the trim cutoff
+///   (`inbox.trimmed_before`) may have lost its record to `outbox trim`.
 /// - no_orphan_effects: every `processed` entry has an outbox row, or is
 ///   purged history: its aggregate's remaining rows all have higher seqs
 ///   (`outbox purge` deletes the oldest published rows of an aggregate and
 ///   keeps its newest); purged OrderPlaced effects count in reserved_matches
 ///   from the inbox's own record (sku, qty).
 /// - reserved_matches: inventory.reserved per sku equals the sum of qty of
-///   processed OrderPlaced events; skipped while consumers were applying.
+///   processed OrderPlaced events plus the trimmed ones' summed effect;
+///   skipped while consumers (or a trim) were changing it.
 /// - order_kept: the consumers counted no order violation.
 verdict evaluate(const std::vector<storage::ledger_row>& ledger,
                  const broker::inbox_snapshot& inbox,

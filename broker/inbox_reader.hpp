@@ -17,13 +17,21 @@ struct inbox_snapshot {
   std::map<std::string, std::string> processed;
   /// inventory.reserved: sku -> quantity.
   std::map<std::string, std::int64_t> reserved;
-  /// No consumer applied anything while the two were read (the size of
-  /// `processed` was the same before and after), so they match each other.
+  /// No consumer applied anything and no trim ran while they were read (the
+  /// size of `processed` and the trimmed count were the same before and
+  /// after), so they match each other.
   bool consistent = true;
+  /// What `outbox trim` removed (keys::trimmed_summary): how many records,
+  /// the latest cutoff (ms; 0 when nothing was ever trimmed: only records
+  /// applied before it can be missing), and their OrderPlaced effect.
+  std::int64_t trimmed_records = 0;
+  std::int64_t trimmed_before = 0;
+  std::map<std::string, std::int64_t> trimmed_reserved{};
 };
 
 /// Reads `processed` (HSCAN, in pages, so a large hash never blocks Redis)
-/// and `inventory.reserved`, and notes whether consumers were active.
+/// and `inventory.reserved` and what was trimmed, and notes whether
+/// consumers or a trim were active meanwhile.
 inbox_snapshot read_inbox(connection& conn, const keys& names);
 
 } // namespace outbox::broker

@@ -1,9 +1,11 @@
 #include "broker/inbox_script.hpp"
 
+#include "broker/lua_script.hpp"
+
 namespace outbox::broker {
 
 const std::string& inbox_script_source() {
-  static const std::string source = R"lua(
+  static const std::string source = lua_key_type_check() + std::string{R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter
 -- ARGV: entries exactly as they came from the queue, oldest first.
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
@@ -14,15 +16,11 @@ local max_kept = 65536
 
 -- Scripts are not rolled back on error: check the keys' types before any
 -- write, so a misconfigured key fails the call without half an effect.
-local expected = {
+local wrong = wrong_key_type({
   {processed, 'hash'}, {reserved, 'hash'}, {aggregate_seq, 'hash'},
-  {counters, 'hash'}, {dead_letter, 'list'}}
-for _, key in ipairs(expected) do
-  local kind = redis.call('TYPE', key[1]).ok
-  if kind ~= 'none' and kind ~= key[2] then
-    return redis.error_reply('WRONGTYPE key ' .. key[1] .. ' holds a '
-      .. kind .. ', expected a ' .. key[2])
-  end
+  {counters, 'hash'}, {dead_letter, 'list'}})
+if wrong then
+  return wrong
 end
 
 -- Integers as Redis wants them: tostring() would give "1e+15".
@@ -187,7 +185,7 @@ for i = 1, #ARGV do
 end
 flush_counts()
 return results
-)lua";
+)lua"};
   return source;
 }
 

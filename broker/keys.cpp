@@ -29,6 +29,14 @@ std::string keys::doorbell_for(const std::string& list) const {
   return list + ":ready";
 }
 
+std::string keys::trimmed_summary() const {
+  return processed + ".trimmed";
+}
+
+std::string keys::trimmed_reserved() const {
+  return processed + ".trimmed_reserved";
+}
+
 std::vector<std::string> keys::owned_partitions(std::size_t index,
                                                 std::size_t consumers) const {
   std::vector<std::string> owned;

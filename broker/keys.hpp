@@ -51,6 +51,13 @@ struct keys {
   /// is kept) with every publish, so an idle consumer owning several lists
   /// can block on all their doorbells at once (BLPOP) instead of on one list.
   std::string doorbell_for(const std::string& list) const;
+  /// What `outbox trim` removed from `processed`: a hash with `records`
+  /// (how many) and `before` (the latest cutoff: only records applied
+  /// before it can be gone), "<processed>.trimmed".
+  std::string trimmed_summary() const;
+  /// The effect of trimmed OrderPlaced records, sku -> qty, so the
+  /// reservation check still adds up: "<processed>.trimmed_reserved".
+  std::string trimmed_reserved() const;
   /// The partitions consumer slot `index` of `consumers` owns: partition p
   /// goes to slot p mod consumers.
   std::vector<std::string> owned_partitions(std::size_t index,

@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/duration.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/outbox_store.hpp"
 #include "storage/store_error.hpp"
@@ -10,7 +11,6 @@
 
 #include <cstdint>
 #include <iostream>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,43 +26,12 @@ struct purge_options {
   bool json = false;
 };
 
-/// Milliseconds of "<digits><unit>" with unit ms, s, m, h or d; nothing for
-/// any other text, or a value past ~290 million years.
-std::optional<storage::millis> parse_duration(const std::string& text) {
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
-    ++digits;
-  if (digits == 0 || digits > 15)
-    return std::nullopt;
-  auto unit = text.substr(digits);
-  std::int64_t scale = 0;
-  if (unit == "ms")
-    scale = 1;
-  else if (unit == "s")
-    scale = 1000;
-  else if (unit == "m")
-    scale = 60 * 1000;
-  else if (unit == "h")
-    scale = 60 * 60 * 1000;
-  else if (unit == "d")
-    scale = 24 * 60 * 60 * 1000;
-  else
-    return std::nullopt;
-  auto value = std::stoll(text.substr(0, digits));
-  if (value > std::numeric_limits<std::int64_t>::max() / scale)
-    return std::nullopt;
-  return value * scale;
-}
-
 int purge(const purge_options& options) {
   apply_log_level(options.common.log_level);
-  auto older_than = parse_duration(options.older_than);
-  if (!older_than) {
-    std::cerr << "outbox purge: --published-older-than: expected a duration "
-                 "like 30s, 15m, 12h, 7d or 500ms, got '"
-              << options.older_than << "'\n";
+  auto older_than =
+      duration_flag("purge", "--published-older-than", options.older_than);
+  if (!older_than)
     return exit_usage;
-  }
   if (options.batch < 1) {
     std::cerr << "outbox purge: --batch must be at least 1, got "
               << options.batch << '\n';

@@ -17,7 +17,8 @@ std::vector<ledger_row> read_ledger(SQLite::Database& db) {
             " CASE WHEN event_type='OrderPlaced'"
             "  THEN json_extract(payload, '$.sku') END,"
             " CASE WHEN event_type='OrderPlaced'"
-            "  THEN json_extract(payload, '$.qty') END"
+            "  THEN json_extract(payload, '$.qty') END,"
+            " published_at"
             " FROM outbox ORDER BY rowid"};
     std::vector<ledger_row> rows;
     while (query.executeStep()) {
@@ -31,12 +32,42 @@ std::vector<ledger_row> read_ledger(SQLite::Database& db) {
         row.sku = query.getColumn(5).getString();
       if (!query.getColumn(6).isNull())
         row.qty = query.getColumn(6).getInt64();
+      if (!query.getColumn(7).isNull())
+        row.published_at = query.getColumn(7).getInt64();
       rows.push_back(std::move(row));
     }
     snapshot.commit();
     return rows;
   } catch (...) {
     rethrow_as_store_error("read_ledger");
+  }
+}
+
+std::vector<publication>
+read_publications(SQLite::Database& db,
+                  const std::vector<std::string>& event_ids) {
+  try {
+    SQLite::Transaction snapshot{db, SQLite::TransactionBehavior::DEFERRED};
+    SQLite::Statement query{
+        db, "SELECT status, published_at FROM outbox WHERE event_id = ?"};
+    std::vector<publication> found;
+    found.reserve(event_ids.size());
+    for (const auto& event_id : event_ids) {
+      query.reset();
+      query.bind(1, event_id);
+      publication p;
+      if (query.executeStep()) {
+        p.purged = false;
+        p.status = query.getColumn(0).getString();
+        if (!query.getColumn(1).isNull())
+          p.published_at = query.getColumn(1).getInt64();
+      }
+      found.push_back(std::move(p));
+    }
+    snapshot.commit();
+    return found;
+  } catch (...) {
+    rethrow_as_store_error("read_publications");
   }
 }
 

@@ -20,10 +20,27 @@ struct ledger_row {
   /// For OrderPlaced: the order's sku and qty from the payload; else empty/0.
   std::string sku;
   std::int64_t qty = 0;
+  /// When the row was acknowledged (ms since the epoch); 0 when it was not.
+  std::int64_t published_at = 0;
 };
 
 /// Every outbox row, in rowid order, read in one snapshot. For audits
 /// (`outbox verify`, the end of a run), not for the hot path.
 std::vector<ledger_row> read_ledger(SQLite::Database& db);
+
+/// Where an event stands in the outbox, for deciding whether its dedup
+/// record may be trimmed.
+struct publication {
+  /// The row is gone: purged (or never existed).
+  bool purged = true;
+  /// The row's status and published_at (0 when not PUBLISHED).
+  std::string status;
+  std::int64_t published_at = 0;
+};
+
+/// The publication of each event_id, in order, read in one snapshot.
+std::vector<publication>
+read_publications(SQLite::Database& db,
+                  const std::vector<std::string>& event_ids);
 
 } // namespace outbox::storage

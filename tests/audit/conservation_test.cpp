@@ -126,5 +126,37 @@ TEST(AuditConservation, AnEffectNotBeforeItsAggregatesRowsIsAnOrphan) {
       << find(v, "no_orphan_effects").detail;
 }
 
+TEST(AuditConservation, TrimmedRecordsAreNeitherLostNorAMismatch) {
+  // e1 (apple x2) was published at 100 and its record trimmed with cutoff
+  // 500; e2 was published at 900, after the cutoff, and must have a record.
+  auto e1 = placed("e1", "apple", 2);
+  e1.published_at = 100;
+  auto e2 = placed("e2", "apple", 3);
+  e2.published_at = 900;
+  broker::inbox_snapshot inbox{{{"e2", "{}"}}, {{"apple", 5}}};
+  inbox.trimmed_records = 1;
+  inbox.trimmed_before = 500;
+  inbox.trimmed_reserved = {{"apple", 2}};
+  auto v = evaluate({e1, e2}, inbox, {});
+  EXPECT_TRUE(v.ok()) << v.to_text();
+  EXPECT_NE(find(v, "published_processed").detail.find("1 published before"),
+            std::string::npos)
+      << find(v, "published_processed").detail;
+
+  // Without its record, e2 is lost, trim or not.
+  inbox.processed.clear();
+  auto lost = evaluate({e1, e2}, inbox, {});
+  EXPECT_EQ(find(lost, "published_processed").result, check::state::failed);
+  EXPECT_NE(find(lost, "published_processed").detail.find("e2"),
+            std::string::npos);
+
+  // A trimmed effect no longer in the summary is a mismatch.
+  inbox.processed = {{"e2", "{}"}};
+  inbox.trimmed_reserved.clear();
+  auto short_by_two = evaluate({e1, e2}, inbox, {});
+  EXPECT_EQ(find(short_by_two, "reserved_matches").result,
+            check::state::failed);
+}
+
 } // namespace
 } // namespace outbox::audit

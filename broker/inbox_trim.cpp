@@ -1,0 +1,86 @@
+#include "broker/inbox_trim.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+
+#include <hiredis/hiredis.h>
+
+namespace outbox::broker {
+
+namespace {
+
+// KEYS: processed, summary, trimmed_reserved. ARGV: cutoff, event_ids...
+// One call is atomic with the inbox script, so a reader never sees a record
+// gone without its quantity moved to trimmed_reserved.
+const char* const trim_source = R"lua(
+local processed, summary, reserved = KEYS[1], KEYS[2], KEYS[3]
+local wrong = wrong_key_type({{processed, 'hash'}, {summary, 'hash'},
+                              {reserved, 'hash'}})
+if wrong then
+  return wrong
+end
+local cutoff = tonumber(ARGV[1])
+local trimmed, kept = 0, 0
+for i = 2, #ARGV do
+  local text = redis.call('HGET', processed, ARGV[i])
+  local ok, r = false, nil
+  if text then
+    ok, r = pcall(cjson.decode, text)
+  end
+  -- Only records the inbox script wrote carry "at"; anything else is kept,
+  -- as it cannot be accounted for.
+  if ok and type(r) == 'table' and type(r.at) == 'number' and r.at < cutoff
+  then
+    if r.event_type == 'OrderPlaced' then
+      if type(r.sku) ~= 'string' or type(r.qty) ~= 'number' then
+        ok = false
+      else
+        redis.call('HINCRBY', reserved, r.sku, string.format('%d', r.qty))
+      end
+    end
+  else
+    ok = false
+  end
+  if ok then
+    redis.call('HDEL', processed, ARGV[i])
+    trimmed = trimmed + 1
+  else
+    kept = kept + 1
+  end
+end
+if trimmed > 0 then
+  redis.call('HINCRBY', summary, 'records', trimmed)
+  local before = tonumber(redis.call('HGET', summary, 'before')) or 0
+  if cutoff > before then
+    redis.call('HSET', summary, 'before', ARGV[1])
+  end
+end
+return {trimmed, kept}
+)lua";
+
+} // namespace
+
+inbox_trim::inbox_trim(connection& conn, keys names)
+    : conn_(conn), names_(std::move(names)),
+      script_(lua_key_type_check() + std::string{trim_source}) {}
+
+trim_result inbox_trim::trim(std::int64_t cutoff_ms,
+                             const std::vector<std::string>& event_ids) {
+  trim_result result;
+  if (event_ids.empty())
+    return result;
+  std::vector<std::string> args{std::to_string(cutoff_ms)};
+  args.insert(args.end(), event_ids.begin(), event_ids.end());
+  auto reply = script_.run(
+      conn_,
+      {names_.processed, names_.trimmed_summary(), names_.trimmed_reserved()},
+      args);
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
+    throw broker_error(broker_errc::rejected,
+                       "unexpected reply of the trim script");
+  result.trimmed = reply->element[0]->integer;
+  result.kept = reply->element[1]->integer;
+  return result;
+}
+
+} // namespace outbox::broker

@@ -1,0 +1,127 @@
+#include "broker/inbox_trim.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "broker/entry.hpp"
+#include "broker/inbox.hpp"
+#include "broker/inbox_reader.hpp"
+#include "redis_fixture.hpp"
+
+#include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
+
+using namespace outbox::broker;
+using outbox::test::redis_fixture;
+
+namespace {
+
+std::string entry(const std::string& event_id, std::int64_t seq,
+                  const std::string& type, const std::string& payload) {
+  event_entry e;
+  e.event_id = event_id;
+  e.aggregate_id = "order-1";
+  e.seq = seq;
+  e.event_type = type;
+  e.payload = payload;
+  return encode(e);
+}
+
+/// Trimming dedup records: what leaves `processed` must leave its effect in
+/// the trimmed summary, so the audit still adds up.
+class BrokerInboxTrim : public redis_fixture {
+protected:
+  void SetUp() override {
+    redis_fixture::SetUp();
+    inbox box{conn(), names_};
+    box.apply(entry("e1", 1, "OrderPlaced", R"({"sku":"A-1","qty":3})"));
+    box.apply(entry("e2", 2, "OrderPaid", R"({"note":"paid"})"));
+  }
+
+  /// Later than every record written so far (Redis TIME, ms).
+  std::int64_t after_all() {
+    auto now = conn().command({"TIME"});
+    return std::stoll(reply_text(*now->element[0])) * 1000 + 1000;
+  }
+
+  std::int64_t applied_at(const std::string& event_id) {
+    return nlohmann::json::parse(hash_field(names_.processed, event_id))
+        .at("at")
+        .get<std::int64_t>();
+  }
+
+  keys names_;
+};
+
+} // namespace
+
+TEST_F(BrokerInboxTrim, MovesTheEffectOfOldRecordsToTheSummary) {
+  auto cutoff = after_all();
+  inbox_trim trimmer{conn(), names_};
+  auto done = trimmer.trim(cutoff, {"e1", "e2"});
+  EXPECT_EQ(done.trimmed, 2);
+  EXPECT_EQ(done.kept, 0);
+  EXPECT_EQ(hash_field(names_.processed, "e1"), "");
+  EXPECT_EQ(hash_field(names_.processed, "e2"), "");
+  EXPECT_EQ(hash_integer(names_.reserved, "A-1"), 3) << "the effect stays";
+  EXPECT_EQ(hash_integer(names_.trimmed_reserved(), "A-1"), 3);
+  EXPECT_EQ(hash_integer(names_.trimmed_summary(), "records"), 2);
+  EXPECT_EQ(hash_integer(names_.trimmed_summary(), "before"), cutoff);
+
+  auto inbox = read_inbox(conn(), names_);
+  EXPECT_TRUE(inbox.processed.empty());
+  EXPECT_EQ(inbox.trimmed_records, 2);
+  EXPECT_EQ(inbox.trimmed_before, cutoff);
+  EXPECT_EQ(inbox.trimmed_reserved.at("A-1"), 3);
+  EXPECT_TRUE(inbox.consistent);
+}
+
+TEST_F(BrokerInboxTrim, KeepsRecordsAppliedAtOrAfterTheCutoff) {
+  inbox_trim trimmer{conn(), names_};
+  auto done = trimmer.trim(applied_at("e1"), {"e1", "e2"});
+  EXPECT_EQ(done.trimmed, 0);
+  EXPECT_EQ(done.kept, 2);
+  EXPECT_NE(hash_field(names_.processed, "e1"), "");
+  EXPECT_EQ(hash_integer(names_.trimmed_summary(), "records"), 0);
+  EXPECT_EQ(hash_field(names_.trimmed_summary(), "before"), "")
+      << "a trim that removed nothing does not move the cutoff";
+}
+
+TEST_F(BrokerInboxTrim, KeepsWhatItCannotAccountFor) {
+  conn().command({"HSET", names_.processed, "odd", "not a record"});
+  conn().command({"HSET", names_.processed, "no-qty",
+                  R"({"event_type":"OrderPlaced","at":1})"});
+  inbox_trim trimmer{conn(), names_};
+  auto done = trimmer.trim(after_all(), {"odd", "no-qty", "absent", "e1"});
+  EXPECT_EQ(done.trimmed, 1);
+  EXPECT_EQ(done.kept, 3);
+  EXPECT_EQ(hash_field(names_.processed, "odd"), "not a record");
+  EXPECT_NE(hash_field(names_.processed, "no-qty"), "");
+}
+
+TEST_F(BrokerInboxTrim, TheCutoffOnlyMovesForward) {
+  inbox_trim trimmer{conn(), names_};
+  auto late = after_all();
+  trimmer.trim(late, {"e1"});
+  trimmer.trim(late + 5000, {"e2"});
+  EXPECT_EQ(hash_integer(names_.trimmed_summary(), "before"), late + 5000);
+  inbox box{conn(), names_};
+  box.apply(entry("e3", 3, "OrderShipped", R"({"note":"x"})"));
+  trimmer.trim(late + 1, {"e3"});
+  EXPECT_EQ(hash_integer(names_.trimmed_summary(), "before"), late + 5000);
+  EXPECT_EQ(hash_integer(names_.trimmed_summary(), "records"), 3);
+}
+
+TEST_F(BrokerInboxTrim, AWronglyTypedKeyChangesNothing) {
+  conn().command({"SET", names_.trimmed_reserved(), "oops"});
+  inbox_trim trimmer{conn(), names_};
+  try {
+    trimmer.trim(after_all(), {"e1"});
+    FAIL() << "expected a rejected call";
+  } catch (const broker_error& e) {
+    EXPECT_EQ(e.code(), broker_errc::rejected);
+    EXPECT_NE(std::string{e.what()}.find(names_.trimmed_reserved()),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NE(hash_field(names_.processed, "e1"), "");
+}

@@ -1,0 +1,185 @@
+#include "cli/cli_fixture.hpp"
+
+#include "broker/connection.hpp"
+#include "broker/keys.hpp"
+#include "storage/types.hpp"
+#include "support/redis_server.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace outbox::test {
+namespace {
+
+constexpr storage::millis day = 24 * 60 * 60 * 1000;
+
+/// `outbox trim` against a private Redis, on a state written by hand so the
+/// ages are days, as in production: rows in the outbox and the dedup
+/// records the inbox script would have written for them.
+class CliTrim : public cli_fixture {
+protected:
+  void SetUp() override {
+    auto r = outbox({"init"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  process_result outbox_r(std::vector<std::string> args) {
+    return outbox(std::move(args), {"--redis", redis_.endpoint().to_string()});
+  }
+
+  /// An outbox row; published_at only for PUBLISHED rows.
+  void row(const std::string& event_id, const std::string& aggregate_id,
+           int seq, const std::string& status, storage::millis at,
+           const std::string& sku = "", int qty = 0) {
+    SQLite::Database db{db_path(), SQLite::OPEN_READWRITE};
+    SQLite::Statement insert{
+        db, "INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
+            " payload, status, created_at, published_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"};
+    insert.bind(1, event_id);
+    insert.bind(2, aggregate_id);
+    insert.bind(3, seq);
+    insert.bind(4, sku.empty() ? "OrderPaid" : "OrderPlaced");
+    insert.bind(5, sku.empty()
+                       ? std::string{"{}"}
+                       : nlohmann::json{{"sku", sku}, {"qty", qty}}.dump());
+    insert.bind(6, status);
+    insert.bind(7, at);
+    if (status == "PUBLISHED")
+      insert.bind(8, at);
+    else
+      insert.bind(8);
+    insert.exec();
+  }
+
+  /// The dedup record the inbox writes, applied at `at`, with its effect.
+  void record(const std::string& event_id, const std::string& aggregate_id,
+              int seq, storage::millis at, const std::string& sku = "",
+              int qty = 0) {
+    nlohmann::json r{{"event_type", sku.empty() ? "OrderPaid" : "OrderPlaced"},
+                     {"aggregate_id", aggregate_id},
+                     {"seq", seq},
+                     {"at", at}};
+    if (!sku.empty()) {
+      r["sku"] = sku;
+      r["qty"] = qty;
+      conn_.command({"HINCRBY", names_.reserved, sku, std::to_string(qty)});
+    }
+    conn_.command({"HSET", names_.processed, event_id, r.dump()});
+    conn_.command(
+        {"HSET", names_.aggregate_seq, aggregate_id, std::to_string(seq)});
+  }
+
+  bool has_record(const std::string& event_id) {
+    return conn_.command({"HEXISTS", names_.processed, event_id})->integer == 1;
+  }
+
+  nlohmann::json verify() {
+    auto r = outbox_r({"verify", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return json_of(r);
+  }
+
+  static std::string detail(const nlohmann::json& v, const std::string& name) {
+    for (const auto& c : v.at("checks"))
+      if (c.at("name") == name)
+        return c.at("detail");
+    return "";
+  }
+
+  redis_server redis_;
+  broker::connection conn_{redis_.connection_options()};
+  broker::keys names_;
+  storage::millis now_ = storage::wall_clock_now();
+};
+
+} // namespace
+
+TEST_F(CliTrim, ForgetsOldRecordsOfDeliveredEventsAndVerifyStillHolds) {
+  // o-1: seq 1 purged long ago (record only), seq 2 published 10 days ago.
+  record("ev-1", "o-1", 1, now_ - 10 * day, "apple", 2);
+  row("ev-2", "o-1", 2, "PUBLISHED", now_ - 10 * day);
+  record("ev-2", "o-1", 2, now_ - 10 * day);
+  // o-2: published an hour ago: younger than 7 days.
+  row("ev-3", "o-2", 1, "PUBLISHED", now_ - day / 24, "pear", 1);
+  record("ev-3", "o-2", 1, now_ - day / 24, "pear", 1);
+  // o-3: applied long ago but its row ended FAILED: `outbox retry` would
+  // deliver it again, so its record must stay.
+  row("ev-4", "o-3", 1, "FAILED", now_ - 10 * day, "fig", 4);
+  record("ev-4", "o-3", 1, now_ - 10 * day, "fig", 4);
+  EXPECT_TRUE(verify().at("ok"));
+
+  auto r = outbox_r(
+      {"trim", "--processed-older-than", "7d", "--batch", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = json_of(r);
+  EXPECT_EQ(out.at("scanned"), 4);
+  EXPECT_EQ(out.at("trimmed"), 2);
+  EXPECT_EQ(out.at("batches"), 2) << "one record per call with --batch 1";
+  EXPECT_EQ(out.at("kept_young"), 1);
+  EXPECT_EQ(out.at("kept_unpublished"), 1);
+  EXPECT_EQ(out.at("kept_queued"), 0);
+  EXPECT_FALSE(has_record("ev-1"));
+  EXPECT_FALSE(has_record("ev-2"));
+  EXPECT_TRUE(has_record("ev-3"));
+  EXPECT_TRUE(has_record("ev-4"));
+
+  auto after = verify();
+  EXPECT_TRUE(after.at("ok")) << after.dump();
+  EXPECT_NE(detail(after, "published_processed").find("1 published before"),
+            std::string::npos)
+      << after.dump();
+
+  auto again = outbox_r({"trim", "--processed-older-than", "7d"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("trimmed 0 of 2"), std::string::npos) << again.out;
+}
+
+TEST_F(CliTrim, KeepsTheRecordOfAnEventStillInAQueue) {
+  row("ev-1", "o-1", 1, "PUBLISHED", now_ - 10 * day, "apple", 2);
+  record("ev-1", "o-1", 1, now_ - 10 * day, "apple", 2);
+  // A copy still waits (a consumer died holding it, say): delivered again,
+  // it must meet its record and be a duplicate.
+  nlohmann::json entry{{"event_id", "ev-1"},
+                       {"aggregate_id", "o-1"},
+                       {"seq", 1},
+                       {"event_type", "OrderPlaced"},
+                       {"payload", {{"sku", "apple"}, {"qty", 2}}},
+                       {"committed_at", now_ - 10 * day}};
+  conn_.command(
+      {"RPUSH", names_.processing_prefix + "outbox.events/c-1", entry.dump()});
+  auto r = outbox_r({"trim", "--processed-older-than", "1d", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_of(r).at("kept_queued"), 1);
+  EXPECT_EQ(json_of(r).at("trimmed"), 0);
+  EXPECT_TRUE(has_record("ev-1"));
+}
+
+TEST_F(CliTrim, RefusesBadInputNamingIt) {
+  auto bad = outbox_r({"trim", "--processed-older-than", "7 days"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("'7 days'"), std::string::npos) << bad.err;
+
+  auto batch =
+      outbox_r({"trim", "--processed-older-than", "7d", "--batch", "0"});
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("--batch"), std::string::npos) << batch.err;
+
+  // The defaults: lease.ttl_ms 10 s x lease.max_attempts 8.
+  auto short_window = outbox_r({"trim", "--processed-older-than", "1m"});
+  EXPECT_EQ(short_window.exit_code, 2);
+  EXPECT_NE(short_window.err.find("redelivery window"), std::string::npos)
+      << short_window.err;
+  EXPECT_NE(short_window.err.find("80s"), std::string::npos)
+      << short_window.err;
+
+  auto no_redis = outbox({"trim", "--processed-older-than", "7d"},
+                         {"--redis", "127.0.0.1:1"});
+  EXPECT_EQ(no_redis.exit_code, 1);
+  EXPECT_NE(no_redis.err.find("Redis"), std::string::npos) << no_redis.err;
+}
+
+} // namespace outbox::test
