@@ -1,14 +1,13 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/text_table.hpp"
 #include "storage/outbox_store.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -26,7 +25,8 @@ struct failed_options {
 /// Rows per page read from the database.
 constexpr int page_size = 500;
 
-/// The table's last_error column is cut to this many characters.
+/// The table's last_error column is cut to this many characters (the JSON
+/// has the whole text).
 constexpr std::size_t error_width = 60;
 
 std::vector<storage::failed_row> all_failed_rows(storage::outbox_store& store) {
@@ -41,41 +41,14 @@ std::vector<storage::failed_row> all_failed_rows(storage::outbox_store& store) {
   }
 }
 
-/// One table line's error: on one line, cut with "..." when too long.
-std::string cell_error(const std::string& error) {
-  std::string flat = error;
-  std::replace_if(
-      flat.begin(), flat.end(), [](char c) { return c == '\n' || c == '\r'; },
-      ' ');
-  if (flat.size() <= error_width)
-    return flat;
-  return flat.substr(0, error_width - 3) + "...";
-}
-
 void print_table(const std::vector<storage::failed_row>& rows) {
-  const std::vector<std::string> headers{"EVENT_ID", "AGGREGATE_ID",
-                                         "SEQ",      "EVENT_TYPE",
-                                         "ATTEMPTS", "LAST_ERROR"};
-  std::vector<std::vector<std::string>> lines;
+  text_table table{{"EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE", "ATTEMPTS",
+                    "LAST_ERROR"}};
   for (const auto& r : rows)
-    lines.push_back({r.event_id, r.aggregate_id, std::to_string(r.seq),
-                     r.event_type, std::to_string(r.attempts),
-                     cell_error(r.last_error)});
-  std::vector<std::size_t> widths;
-  for (const auto& h : headers)
-    widths.push_back(h.size());
-  for (const auto& line : lines)
-    for (std::size_t i = 0; i < line.size(); ++i)
-      widths[i] = std::max(widths[i], line[i].size());
-  auto print = [&widths](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i + 1 < cells.size(); ++i)
-      std::cout << std::left << std::setw(static_cast<int>(widths[i]))
-                << cells[i] << "  ";
-    std::cout << cells.back() << '\n';
-  };
-  print(headers);
-  for (const auto& line : lines)
-    print(line);
+    table.add_row({r.event_id, r.aggregate_id, std::to_string(r.seq),
+                   r.event_type, std::to_string(r.attempts),
+                   fit(r.last_error, error_width)});
+  std::cout << table.render();
 }
 
 int failed(const failed_options& options) {
