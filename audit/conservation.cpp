@@ -80,7 +80,8 @@ std::int64_t counter(const broker::broker_stats& stats, const char* name) {
 verdict evaluate(const std::vector<storage::ledger_row>& ledger,
                  const broker::inbox_snapshot& inbox,
                  const broker::broker_stats& queues,
-                 const std::vector<storage::ledger_row>& later_rows) {
+                 const std::vector<storage::ledger_row>& later_rows,
+                 const std::map<std::string, std::int64_t>& aggregate_heads) {
   verdict v;
   v.outbox_rows = static_cast<std::int64_t>(ledger.size());
   v.processed = static_cast<std::int64_t>(inbox.processed.size());
@@ -147,19 +148,25 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
     account(row);
 
   // A processed event without a row is purged history, not an orphan, when
-  // its aggregate still has rows and they all come after it: `outbox purge`
-  // deletes a prefix of each aggregate's seqs (published in seq order) and
-  // always keeps the newest row. Its effect still counts in the
-  // reservations, taken from what the inbox recorded when it applied it.
+  // its aggregate's remaining rows all come after it (`outbox purge` deletes
+  // a prefix of each aggregate's seqs, published in seq order), or none
+  // remain and the head the purge saved covers it. Its effect still counts
+  // in the reservations, taken from what the inbox recorded when it applied
+  // it.
+  auto purged = [&](const applied_record& r) {
+    auto lowest = lowest_seq.find(r.aggregate_id);
+    if (lowest != lowest_seq.end())
+      return r.seq < lowest->second;
+    auto head = aggregate_heads.find(r.aggregate_id);
+    return head != aggregate_heads.end() && r.seq <= head->second;
+  };
   offenders orphans;
   std::int64_t purged_history = 0;
   for (const auto& [event_id, result] : inbox.processed) {
     if (known.count(event_id) != 0)
       continue;
     auto record = parse_record(result);
-    auto lowest =
-        record ? lowest_seq.find(record->aggregate_id) : lowest_seq.end();
-    if (lowest == lowest_seq.end() || record->seq >= lowest->second) {
+    if (!record || !purged(*record)) {
       orphans.add(event_id);
       continue;
     }
@@ -173,8 +180,8 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
     all_known = std::to_string(v.processed - purged_history) +
                 " processed events all have an outbox row; " +
                 std::to_string(purged_history) +
-                " more are of purged history (their aggregate's later rows "
-                "remain)";
+                " more are of purged history (before their aggregate's "
+                "remaining rows, or within a purged aggregate's head)";
   v.checks.push_back(make_check("no_orphan_effects", orphans,
                                 "processed events without an outbox row",
                                 all_known));

@@ -5,6 +5,7 @@
 #include "storage/ledger.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,16 +52,19 @@ struct verdict {
 ///   (`inbox.trimmed_before`) may have lost its record to `outbox trim`.
 /// - no_orphan_effects: every `processed` entry has an outbox row, or is
 ///   purged history: its aggregate's remaining rows all have higher seqs
-///   (`outbox purge` deletes the oldest published rows of an aggregate and
-///   keeps its newest); purged OrderPlaced effects count in reserved_matches
-///   from the inbox's own record (sku, qty).
+///   (`outbox purge` deletes the oldest published rows of an aggregate), or
+///   it has none left and `aggregate_heads` (the last seq of aggregates a
+///   purge emptied) covers the seq; purged OrderPlaced effects count in
+///   reserved_matches from the inbox's own record (sku, qty).
 /// - reserved_matches: inventory.reserved per sku equals the sum of qty of
 ///   processed OrderPlaced events plus the trimmed ones' summed effect;
 ///   skipped while consumers (or a trim) were changing it.
 /// - order_kept: the consumers counted no order violation.
-verdict evaluate(const std::vector<storage::ledger_row>& ledger,
-                 const broker::inbox_snapshot& inbox,
-                 const broker::broker_stats& queues,
-                 const std::vector<storage::ledger_row>& later_rows = {});
+verdict
+evaluate(const std::vector<storage::ledger_row>& ledger,
+         const broker::inbox_snapshot& inbox,
+         const broker::broker_stats& queues,
+         const std::vector<storage::ledger_row>& later_rows = {},
+         const std::map<std::string, std::int64_t>& aggregate_heads = {});
 
 } // namespace outbox::audit

@@ -27,7 +27,10 @@ verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
   for (auto& row : storage::read_ledger(db))
     if (known.count(row.event_id) == 0)
       later_rows.push_back(std::move(row));
-  return evaluate(ledger, inbox, queues, later_rows);
+  // Read after the ledger: a purge that deleted an aggregate's last row
+  // before that read had saved its head in the same transaction.
+  return evaluate(ledger, inbox, queues, later_rows,
+                  storage::read_aggregate_heads(db));
 }
 
 } // namespace outbox::audit

@@ -44,7 +44,7 @@ int purge(const purge_options& options) {
 
   // One short transaction per batch: writers and relays get the lock
   // between batches. A batch that fails leaves the earlier ones committed.
-  std::int64_t deleted = 0, request_keys = 0, kept_newest = 0, batches = 0;
+  std::int64_t deleted = 0, request_keys = 0, aggregate_heads = 0, batches = 0;
   storage::purge_batch batch;
   do {
     try {
@@ -57,7 +57,7 @@ int purge(const purge_options& options) {
     ++batches;
     deleted += batch.deleted;
     request_keys += batch.request_keys;
-    kept_newest += batch.kept_newest;
+    aggregate_heads += batch.aggregate_heads;
   } while (!batch.done);
 
   if (options.json) {
@@ -65,14 +65,15 @@ int purge(const purge_options& options) {
                                 {"batches", batches},
                                 {"cutoff", cutoff},
                                 {"request_keys", request_keys},
-                                {"kept_newest", kept_newest}}
+                                {"aggregate_heads", aggregate_heads}}
                      .dump()
               << '\n';
   } else {
     std::cout << "deleted " << deleted << " PUBLISHED rows published before "
               << cutoff << " ms in " << batches << " batches (" << request_keys
-              << " request keys with them); kept " << kept_newest
-              << " that are the newest event of their aggregate\n";
+              << " request keys with them); " << aggregate_heads
+              << " were the last of their aggregate (its seq kept in "
+                 "aggregate_heads)\n";
   }
   return exit_ok;
 }

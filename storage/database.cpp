@@ -93,11 +93,25 @@ constexpr const char* schema_v3 = R"sql(
 CREATE INDEX IF NOT EXISTS request_keys_event ON request_keys(event_id);
 )sql";
 
+/// Version 3 -> 4: the last seq of aggregates whose rows `outbox purge`
+/// deleted to the last one. Seq allocation continues from it, so an event
+/// appended to such an aggregate later still follows its history; a purge
+/// may then delete an aggregate's newest row, and keeps this small row
+/// instead (without it, every aggregate kept one outbox row for ever).
+constexpr const char* schema_v4 = R"sql(
+CREATE TABLE IF NOT EXISTS aggregate_heads (
+  aggregate_id TEXT PRIMARY KEY NOT NULL CHECK (length(aggregate_id) > 0),
+  last_seq INTEGER NOT NULL CHECK (last_seq >= 1)
+) WITHOUT ROWID;
+)sql";
+
 /// migrations[v] upgrades a database from user_version v to v + 1.
-constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3};
+constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3,
+                                      schema_v4};
 static_assert(std::size(migrations) == schema_version);
 
-constexpr const char* our_tables[] = {"orders", "outbox", "request_keys"};
+constexpr const char* our_tables[] = {"orders", "outbox", "request_keys",
+                                      "aggregate_heads"};
 
 std::string normalize_synchronous(const std::string& value) {
   std::string upper = value;

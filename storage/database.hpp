@@ -34,7 +34,7 @@ struct db_options {
 };
 
 /// The schema version this binary writes (PRAGMA user_version).
-inline constexpr int schema_version = 3;
+inline constexpr int schema_version = 4;
 
 /// Opens (creating if needed) the database and applies the connection
 /// pragmas: WAL, busy_timeout, synchronous, foreign_keys. Does not migrate.

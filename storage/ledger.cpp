@@ -43,6 +43,20 @@ std::vector<ledger_row> read_ledger(SQLite::Database& db) {
   }
 }
 
+std::map<std::string, std::int64_t> read_aggregate_heads(SQLite::Database& db) {
+  try {
+    SQLite::Statement query{
+        db, "SELECT aggregate_id, last_seq FROM aggregate_heads"};
+    std::map<std::string, std::int64_t> heads;
+    while (query.executeStep())
+      heads.emplace(query.getColumn(0).getString(),
+                    query.getColumn(1).getInt64());
+    return heads;
+  } catch (...) {
+    rethrow_as_store_error("read_aggregate_heads");
+  }
+}
+
 std::vector<publication>
 read_publications(SQLite::Database& db,
                   const std::vector<std::string>& event_ids) {

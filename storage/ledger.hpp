@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct ledger_row {
 /// Every outbox row, in rowid order, read in one snapshot. For audits
 /// (`outbox verify`, the end of a run), not for the hot path.
 std::vector<ledger_row> read_ledger(SQLite::Database& db);
+
+/// aggregate_id -> last seq of the aggregates `outbox purge` emptied
+/// (aggregate_heads): their events' dedup records are purged history.
+std::map<std::string, std::int64_t> read_aggregate_heads(SQLite::Database& db);
 
 /// Where an event stands in the outbox, for deciding whether its dedup
 /// record may be trimmed.

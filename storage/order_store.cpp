@@ -129,8 +129,12 @@ struct order_store::impl {
                          " FROM request_keys WHERE request_id = ?"),
         insert_order(db, "INSERT INTO orders (sku, qty, created_at)"
                          " VALUES (?, ?, ?)"),
-        next_seq(db, "SELECT COALESCE(MAX(seq), 0) + 1 FROM outbox"
-                     " WHERE aggregate_id = ?"),
+        // After the outbox's rows, or the head a purge kept when it deleted
+        // them all (aggregate_heads): never back to a seq already used.
+        next_seq(db, "SELECT MAX(COALESCE((SELECT MAX(seq) FROM outbox"
+                     " WHERE aggregate_id = ?1), 0), COALESCE((SELECT"
+                     " last_seq FROM aggregate_heads WHERE aggregate_id = ?1),"
+                     " 0)) + 1"),
         insert_event(db, "INSERT INTO outbox (event_id, aggregate_id, seq,"
                          " event_type, payload, created_at, available_at)"
                          " VALUES (?, ?, ?, ?, ?, ?, ?)"),

@@ -68,7 +68,10 @@ outbox_store::impl::impl(SQLite::Database& database)
       delete_request_keys(db, "DELETE FROM request_keys WHERE event_id ="
                               " (SELECT event_id FROM outbox WHERE rowid = ?)"),
       delete_row(db, "DELETE FROM outbox WHERE rowid = ?"
-                     " AND status = 'PUBLISHED'") {}
+                     " AND status = 'PUBLISHED'"),
+      keep_head(db, "INSERT INTO aggregate_heads (aggregate_id, last_seq)"
+                    " VALUES (?1, ?2) ON CONFLICT (aggregate_id) DO UPDATE"
+                    " SET last_seq = MAX(last_seq, excluded.last_seq)") {}
 
 void outbox_store::impl::give_up(std::int64_t rowid, const std::string& error) {
   detail::statement_use update{fail_row};

@@ -125,10 +125,11 @@ struct purge_batch {
   int deleted = 0;
   /// request_keys rows deleted with them.
   int request_keys = 0;
-  /// Old PUBLISHED rows kept because they are the newest event of their
-  /// aggregate: seq allocation (MAX(seq) + 1) must not restart at 1, or the
-  /// consumers would see the aggregate's next event out of order.
-  int kept_newest = 0;
+  /// Deleted rows that were the newest of their aggregate: their seq was
+  /// saved in aggregate_heads, where seq allocation continues from it (it
+  /// must not restart at 1, or the consumers would see the aggregate's next
+  /// event out of order).
+  int aggregate_heads = 0;
   /// The next batch starts after this rowid.
   std::int64_t last_rowid = 0;
   /// The walk reached the end of the table, or the first row created at or
@@ -217,9 +218,9 @@ public:
   /// Deletes up to `limit` PUBLISHED rows published before `cutoff`, in rowid
   /// order after `after_rowid`, with their request_keys rows, in one short
   /// BEGIN IMMEDIATE transaction that looks at no more than
-  /// purge_scan_bound(limit) rows. PENDING, SENDING and FAILED rows, the
-  /// newest row of each aggregate and the orders are never deleted. Call
-  /// again from last_rowid until done.
+  /// purge_scan_bound(limit) rows. PENDING, SENDING and FAILED rows and the
+  /// orders are never deleted; an aggregate's newest row leaves its seq in
+  /// aggregate_heads. Call again from last_rowid until done.
   purge_batch purge_published(millis cutoff, std::int64_t after_rowid,
                               int limit);
 

@@ -62,6 +62,7 @@ struct outbox_store::impl {
   SQLite::Statement newer_in_aggregate;
   SQLite::Statement delete_request_keys;
   SQLite::Statement delete_row;
+  SQLite::Statement keep_head;
 };
 
 namespace detail {

@@ -30,7 +30,13 @@ purge_batch outbox_store::purge_published(millis cutoff,
   try {
     SQLite::Transaction transaction(impl_->db,
                                     SQLite::TransactionBehavior::IMMEDIATE);
-    std::vector<std::int64_t> doomed;
+    struct doomed_row {
+      std::int64_t rowid;
+      std::string aggregate_id;
+      std::int64_t seq;
+      bool newest;
+    };
+    std::vector<doomed_row> doomed;
     {
       auto bound = purge_scan_bound(limit);
       std::int64_t looked_at = 0;
@@ -52,30 +58,39 @@ purge_batch outbox_store::purge_published(millis cutoff,
         result.last_rowid = rowid;
         if (walk->getColumn(3).getInt() == 0)
           continue;
+        auto aggregate_id = walk->getColumn(1).getString();
+        auto seq = walk->getColumn(2).getInt64();
         detail::statement_use newer{impl_->newer_in_aggregate};
-        newer->bind(1, walk->getColumn(1).getString());
-        newer->bind(2, walk->getColumn(2).getInt64());
-        if (newer->executeStep())
-          doomed.push_back(rowid);
-        else
-          ++result.kept_newest;
+        newer->bind(1, aggregate_id);
+        newer->bind(2, seq);
+        doomed.push_back(
+            {rowid, std::move(aggregate_id), seq, !newer->executeStep()});
       }
       if (!result.done && static_cast<int>(doomed.size()) < limit &&
           looked_at < bound)
         result.done = true; // the walk reached the end of the table
     }
-    for (auto rowid : doomed) {
+    for (const auto& row : doomed) {
       // request_keys.event_id references the row (foreign keys are on):
       // its key goes with it. A request retried after this is no longer
       // recognised as a replay, so the retention must outlast client retries.
       {
         detail::statement_use keys{impl_->delete_request_keys};
-        keys->bind(1, rowid);
+        keys->bind(1, row.rowid);
         result.request_keys += keys->exec();
       }
       detail::statement_use remove{impl_->delete_row};
-      remove->bind(1, rowid);
+      remove->bind(1, row.rowid);
       result.deleted += remove->exec();
+      if (row.newest) {
+        // The aggregate's last row: its seq lives on in aggregate_heads, so
+        // the next event appended to it does not start again at 1.
+        detail::statement_use head{impl_->keep_head};
+        head->bind(1, row.aggregate_id);
+        head->bind(2, row.seq);
+        head->exec();
+        ++result.aggregate_heads;
+      }
     }
     transaction.commit();
   } catch (const SQLite::Exception&) {

@@ -158,5 +158,30 @@ TEST(AuditConservation, TrimmedRecordsAreNeitherLostNorAMismatch) {
             check::state::failed);
 }
 
+TEST(AuditConservation, AnEmptiedAggregatesHeadCoversItsPurgedRecords) {
+  // o-1 was purged to its last row (seq 2): only its head is left.
+  broker::inbox_snapshot inbox{
+      {{"e1", R"({"event_type":"OrderPlaced","aggregate_id":"o-1","seq":1,)"
+              R"("sku":"apple","qty":2,"at":1})"},
+       {"e2", R"({"event_type":"OrderPaid","aggregate_id":"o-1","seq":2})"},
+       // Past the head: nothing of the outbox's ever had that seq.
+       {"x3", R"({"event_type":"OrderPaid","aggregate_id":"o-1","seq":3})"}},
+      {{"apple", 2}}};
+  auto v = evaluate({}, inbox, {}, {}, {{"o-1", 2}});
+  EXPECT_EQ(find(v, "no_orphan_effects").result, check::state::failed);
+  EXPECT_NE(find(v, "no_orphan_effects").detail.find("1 processed events"),
+            std::string::npos)
+      << find(v, "no_orphan_effects").detail;
+  EXPECT_NE(find(v, "no_orphan_effects").detail.find("x3"), std::string::npos);
+  EXPECT_EQ(find(v, "reserved_matches").result, check::state::passed)
+      << find(v, "reserved_matches").detail;
+
+  inbox.processed.erase("x3");
+  EXPECT_TRUE(evaluate({}, inbox, {}, {}, {{"o-1", 2}}).ok());
+  // Without the head the same records are orphans.
+  EXPECT_EQ(find(evaluate({}, inbox, {}), "no_orphan_effects").result,
+            check::state::failed);
+}
+
 } // namespace
 } // namespace outbox::audit

@@ -174,9 +174,10 @@ TEST_F(RunE2E, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
   auto purge = run_outbox(args, dir_.path().string());
   ASSERT_EQ(purge.exit_code, 0) << purge.err;
   auto purged = nlohmann::json::parse(purge.out);
-  // Three events per order: the two older ones of each go, the newest stays.
-  EXPECT_EQ(purged.at("deleted"), 600) << purge.out;
-  EXPECT_EQ(purged.at("kept_newest"), 300) << purge.out;
+  // Three events per order, all published: every row goes, and each
+  // order's last seq is kept in aggregate_heads.
+  EXPECT_EQ(purged.at("deleted"), 900) << purge.out;
+  EXPECT_EQ(purged.at("aggregate_heads"), 300) << purge.out;
   expect_verify_passes();
 }
 

@@ -1,6 +1,7 @@
 #include "storage/outbox_store.hpp"
 
 #include "storage/database.hpp"
+#include "storage/order_store.hpp"
 #include "storage/store_error.hpp"
 #include "storage_fixture.hpp"
 
@@ -95,18 +96,40 @@ TEST_F(RetentionTest, purge_deletes_only_old_published_rows_in_batches) {
   EXPECT_EQ(9, count("1"));
 }
 
-TEST_F(RetentionTest, purge_keeps_the_newest_row_of_each_aggregate) {
+TEST_F(RetentionTest, purge_saves_the_head_of_an_aggregate_it_empties) {
   row("a", 1, "PUBLISHED", 10, 100);
   row("b", 1, "PUBLISHED", 10, 100);
   row("b", 2, "PUBLISHED", 10, 100);
+  row("c", 1, "PUBLISHED", 10, 100);
+  row("c", 2, "PENDING", 20);
   auto batches = purge_all(1000, 10);
-  EXPECT_EQ(1, total_deleted(batches));
-  EXPECT_EQ(0, count("aggregate_id = 'b' AND seq = 1"));
-  int kept = 0;
+  EXPECT_EQ(4, total_deleted(batches));
+  int heads = 0;
   for (const auto& b : batches)
-    kept += b.kept_newest;
-  EXPECT_EQ(2, kept);
-  EXPECT_EQ(2, count("1"));
+    heads += b.aggregate_heads;
+  EXPECT_EQ(2, heads) << "a and b were emptied; c keeps a row";
+  EXPECT_EQ(1, count("1"));
+  EXPECT_EQ(1, scalar("SELECT last_seq FROM aggregate_heads"
+                      " WHERE aggregate_id = 'a'"));
+  EXPECT_EQ(2, scalar("SELECT last_seq FROM aggregate_heads"
+                      " WHERE aggregate_id = 'b'"));
+  EXPECT_EQ(0, scalar("SELECT COUNT(*) FROM aggregate_heads"
+                      " WHERE aggregate_id = 'c'"));
+
+  // The next event of an emptied aggregate continues its seqs.
+  order_store orders{*db_};
+  auto next = orders.append_event({"b", "OrderShipped", "{}"}, 2000);
+  EXPECT_EQ(3, next.seq);
+  auto fresh = orders.append_event({"z", "OrderShipped", "{}"}, 2000);
+  EXPECT_EQ(1, fresh.seq);
+
+  // Purged again, the head moves forward, never back.
+  db_->exec("UPDATE outbox SET status = 'PUBLISHED', published_at = 2500"
+            " WHERE aggregate_id = 'b'");
+  purge_all(3000, 10);
+  EXPECT_EQ(3, scalar("SELECT last_seq FROM aggregate_heads"
+                      " WHERE aggregate_id = 'b'"));
+  EXPECT_EQ(4, orders.append_event({"b", "OrderShipped", "{}"}, 4000).seq);
 }
 
 TEST_F(RetentionTest, purge_removes_request_keys_and_keeps_orders) {
@@ -139,8 +162,8 @@ TEST_F(RetentionTest, purge_batch_looks_at_a_bounded_number_of_rows) {
   EXPECT_FALSE(first.done);
   EXPECT_EQ(bound, first.last_rowid);
   auto batches = purge_all(1000, 1);
-  EXPECT_EQ(1, total_deleted(batches));
-  EXPECT_EQ(0, count("aggregate_id = 'a' AND seq = 1"));
+  EXPECT_EQ(2, total_deleted(batches)) << "a is emptied, its head saved";
+  EXPECT_EQ(0, count("aggregate_id = 'a'"));
 }
 
 TEST_F(RetentionTest, purge_rejects_a_batch_below_one) {
@@ -168,6 +191,14 @@ TEST_F(RetentionTest, migrates_version_2_to_the_request_keys_index) {
   EXPECT_EQ(schema_version, scalar("PRAGMA user_version"));
   EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM sqlite_master"
                       " WHERE type = 'index' AND name = 'request_keys_event'"));
+}
+
+TEST_F(RetentionTest, migrates_version_3_to_the_aggregate_heads) {
+  db_->exec("DROP TABLE aggregate_heads; PRAGMA user_version = 3");
+  EXPECT_THROW(require_schema(*db_), store_error);
+  migrate(*db_);
+  EXPECT_EQ(schema_version, scalar("PRAGMA user_version"));
+  EXPECT_EQ(0, scalar("SELECT COUNT(*) FROM aggregate_heads"));
 }
 
 TEST_F(RetentionTest, failed_rows_pages_through_all_oldest_first) {
