@@ -95,6 +95,9 @@ void record(consumer_state& st, const std::vector<std::string>& entries,
   auto& metrics = *st.setup.metrics;
   auto now = st.setup.clock();
   std::vector<double> latencies;
+  // (event or "unreadable", reason): one line per batch, not per entry, so
+  // a producer pushing garbage cannot flood the log.
+  std::vector<std::pair<std::string, std::string>> dead;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const auto& applied = outcomes[i];
     switch (applied.result) {
@@ -112,14 +115,19 @@ void record(consumer_state& st, const std::vector<std::string>& entries,
       metrics.dead_lettered++;
       {
         auto event_id = i < entries.size() ? event_id_of(entries[i]) : "";
-        spdlog::warn("consumer {}: dead-lettered an entry (event {}): {}",
-                     st.setup.name, event_id.empty() ? "unreadable" : event_id,
-                     applied.reason);
+        dead.emplace_back(event_id.empty() ? "unreadable" : event_id,
+                          applied.reason);
       }
       break;
     }
   }
   metrics.commit_to_processed.record_many(latencies);
+  if (!dead.empty())
+    spdlog::warn("consumer {}: dead-lettered {} {} ({})", st.setup.name,
+                 dead.size(), dead.size() == 1 ? "entry" : "entries",
+                 bounded_list(dead, [](const auto& d) {
+                   return "event " + d.first + ": " + d.second;
+                 }));
 }
 
 /// How far a batch gets: entries [0, applied) are applied, [0, removed)

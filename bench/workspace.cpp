@@ -68,7 +68,9 @@ void workspace::clear_redis() const {
                                names.reserved,
                                names.aggregate_seq,
                                names.counters,
-                               names.dead_letter};
+                               names.dead_letter,
+                               names.trimmed_summary(),
+                               names.trimmed_reserved()};
   for (std::size_t i = 0; i < std::max<std::size_t>(names.partitions, 1); ++i) {
     del.push_back(names.partition(i));
     del.push_back(names.doorbell_for(names.partition(i)));

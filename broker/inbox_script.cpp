@@ -6,10 +6,11 @@ namespace outbox::broker {
 
 const std::string& inbox_script_source() {
   static const std::string source = lua_key_type_check() + std::string{R"lua(
--- KEYS: processed, reserved, aggregate_seq, counters, dead_letter
+-- KEYS: processed, reserved, aggregate_seq, counters, dead_letter,
+--       trimmed (the summary `outbox trim` keeps)
 -- ARGV: entries exactly as they came from the queue, oldest first.
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
-local counters, dead_letter = KEYS[4], KEYS[5]
+local counters, dead_letter, trimmed = KEYS[4], KEYS[5], KEYS[6]
 -- Lua numbers are doubles: integers are exact up to 2^53 only.
 local max_integer = 9007199254740992
 local max_kept = 65536
@@ -18,7 +19,7 @@ local max_kept = 65536
 -- write, so a misconfigured key fails the call without half an effect.
 local wrong = wrong_key_type({
   {processed, 'hash'}, {reserved, 'hash'}, {aggregate_seq, 'hash'},
-  {counters, 'hash'}, {dead_letter, 'list'}})
+  {counters, 'hash'}, {dead_letter, 'list'}, {trimmed, 'hash'}})
 if wrong then
   return wrong
 end
@@ -118,6 +119,9 @@ local function check(text)
   return e
 end
 
+-- Records applied before this were possibly deleted by `outbox trim`.
+local trimmed_before = tonumber(redis.call('HGET', trimmed, 'before')) or 0
+
 -- One TIME per call: the batch applies at one instant.
 local now = redis.call('TIME')
 local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -143,6 +147,17 @@ local function apply(text)
   end
   result = result .. ',"at":' .. int(at) .. '}'
 
+  -- A redelivery of an event whose record `outbox trim` deleted: it was
+  -- committed before the trim's cutoff and its aggregate is already past
+  -- its seq, so it was applied long ago. Without this check a copy the
+  -- trim missed would apply its effect a second time.
+  local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
+  if e.seq <= last and committed_at < trimmed_before
+      and redis.call('HEXISTS', processed, e.event_id) == 0 then
+    count('duplicates')
+    return {'dup', committed_at}
+  end
+
   if redis.call('HSETNX', processed, e.event_id, result) == 0 then
     count('duplicates')
     return {'dup', committed_at}
@@ -162,7 +177,6 @@ local function apply(text)
 
   -- The first delivery of each event of an aggregate must follow seq order:
   -- seqs are contiguous from 1, so the next one is exactly last + 1.
-  local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
   local violation = e.seq ~= last + 1
   if violation then
     count('order_violations')

@@ -35,7 +35,13 @@ for i = 2, #ARGV do
       if type(r.sku) ~= 'string' or type(r.qty) ~= 'number' then
         ok = false
       else
-        redis.call('HINCRBY', reserved, r.sku, string.format('%d', r.qty))
+        -- A field that is not an integer, or an overflow: keep the record
+        -- (scripts are not rolled back, so nothing may fail half-way).
+        local moved = redis.pcall('HINCRBY', reserved, r.sku,
+                                  string.format('%d', r.qty))
+        if type(moved) == 'table' and moved.err then
+          ok = false
+        end
       end
     end
   else

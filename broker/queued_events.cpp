@@ -6,7 +6,6 @@
 
 #include <hiredis/hiredis.h>
 
-#include <cstdint>
 #include <variant>
 #include <vector>
 
@@ -14,33 +13,38 @@ namespace outbox::broker {
 
 namespace {
 
-constexpr std::int64_t page = 1000;
-
+/// One list in one call: paging with LRANGE while consumers pop from the
+/// head would shift entries past the page boundary unseen.
 void collect(connection& conn, const std::string& list,
              std::unordered_set<std::string>& ids) {
-  for (std::int64_t start = 0;; start += page) {
-    auto entries = conn.command({"LRANGE", list, std::to_string(start),
-                                 std::to_string(start + page - 1)});
-    for (std::size_t i = 0; i < entries->elements; ++i) {
-      auto decoded = decode(reply_text(*entries->element[i]));
-      if (auto* entry = std::get_if<event_entry>(&decoded))
-        ids.insert(std::move(entry->event_id));
-    }
-    if (static_cast<std::int64_t>(entries->elements) < page)
-      return;
+  auto entries = conn.command({"LRANGE", list, "0", "-1"});
+  for (std::size_t i = 0; i < entries->elements; ++i) {
+    auto decoded = decode(reply_text(*entries->element[i]));
+    if (auto* entry = std::get_if<event_entry>(&decoded))
+      ids.insert(std::move(entry->event_id));
   }
+}
+
+void collect_processing(connection& conn, const keys& names,
+                        std::unordered_set<std::string>& ids) {
+  for (const auto& list :
+       reliable_queue{conn}.processing_lists(names.processing_prefix))
+    collect(conn, list, ids);
 }
 
 } // namespace
 
 std::unordered_set<std::string> queued_event_ids(connection& conn,
                                                  const keys& names) {
+  // Entries move between lists while this reads: queue -> processing list
+  // (a consumer pops) and back (recovery of a dead consumer's entries).
+  // Reading the processing lists before and after the queues sees an entry
+  // that made one move during the read, wherever it went.
   std::unordered_set<std::string> ids;
+  collect_processing(conn, names, ids);
   for (std::size_t p = 0; p < names.partitions; ++p)
     collect(conn, names.partition(p), ids);
-  for (const auto& list :
-       reliable_queue{conn}.processing_lists(names.processing_prefix))
-    collect(conn, list, ids);
+  collect_processing(conn, names, ids);
   return ids;
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
@@ -46,7 +47,8 @@ struct trim_totals {
   /// Its row is not PUBLISHED (a FAILED row may be retried and delivered
   /// again) or was published after the cutoff.
   std::int64_t kept_unpublished = 0;
-  /// Not a record the inbox script wrote, or changed under the trim.
+  /// Not a record the inbox script wrote, no row and no sign of a purge
+  /// (another database?), or changed under the trim.
   std::int64_t kept_other = 0;
   std::int64_t batches = 0;
 };
@@ -61,50 +63,60 @@ std::int64_t redis_now_ms(broker::connection& redis) {
          std::stoll(broker::reply_text(*now->element[1])) / 1000;
 }
 
-/// The record's "at" (when the inbox applied it), or -1 if it has none.
-std::int64_t applied_at(const std::string& record) {
+/// The event a record names and when it was applied ("at"); nothing for a
+/// record the inbox script did not write.
+struct parsed_record {
+  storage::applied_event event;
+  std::int64_t at = 0;
+};
+
+std::optional<parsed_record> parse_record(const std::string& event_id,
+                                          const std::string& record) {
   auto j = nlohmann::json::parse(record, nullptr, false);
-  if (!j.is_object() || !j.contains("at") || !j["at"].is_number_integer())
-    return -1;
-  return j["at"].get<std::int64_t>();
+  if (!j.is_object() || !j.contains("at") || !j["at"].is_number_integer() ||
+      !j.contains("aggregate_id") || !j["aggregate_id"].is_string() ||
+      !j.contains("seq") || !j["seq"].is_number_integer())
+    return std::nullopt;
+  return parsed_record{{event_id, j["aggregate_id"].get<std::string>(),
+                        j["seq"].get<std::int64_t>()},
+                       j["at"].get<std::int64_t>()};
 }
 
-/// Trims one HSCAN page: old records whose event can no longer be delivered
-/// (row purged, or PUBLISHED before the cutoff, and not queued).
-void trim_page(const std::vector<std::pair<std::string, std::string>>& page,
-               std::int64_t cutoff, int batch, SQLite::Database& db,
-               const std::unordered_set<std::string>& queued,
-               broker::inbox_trim& trimmer, trim_totals& totals) {
-  std::vector<std::string> old;
+/// The old records of one HSCAN page whose event can no longer come from
+/// the outbox: its row is purged, or PUBLISHED before the cutoff.
+std::vector<std::string>
+delivered_before(const std::vector<std::pair<std::string, std::string>>& page,
+                 std::int64_t cutoff, SQLite::Database& db,
+                 std::unordered_set<std::string>& seen, trim_totals& totals) {
+  std::vector<storage::applied_event> old;
   for (const auto& [event_id, record] : page) {
+    // HSCAN may return a field twice.
+    if (!seen.insert(event_id).second)
+      continue;
     ++totals.scanned;
-    auto at = applied_at(record);
-    if (at < 0)
+    auto parsed = parse_record(event_id, record);
+    if (!parsed)
       ++totals.kept_other;
-    else if (at >= cutoff)
+    else if (parsed->at >= cutoff)
       ++totals.kept_young;
-    else if (queued.count(event_id) != 0)
-      ++totals.kept_queued;
     else
-      old.push_back(event_id);
+      old.push_back(std::move(parsed->event));
   }
   auto rows = storage::read_publications(db, old);
-  std::vector<std::string> doomed;
+  std::vector<std::string> delivered;
   for (std::size_t i = 0; i < old.size(); ++i) {
+    using state = storage::publication::state;
     const auto& row = rows[i];
-    if (row.purged || (row.status == "PUBLISHED" && row.published_at < cutoff))
-      doomed.push_back(old[i]);
-    else
+    if (row.where == state::purged ||
+        (row.where == state::present && row.status == "PUBLISHED" &&
+         row.published_at < cutoff))
+      delivered.push_back(std::move(old[i].event_id));
+    else if (row.where == state::present)
       ++totals.kept_unpublished;
+    else
+      ++totals.kept_other;
   }
-  for (std::size_t from = 0; from < doomed.size(); from += batch) {
-    auto to = std::min(doomed.size(), from + static_cast<std::size_t>(batch));
-    auto done =
-        trimmer.trim(cutoff, {doomed.begin() + from, doomed.begin() + to});
-    totals.trimmed += done.trimmed;
-    totals.kept_other += done.kept;
-    ++totals.batches;
-  }
+  return delivered;
 }
 
 int trim(const trim_options& options) {
@@ -133,12 +145,15 @@ int trim(const trim_options& options) {
   broker::connection redis{settings.redis};
   const auto& names = settings.broker;
   auto cutoff = redis_now_ms(redis) - *older_than;
-  auto queued = broker::queued_event_ids(redis, names);
   broker::inbox_trim trimmer{redis, names};
 
-  // HSCAN returns every record present for the whole scan, whatever is
-  // deleted meanwhile; pages stay small so Redis is never blocked for long.
+  // First what the outbox says (rows read page by page), then the queues:
+  // a copy a relay pushed before its ack was read is in the queues by the
+  // time they are read. HSCAN returns every record present for the whole
+  // scan; pages stay small so Redis is never blocked for long.
   trim_totals totals;
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> candidates;
   std::string cursor = "0";
   do {
     auto reply = redis.command({"HSCAN", names.processed, cursor, "COUNT",
@@ -151,8 +166,27 @@ int trim(const trim_options& options) {
     for (std::size_t i = 0; i + 1 < fields.elements; i += 2)
       page.emplace_back(broker::reply_text(*fields.element[i]),
                         broker::reply_text(*fields.element[i + 1]));
-    trim_page(page, cutoff, options.batch, *db, queued, trimmer, totals);
+    for (auto& id : delivered_before(page, cutoff, *db, seen, totals))
+      candidates.push_back(std::move(id));
   } while (cursor != "0");
+
+  auto queued = broker::queued_event_ids(redis, names);
+  std::vector<std::string> doomed;
+  for (auto& id : candidates) {
+    if (queued.count(id) != 0)
+      ++totals.kept_queued;
+    else
+      doomed.push_back(std::move(id));
+  }
+  for (std::size_t from = 0; from < doomed.size(); from += options.batch) {
+    auto to =
+        std::min(doomed.size(), from + static_cast<std::size_t>(options.batch));
+    auto done =
+        trimmer.trim(cutoff, {doomed.begin() + from, doomed.begin() + to});
+    totals.trimmed += done.trimmed;
+    totals.kept_other += done.kept;
+    ++totals.batches;
+  }
 
   if (options.json) {
     std::cout << nlohmann::json{{"trimmed", totals.trimmed},
@@ -167,7 +201,7 @@ int trim(const trim_options& options) {
               << '\n';
   } else {
     std::cout << "trimmed " << totals.trimmed << " of " << totals.scanned
-              << " dedup records applied before " << cutoff << " ms in "
+              << " dedup records (cutoff " << cutoff << " ms) in "
               << totals.batches << " batches; kept " << totals.kept_young
               << " younger, " << totals.kept_queued << " still queued, "
               << totals.kept_unpublished << " whose row is not PUBLISHED "

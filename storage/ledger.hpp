@@ -33,19 +33,35 @@ std::vector<ledger_row> read_ledger(SQLite::Database& db);
 /// (aggregate_heads): their events' dedup records are purged history.
 std::map<std::string, std::int64_t> read_aggregate_heads(SQLite::Database& db);
 
-/// Where an event stands in the outbox, for deciding whether its dedup
-/// record may be trimmed.
+/// An event a consumer applied, as its dedup record names it.
+struct applied_event {
+  std::string event_id;
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+};
+
+/// Where an applied event stands in the outbox, for deciding whether its
+/// dedup record may be trimmed.
 struct publication {
-  /// The row is gone: purged (or never existed).
-  bool purged = true;
-  /// The row's status and published_at (0 when not PUBLISHED).
+  enum class state {
+    /// The row is there: see status and published_at.
+    present,
+    /// The row was purged: its aggregate's remaining rows all have higher
+    /// seqs, or none remain and aggregate_heads covers its seq.
+    purged,
+    /// No row, and nothing says a purge removed it (another database?).
+    unknown,
+  };
+  state where = state::unknown;
   std::string status;
+  /// 0 when not PUBLISHED.
   std::int64_t published_at = 0;
 };
 
-/// The publication of each event_id, in order, read in one snapshot.
+/// The publication of each event, in order, read in one snapshot; the same
+/// rule for "purged" as `outbox verify`'s.
 std::vector<publication>
 read_publications(SQLite::Database& db,
-                  const std::vector<std::string>& event_ids);
+                  const std::vector<applied_event>& events);
 
 } // namespace outbox::storage

@@ -16,13 +16,15 @@ using outbox::test::redis_fixture;
 namespace {
 
 std::string entry(const std::string& event_id, std::int64_t seq,
-                  const std::string& type, const std::string& payload) {
+                  const std::string& type, const std::string& payload,
+                  std::int64_t committed_at = 0) {
   event_entry e;
   e.event_id = event_id;
   e.aggregate_id = "order-1";
   e.seq = seq;
   e.event_type = type;
   e.payload = payload;
+  e.committed_at = committed_at;
   return encode(e);
 }
 
@@ -124,4 +126,38 @@ TEST_F(BrokerInboxTrim, AWronglyTypedKeyChangesNothing) {
         << e.what();
   }
   EXPECT_NE(hash_field(names_.processed, "e1"), "");
+}
+
+TEST_F(BrokerInboxTrim, ARedeliveryOfATrimmedEventIsStillADuplicate) {
+  auto cutoff = after_all();
+  inbox_trim trimmer{conn(), names_};
+  ASSERT_EQ(trimmer.trim(cutoff, {"e1"}).trimmed, 1);
+  // A copy the trim did not see comes back: committed before the cutoff,
+  // its aggregate already at seq 2.
+  inbox box{conn(), names_};
+  auto again = box.apply(
+      entry("e1", 1, "OrderPlaced", R"({"sku":"A-1","qty":3})", cutoff - 5000));
+  EXPECT_EQ(again.result, applied_entry::outcome::duplicate);
+  EXPECT_EQ(hash_integer(names_.reserved, "A-1"), 3) << "not reserved twice";
+  EXPECT_EQ(hash_field(names_.processed, "e1"), "") << "stays trimmed";
+  EXPECT_EQ(hash_integer(names_.counters, "duplicates"), 1);
+
+  // Committed after the cutoff, the same shape is a first delivery out of
+  // order: applied and counted as a violation, as without a trim.
+  auto late = box.apply(
+      entry("e9", 1, "OrderPlaced", R"({"sku":"B-2","qty":1})", cutoff + 1));
+  EXPECT_EQ(late.result, applied_entry::outcome::applied);
+  EXPECT_TRUE(late.order_violation);
+  EXPECT_EQ(hash_integer(names_.reserved, "B-2"), 1);
+}
+
+TEST_F(BrokerInboxTrim, ARecordWhoseEffectCannotMoveStays) {
+  conn().command({"HSET", names_.trimmed_reserved(), "A-1", "not a number"});
+  inbox_trim trimmer{conn(), names_};
+  auto done = trimmer.trim(after_all(), {"e1", "e2"});
+  EXPECT_EQ(done.trimmed, 1);
+  EXPECT_EQ(done.kept, 1);
+  EXPECT_NE(hash_field(names_.processed, "e1"), "") << "its qty had nowhere";
+  EXPECT_EQ(hash_field(names_.processed, "e2"), "");
+  EXPECT_EQ(hash_integer(names_.trimmed_summary(), "records"), 1);
 }

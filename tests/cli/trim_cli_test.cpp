@@ -99,7 +99,8 @@ protected:
 } // namespace
 
 TEST_F(CliTrim, ForgetsOldRecordsOfDeliveredEventsAndVerifyStillHolds) {
-  // o-1: seq 1 purged long ago (record only), seq 2 published 10 days ago.
+  // o-1: seq 1 purged long ago (record only; seq 2 remains, so the purge
+  // rule holds), seq 2 published 10 days ago.
   record("ev-1", "o-1", 1, now_ - 10 * day, "apple", 2);
   row("ev-2", "o-1", 2, "PUBLISHED", now_ - 10 * day);
   record("ev-2", "o-1", 2, now_ - 10 * day);
@@ -156,6 +157,21 @@ TEST_F(CliTrim, KeepsTheRecordOfAnEventStillInAQueue) {
   EXPECT_EQ(json_of(r).at("kept_queued"), 1);
   EXPECT_EQ(json_of(r).at("trimmed"), 0);
   EXPECT_TRUE(has_record("ev-1"));
+}
+
+TEST_F(CliTrim, KeepsARecordNoPurgeAccountsFor) {
+  // No row and no saved head: another database, or a row never written
+  // here. Nothing says a purge removed it, so its record stays.
+  record("ev-x", "o-9", 1, now_ - 10 * day, "apple", 2);
+  // o-1 keeps seq 2: a record of seq 3 with no row is not purged history.
+  row("ev-2", "o-1", 2, "PENDING", now_ - 10 * day);
+  record("ev-3", "o-1", 3, now_ - 10 * day);
+  auto r = outbox_r({"trim", "--processed-older-than", "7d", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_of(r).at("kept_other"), 2);
+  EXPECT_EQ(json_of(r).at("trimmed"), 0);
+  EXPECT_TRUE(has_record("ev-x"));
+  EXPECT_TRUE(has_record("ev-3"));
 }
 
 TEST_F(CliTrim, RefusesBadInputNamingIt) {
