@@ -116,6 +116,25 @@ protected:
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
 
+  /// Claims the one unpublished row and fails it with `error`, as a relay
+  /// would with lease.max_attempts 1: the row ends FAILED. Its event_id, or
+  /// empty (and a test failure) when there was not exactly one row.
+  std::string fail_next_row(const std::string& error) {
+    auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
+    storage::outbox_store store{*db};
+    storage::lease_policy policy;
+    policy.max_attempts = 1;
+    auto now = storage::wall_clock_now();
+    auto claimed = store.claim_batch("r", now, policy);
+    if (claimed.events.size() != 1) {
+      ADD_FAILURE() << "expected one row to claim, got "
+                    << claimed.events.size();
+      return "";
+    }
+    store.fail("r", claimed.leases(), error, now, policy);
+    return claimed.events[0].event_id;
+  }
+
   /// One relay pass: claim everything, publish, ack.
   void relay_all() {
     auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
@@ -263,18 +282,8 @@ TEST_F(CliAudit, StatusTablesAreAlignedAndShowFailedRowsAndLeases) {
       "broker refused: entry of 2000000 bytes is over broker.max_entry_bytes"
       "\n" +
       std::string(300, 'x');
-  std::string failed_id;
-  {
-    auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
-    storage::outbox_store store{*db};
-    storage::lease_policy policy;
-    policy.max_attempts = 1;
-    auto now = storage::wall_clock_now();
-    auto claimed = store.claim_batch("r", now, policy);
-    ASSERT_EQ(claimed.events.size(), 1u);
-    failed_id = claimed.events[0].event_id;
-    store.fail("r", claimed.leases(), error, now, policy);
-  }
+  auto failed_id = fail_next_row(error);
+  ASSERT_FALSE(failed_id.empty());
   place("pear", 1);
   relay_all();
   {
@@ -387,18 +396,8 @@ TEST_F(CliAudit, RetryRefusesUnknownIdsAndRetriesFailedRows) {
   EXPECT_EQ(neither.exit_code, 2);
 
   // Make the row FAILED the way a relay would: claims that never ack.
-  std::string event_id;
-  {
-    auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
-    storage::outbox_store store{*db};
-    storage::lease_policy policy;
-    policy.max_attempts = 1;
-    auto now = storage::wall_clock_now();
-    auto claimed = store.claim_batch("r", now, policy);
-    ASSERT_EQ(claimed.events.size(), 1u);
-    event_id = claimed.events[0].event_id;
-    store.fail("r", claimed.leases(), "broker refused", now, policy);
-  }
+  auto event_id = fail_next_row("broker refused");
+  ASSERT_FALSE(event_id.empty());
   auto failed = outbox_r({"status", "--json"});
   ASSERT_EQ(json_of(failed).at("outbox").at("by_status").at("FAILED"), 1);
   auto r = outbox_r({"retry", event_id});
