@@ -18,6 +18,10 @@ std::optional<storage::millis> duration_flag(const std::string& command,
                                              const std::string& flag,
                                              const std::string& text);
 
+/// A moment for people: "2026-11-29T23:58:12.331Z" (UTC, ISO 8601) for
+/// `ms` since the epoch.
+std::string format_utc(storage::millis ms);
+
 /// A duration for people: the largest unit that divides it exactly ("7d",
 /// "90s", "1500ms").
 std::string format_duration(storage::millis ms);

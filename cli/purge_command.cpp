@@ -70,8 +70,8 @@ int purge(const purge_options& options) {
               << '\n';
   } else {
     std::cout << "deleted " << deleted << " PUBLISHED rows published before "
-              << cutoff << " ms in " << batches << " batches (" << request_keys
-              << " request keys with them); " << aggregate_heads
+              << format_utc(cutoff) << " in " << batches << " batches ("
+              << request_keys << " request keys with them); " << aggregate_heads
               << " were the last of their aggregate (its seq kept in "
                  "aggregate_heads)\n";
   }

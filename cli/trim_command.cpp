@@ -201,7 +201,7 @@ int trim(const trim_options& options) {
               << '\n';
   } else {
     std::cout << "trimmed " << totals.trimmed << " of " << totals.scanned
-              << " dedup records (cutoff " << cutoff << " ms) in "
+              << " dedup records (cutoff " << format_utc(cutoff) << ") in "
               << totals.batches << " batches; kept " << totals.kept_young
               << " younger, " << totals.kept_queued << " still queued, "
               << totals.kept_unpublished << " whose row is not PUBLISHED "
