@@ -156,9 +156,9 @@ double pipelined_inbox_script(const config::settings& s,
   for (std::size_t i = 0; i < entries.size();) {
     round.clear();
     for (int c = 0; c < depth && i < entries.size(); ++c)
-      round.push_back({"EVALSHA", sha, "6", k.processed, k.reserved,
+      round.push_back({"EVALSHA", sha, "7", k.processed, k.reserved,
                        k.aggregate_seq, k.counters, k.dead_letter,
-                       k.trimmed_summary(), entries[i++]});
+                       k.trimmed_summary(), k.seq_gaps(), entries[i++]});
     conn.pipeline(round);
   }
   return static_cast<double>(entries.size()) / seconds_since(start);

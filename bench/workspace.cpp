@@ -70,7 +70,8 @@ void workspace::clear_redis() const {
                                names.counters,
                                names.dead_letter,
                                names.trimmed_summary(),
-                               names.trimmed_reserved()};
+                               names.trimmed_reserved(),
+                               names.seq_gaps()};
   for (std::size_t i = 0; i < std::max<std::size_t>(names.partitions, 1); ++i) {
     del.push_back(names.partition(i));
     del.push_back(names.doorbell_for(names.partition(i)));

@@ -90,7 +90,7 @@ void inbox::apply_call(std::vector<std::string>::const_iterator first,
   auto r = script_.run(conn_,
                        {names_.processed, names_.reserved, names_.aggregate_seq,
                         names_.counters, names_.dead_letter,
-                        names_.trimmed_summary()},
+                        names_.trimmed_summary(), names_.seq_gaps()},
                        {first, last});
   auto count = static_cast<std::size_t>(last - first);
   if (r->type != REDIS_REPLY_ARRAY || r->elements != count)

@@ -7,10 +7,14 @@ namespace outbox::broker {
 const std::string& inbox_script_source() {
   static const std::string source = lua_key_type_check() + std::string{R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter,
---       trimmed (the summary `outbox trim` keeps)
+--       trimmed (the summary `outbox trim` keeps), gaps (seqs skipped by an
+--       out-of-order first delivery: "<aggregate_id>:<seq>" -> 1)
 -- ARGV: entries exactly as they came from the queue, oldest first.
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
 local counters, dead_letter, trimmed = KEYS[4], KEYS[5], KEYS[6]
+local gaps = KEYS[7]
+-- Most skipped seqs one out-of-order delivery records.
+local max_gap = 1024
 -- Lua numbers are doubles: integers are exact up to 2^53 only.
 local max_integer = 9007199254740992
 local max_kept = 65536
@@ -19,7 +23,8 @@ local max_kept = 65536
 -- write, so a misconfigured key fails the call without half an effect.
 local wrong = wrong_key_type({
   {processed, 'hash'}, {reserved, 'hash'}, {aggregate_seq, 'hash'},
-  {counters, 'hash'}, {dead_letter, 'list'}, {trimmed, 'hash'}})
+  {counters, 'hash'}, {dead_letter, 'list'}, {trimmed, 'hash'},
+  {gaps, 'hash'}})
 if wrong then
   return wrong
 end
@@ -149,11 +154,13 @@ local function apply(text)
 
   -- A redelivery of an event whose record `outbox trim` deleted: it was
   -- committed before the trim's cutoff and its aggregate is already past
-  -- its seq, so it was applied long ago. Without this check a copy the
-  -- trim missed would apply its effect a second time.
+  -- its seq (not a seq it skipped), so it was applied long ago. Without
+  -- this check a copy the trim missed would apply its effect a second time.
   local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
-  if e.seq <= last and committed_at < trimmed_before
-      and redis.call('HEXISTS', processed, e.event_id) == 0 then
+  local slot = e.aggregate_id .. ':' .. int(e.seq)
+  if e.seq <= last and committed_at > 0 and committed_at < trimmed_before
+      and redis.call('HEXISTS', processed, e.event_id) == 0
+      and redis.call('HEXISTS', gaps, slot) == 0 then
     count('duplicates')
     return {'dup', committed_at}
   end
@@ -180,6 +187,15 @@ local function apply(text)
   local violation = e.seq ~= last + 1
   if violation then
     count('order_violations')
+    if e.seq > last + 1 then
+      -- Remember the seqs jumped over: when one comes, it is a first
+      -- delivery, never taken for a trimmed event's redelivery.
+      for s = last + 1, math.min(e.seq - 1, last + max_gap) do
+        redis.call('HSET', gaps, e.aggregate_id .. ':' .. int(s), '1')
+      end
+    else
+      redis.call('HDEL', gaps, slot)
+    end
   end
   redis.call('HSET', aggregate_seq, e.aggregate_id, int(math.max(last, e.seq)))
   count('consumed')

@@ -33,6 +33,10 @@ std::string keys::trimmed_summary() const {
   return processed + ".trimmed";
 }
 
+std::string keys::seq_gaps() const {
+  return aggregate_seq + ".gaps";
+}
+
 std::string keys::trimmed_reserved() const {
   return processed + ".trimmed_reserved";
 }

@@ -58,6 +58,9 @@ struct keys {
   /// The effect of trimmed OrderPlaced records, sku -> qty, so the
   /// reservation check still adds up: "<processed>.trimmed_reserved".
   std::string trimmed_reserved() const;
+  /// Seqs an out-of-order first delivery jumped over, "<aggregate_id>:<seq>"
+  /// -> 1 until they arrive: "<aggregate_seq>.gaps". Empty while order holds.
+  std::string seq_gaps() const;
   /// The partitions consumer slot `index` of `consumers` owns: partition p
   /// goes to slot p mod consumers.
   std::vector<std::string> owned_partitions(std::size_t index,

@@ -103,6 +103,14 @@ CREATE TABLE IF NOT EXISTS aggregate_heads (
   aggregate_id TEXT PRIMARY KEY NOT NULL CHECK (length(aggregate_id) > 0),
   last_seq INTEGER NOT NULL CHECK (last_seq >= 1)
 ) WITHOUT ROWID;
+-- Every writer, even a process started before this migration that still
+-- allocates MAX(seq) + 1 from the outbox alone, is refused a seq at or
+-- below a purged aggregate's head.
+CREATE TRIGGER IF NOT EXISTS outbox_seq_after_head BEFORE INSERT ON outbox
+  WHEN NEW.seq <= (SELECT last_seq FROM aggregate_heads
+                   WHERE aggregate_id = NEW.aggregate_id)
+  BEGIN SELECT RAISE(ABORT, 'seq at or below the aggregate''s purged head');
+  END;
 )sql";
 
 /// migrations[v] upgrades a database from user_version v to v + 1.

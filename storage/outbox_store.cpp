@@ -65,6 +65,8 @@ outbox_store::impl::impl(SQLite::Database& database)
                      " ORDER BY rowid LIMIT ?3"),
       newer_in_aggregate(db, "SELECT 1 FROM outbox"
                              " WHERE aggregate_id = ? AND seq > ? LIMIT 1"),
+      older_in_aggregate(db, "SELECT COUNT(*) FROM outbox"
+                             " WHERE aggregate_id = ? AND seq < ?"),
       delete_request_keys(db, "DELETE FROM request_keys WHERE event_id ="
                               " (SELECT event_id FROM outbox WHERE rowid = ?)"),
       delete_row(db, "DELETE FROM outbox WHERE rowid = ?"

@@ -60,6 +60,7 @@ struct outbox_store::impl {
   SQLite::Statement failed_page;
   SQLite::Statement purge_walk;
   SQLite::Statement newer_in_aggregate;
+  SQLite::Statement older_in_aggregate;
   SQLite::Statement delete_request_keys;
   SQLite::Statement delete_row;
   SQLite::Statement keep_head;

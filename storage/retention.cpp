@@ -11,6 +11,8 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace outbox::storage {
@@ -37,6 +39,11 @@ purge_batch outbox_store::purge_published(millis cutoff,
       bool newest;
     };
     std::vector<doomed_row> doomed;
+    // Per aggregate, the rows this batch already dooms: a row goes only
+    // when every lower seq of its aggregate goes before it (purge deletes a
+    // prefix; verify and trim rely on it), whatever the relays' clocks
+    // made of published_at.
+    std::map<std::string, std::int64_t> doomed_before;
     {
       auto bound = purge_scan_bound(limit);
       std::int64_t looked_at = 0;
@@ -60,6 +67,15 @@ purge_batch outbox_store::purge_published(millis cutoff,
           continue;
         auto aggregate_id = walk->getColumn(1).getString();
         auto seq = walk->getColumn(2).getInt64();
+        {
+          detail::statement_use older{impl_->older_in_aggregate};
+          older->bind(1, aggregate_id);
+          older->bind(2, seq);
+          older->executeStep();
+          if (older->getColumn(0).getInt64() != doomed_before[aggregate_id])
+            continue;
+        }
+        ++doomed_before[aggregate_id];
         detail::statement_use newer{impl_->newer_in_aggregate};
         newer->bind(1, aggregate_id);
         newer->bind(2, seq);

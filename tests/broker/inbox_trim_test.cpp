@@ -161,3 +161,31 @@ TEST_F(BrokerInboxTrim, ARecordWhoseEffectCannotMoveStays) {
   EXPECT_EQ(hash_field(names_.processed, "e2"), "");
   EXPECT_EQ(hash_integer(names_.trimmed_summary(), "records"), 1);
 }
+
+TEST_F(BrokerInboxTrim, ASkippedSeqArrivingAfterATrimIsStillApplied) {
+  // order-2's seq 2 came first (an order violation): seq 1 was skipped.
+  inbox box{conn(), names_};
+  auto skip = [](const std::string& id, std::int64_t seq, std::int64_t at) {
+    event_entry e;
+    e.event_id = id;
+    e.aggregate_id = "order-2";
+    e.seq = seq;
+    e.event_type = "OrderPlaced";
+    e.payload = R"({"sku":"C-3","qty":1})";
+    e.committed_at = at;
+    return encode(e);
+  };
+  auto cutoff = after_all();
+  EXPECT_TRUE(box.apply(skip("s2", 2, cutoff - 9000)).order_violation);
+  EXPECT_EQ(hash_field(names_.seq_gaps(), "order-2:1"), "1");
+  inbox_trim trimmer{conn(), names_};
+  ASSERT_EQ(trimmer.trim(cutoff, {"e1"}).trimmed, 1);
+
+  // Seq 1 arrives late, committed before the cutoff, with no record: it is
+  // a first delivery (a recorded gap), not a trimmed event's copy.
+  auto late = box.apply(skip("s1", 1, cutoff - 9500));
+  EXPECT_EQ(late.result, applied_entry::outcome::applied);
+  EXPECT_TRUE(late.order_violation);
+  EXPECT_EQ(hash_integer(names_.reserved, "C-3"), 2);
+  EXPECT_EQ(hash_field(names_.seq_gaps(), "order-2:1"), "") << "filled";
+}

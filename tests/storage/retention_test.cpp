@@ -5,6 +5,8 @@
 #include "storage/store_error.hpp"
 #include "storage_fixture.hpp"
 
+#include <SQLiteCpp/Exception.h>
+
 #include <string>
 #include <vector>
 
@@ -130,6 +132,32 @@ TEST_F(RetentionTest, purge_saves_the_head_of_an_aggregate_it_empties) {
   EXPECT_EQ(3, scalar("SELECT last_seq FROM aggregate_heads"
                       " WHERE aggregate_id = 'b'"));
   EXPECT_EQ(4, orders.append_event({"b", "OrderShipped", "{}"}, 4000).seq);
+}
+
+TEST_F(RetentionTest, purge_deletes_only_a_prefix_of_each_aggregate) {
+  // Relays with clocks apart: seq 2 looks published before the cutoff,
+  // seq 1 after it. Deleting seq 2 alone would leave a hole verify and trim
+  // cannot tell from a lost row.
+  row("a", 1, "PUBLISHED", 10, 2000);
+  row("a", 2, "PUBLISHED", 10, 100);
+  row("b", 1, "PUBLISHED", 10, 100);
+  row("b", 2, "PUBLISHED", 10, 100);
+  auto batches = purge_all(1000, 10);
+  EXPECT_EQ(2, total_deleted(batches)) << "b's two rows";
+  EXPECT_EQ(2, count("aggregate_id = 'a'"));
+  EXPECT_EQ(0, count("aggregate_id = 'b'"));
+}
+
+TEST_F(RetentionTest, the_database_refuses_a_seq_at_or_below_a_purged_head) {
+  row("b", 1, "PUBLISHED", 10, 100);
+  row("b", 2, "PUBLISHED", 10, 100);
+  purge_all(1000, 10);
+  // A writer that allocates from the outbox alone (an older binary) would
+  // start b again at 1.
+  EXPECT_THROW(row("b", 1, "PENDING", 2000), SQLite::Exception);
+  EXPECT_THROW(row("b", 2, "PENDING", 2000), SQLite::Exception);
+  row("b", 3, "PENDING", 2000);
+  EXPECT_EQ(1, count("aggregate_id = 'b'"));
 }
 
 TEST_F(RetentionTest, purge_removes_request_keys_and_keeps_orders) {
