@@ -124,6 +124,11 @@ local function check(text)
   return e
 end
 
+-- The field of `gaps` for a seq of an aggregate.
+local function gap(aggregate_id, seq)
+  return aggregate_id .. ':' .. int(seq)
+end
+
 -- Records applied before this were possibly deleted by `outbox trim`.
 local trimmed_before = tonumber(redis.call('HGET', trimmed, 'before')) or 0
 
@@ -157,10 +162,9 @@ local function apply(text)
   -- its seq (not a seq it skipped), so it was applied long ago. Without
   -- this check a copy the trim missed would apply its effect a second time.
   local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
-  local slot = e.aggregate_id .. ':' .. int(e.seq)
   if e.seq <= last and committed_at > 0 and committed_at < trimmed_before
       and redis.call('HEXISTS', processed, e.event_id) == 0
-      and redis.call('HEXISTS', gaps, slot) == 0 then
+      and redis.call('HEXISTS', gaps, gap(e.aggregate_id, e.seq)) == 0 then
     count('duplicates')
     return {'dup', committed_at}
   end
@@ -191,10 +195,10 @@ local function apply(text)
       -- Remember the seqs jumped over: when one comes, it is a first
       -- delivery, never taken for a trimmed event's redelivery.
       for s = last + 1, math.min(e.seq - 1, last + max_gap) do
-        redis.call('HSET', gaps, e.aggregate_id .. ':' .. int(s), '1')
+        redis.call('HSET', gaps, gap(e.aggregate_id, s), '1')
       end
     else
-      redis.call('HDEL', gaps, slot)
+      redis.call('HDEL', gaps, gap(e.aggregate_id, e.seq))
     end
   end
   redis.call('HSET', aggregate_seq, e.aggregate_id, int(math.max(last, e.seq)))

@@ -2,6 +2,7 @@
 // records that no delivery can need any more, keeping `outbox verify` true.
 
 #include "broker/connection.hpp"
+#include "broker/hash_scan.hpp"
 #include "broker/inbox_trim.hpp"
 #include "broker/queued_events.hpp"
 #include "cli/commands.hpp"
@@ -84,10 +85,11 @@ std::optional<parsed_record> parse_record(const std::string& event_id,
 
 /// The old records of one HSCAN page whose event can no longer come from
 /// the outbox: its row is purged, or PUBLISHED before the cutoff.
-std::vector<std::string>
-delivered_before(const std::vector<std::pair<std::string, std::string>>& page,
-                 std::int64_t cutoff, SQLite::Database& db,
-                 std::unordered_set<std::string>& seen, trim_totals& totals) {
+std::vector<std::string> delivered_before(const broker::hash_page& page,
+                                          std::int64_t cutoff,
+                                          SQLite::Database& db,
+                                          std::unordered_set<std::string>& seen,
+                                          trim_totals& totals) {
   std::vector<storage::applied_event> old;
   for (const auto& [event_id, record] : page) {
     // HSCAN may return a field twice.
@@ -154,21 +156,12 @@ int trim(const trim_options& options) {
   trim_totals totals;
   std::unordered_set<std::string> seen;
   std::vector<std::string> candidates;
-  std::string cursor = "0";
-  do {
-    auto reply = redis.command({"HSCAN", names.processed, cursor, "COUNT",
-                                std::to_string(options.batch)});
-    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
-      throw std::runtime_error("unexpected HSCAN reply for " + names.processed);
-    cursor = broker::reply_text(*reply->element[0]);
-    const auto& fields = *reply->element[1];
-    std::vector<std::pair<std::string, std::string>> page;
-    for (std::size_t i = 0; i + 1 < fields.elements; i += 2)
-      page.emplace_back(broker::reply_text(*fields.element[i]),
-                        broker::reply_text(*fields.element[i + 1]));
-    for (auto& id : delivered_before(page, cutoff, *db, seen, totals))
-      candidates.push_back(std::move(id));
-  } while (cursor != "0");
+  broker::scan_hash(
+      redis, names.processed, static_cast<std::size_t>(options.batch),
+      [&](const broker::hash_page& page) {
+        for (auto& id : delivered_before(page, cutoff, *db, seen, totals))
+          candidates.push_back(std::move(id));
+      });
 
   auto queued = broker::queued_event_ids(redis, names);
   std::vector<std::string> doomed;
