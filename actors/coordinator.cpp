@@ -1,16 +1,16 @@
 #include "actors/coordinator.hpp"
 
 #include "actors/consumer.hpp"
+#include "actors/coordinator_progress.hpp"
+#include "actors/coordinator_report.hpp"
 #include "actors/load_generator.hpp"
 #include "actors/messages.hpp"
-#include "actors/run_report.hpp"
 #include "actors/writer.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <sstream>
 
 namespace outbox::actors {
 
@@ -86,35 +86,6 @@ void tell_writer_relays(coordinator_actor* self) {
     if (slot.kind == worker_slot::role::relay && slot.running)
       relays.push_back(slot.actor);
   self->send(st.writer, relays_atom_v, std::move(relays));
-}
-
-void stop(coordinator_actor* self, std::string failure);
-
-void finish_if_all_down(coordinator_actor* self) {
-  auto& st = self->state;
-  if (!st.stopping || st.alive > 0 || st.report)
-    return;
-  st.ended_at = st.setup.clock();
-  run_outcome outcome;
-  outcome.failure = st.failure;
-  outcome.relays = settings_of(self).run.relays;
-  outcome.consumers = settings_of(self).run.consumers;
-  outcome.seconds = static_cast<double>(st.ended_at - st.started_at) / 1000.0;
-  outcome.must_be_drained =
-      st.setup.until_drained && settings_of(self).run.relays > 0;
-  try {
-    outcome.final_state = st.probe->snapshot();
-    std::tie(outcome.audit_json, outcome.audit_ok) = st.probe->audit();
-  } catch (const std::exception& e) {
-    outcome.final_state.trouble = e.what();
-  }
-  st.report = run_report_json(outcome, *st.setup.metrics);
-  spdlog::info("coordinator {}: stopped after {:.1f} s ({})",
-               st.setup.name_prefix, outcome.seconds,
-               st.failure.empty() ? "no failure" : "failed, see above");
-  if (st.run_request)
-    st.run_request->deliver(*st.report);
-  self->quit();
 }
 
 /// Begins a graceful stop: every child gets an exit; the report follows
@@ -227,56 +198,6 @@ void on_down(coordinator_actor* self, const caf::down_msg& msg) {
     }
   }
   finish_if_all_down(self);
-}
-
-std::string progress_line(const coordinator_state& st,
-                          const pipeline_snapshot& s) {
-  std::ostringstream out;
-  const auto& m = *st.setup.metrics;
-  out << "orders " << s.orders << " | outbox pending " << s.pending
-      << " sending " << s.sending << " published " << s.published << " failed "
-      << s.failed << " | queued " << s.queued << " processing "
-      << s.in_processing << " processed " << s.processed << " dup "
-      << s.duplicates << " | restarts relay " << m.relay_restarts.load()
-      << " consumer " << m.consumer_restarts.load();
-  if (!s.trouble.empty())
-    out << " | " << s.trouble;
-  return out.str();
-}
-
-/// Whether everything this process is responsible for has drained.
-bool drained(const coordinator_state& st, const pipeline_snapshot& s) {
-  const auto& run = st.setup.settings.run;
-  if (!s.trouble.empty() || !st.load_done)
-    return false;
-  bool relays_done = run.relays == 0 || s.pending + s.sending == 0;
-  bool consumers_done =
-      run.consumers == 0 ||
-      (s.pending + s.sending == 0 && s.queued == 0 && s.in_processing == 0);
-  return relays_done && consumers_done;
-}
-
-/// How long a bounded run waits without any movement before it decides
-/// that FAILED rows block the rest: longer than any backoff or takeover.
-storage::millis stall_timeout(const coordinator_state& st) {
-  const auto& s = st.setup.settings;
-  return std::max<storage::millis>(2 * s.lease.ttl, s.lease.backoff_max) +
-         s.run.idle_poll_max_ms + 1000;
-}
-
-/// True when FAILED rows exist and nothing has moved for stall_timeout: the
-/// rows behind them can never drain until an operator retries.
-bool stalled(coordinator_state& st, const pipeline_snapshot& s,
-             storage::millis now) {
-  auto signature = std::make_tuple(s.pending, s.sending, s.published, s.failed,
-                                   s.queued, s.in_processing, s.processed);
-  if (signature != st.progress_signature) {
-    st.progress_signature = signature;
-    st.last_movement = now;
-    return false;
-  }
-  return s.failed > 0 && s.trouble.empty() &&
-         now - st.last_movement >= stall_timeout(st);
 }
 
 void check(coordinator_actor* self) {
@@ -407,6 +328,7 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
       },
       [self](done_atom) { self->state.load_done = true; },
       [self](check_atom) { check(self); },
+      [self](final_read_atom) { retry_final_read(self); },
       [self](shutdown_atom) { stop(self, ""); },
       [self](respawn_atom, std::size_t position) {
         auto& st = self->state;

@@ -43,6 +43,9 @@ struct coordinator_setup {
   std::function<void(const std::string&)> progress;
   int check_interval_ms = 100;
   int progress_interval_ms = 1000;
+  /// How long the end of a run waits for Redis or the database to come
+  /// back when they are out just as it reads the final state.
+  storage::millis final_read_patience_ms = 30'000;
 };
 
 /// A supervised relay or consumer position; its actor changes on restart.
@@ -93,6 +96,10 @@ struct coordinator_state {
   storage::millis last_movement = 0;
   /// Every child ever spawned (exit messages from them are expected).
   std::set<caf::actor_addr> children;
+  /// Every child is down; the report is being written.
+  bool all_down = false;
+  /// An outage met while reading the final state: logged once.
+  outage final_read;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

@@ -102,6 +102,8 @@ CAF_ADD_ATOM(outbox, outbox::actors, shutdown_atom, "shutdown")
 /// coordinator to itself: (respawn, slot position) retries a restart whose
 /// consumer recovery failed.
 CAF_ADD_ATOM(outbox, outbox::actors, respawn_atom, "respawn")
+/// coordinator to itself: read the final state again after an outage.
+CAF_ADD_ATOM(outbox, outbox::actors, final_read_atom, "finalread")
 /// to coordinator: (run) -> report JSON once the run has ended.
 CAF_ADD_ATOM(outbox, outbox::actors, run_atom, "run")
 /// load generator to itself: issue the orders a paced load is due.

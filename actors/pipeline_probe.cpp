@@ -1,11 +1,14 @@
 #include "actors/pipeline_probe.hpp"
 
+#include "actors/outage.hpp"
+
 #include "audit/pipeline_audit.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_store.hpp"
+#include "storage/store_error.hpp"
 #include "storage/types.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -43,6 +46,7 @@ public:
           snap.pending + snap.sending + snap.published + snap.failed;
     } catch (const std::exception& e) {
       snap.trouble = std::string{"database: "} + e.what();
+      snap.outage = is_outage(e);
     }
     try {
       auto redis = broker::read_stats(redis_, names_);
@@ -53,6 +57,9 @@ public:
       snap.dead_lettered = counter_of(redis, "dead_lettered");
       snap.order_violations = counter_of(redis, "order_violations");
     } catch (const std::exception& e) {
+      // An outage only if every trouble is one: a broken database does not
+      // heal by waiting for Redis.
+      snap.outage = (snap.trouble.empty() || snap.outage) && is_outage(e);
       snap.trouble += (snap.trouble.empty() ? "" : "; ");
       snap.trouble += std::string{"redis: "} + e.what();
     }
@@ -78,8 +85,14 @@ public:
   }
 
   std::pair<std::string, bool> audit() override {
-    auto verdict = audit::audit_pipeline(*db_, redis_, names_);
-    return {verdict.to_json(), verdict.ok()};
+    try {
+      auto verdict = audit::audit_pipeline(*db_, redis_, names_);
+      return {verdict.to_json(), verdict.ok()};
+    } catch (const SQLite::Exception&) {
+      // The audit reads SQLite directly: a locked database must come out
+      // as store_error busy, an outage, like every other store call.
+      storage::rethrow_as_store_error("audit", db_->getFilename());
+    }
   }
 
 private:

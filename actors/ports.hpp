@@ -96,6 +96,9 @@ struct pipeline_snapshot {
   std::int64_t order_violations = 0;
   /// Empty when both stores answered; else what went wrong.
   std::string trouble;
+  /// The trouble is an outage (Redis unreachable or loading, the database
+  /// locked), which waiting can end; false for any other failure.
+  bool outage = false;
 };
 
 /// What the coordinator reads and repairs. Production: storage + broker on
@@ -116,7 +119,8 @@ public:
   virtual std::size_t recover_all() = 0;
 
   /// The conservation verdict as JSON (audit::verdict::to_json), and
-  /// whether it holds.
+  /// whether it holds. Throws what the stores throw (is_outage tells an
+  /// outage from a fault).
   virtual std::pair<std::string, bool> audit() = 0;
 };
 

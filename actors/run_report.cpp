@@ -14,7 +14,7 @@ std::vector<std::string> violations_of(const run_outcome& o,
   if (!o.failure.empty())
     broke.push_back(o.failure);
   if (!o.final_state.trouble.empty())
-    broke.push_back("could not read the final state: " + o.final_state.trouble);
+    broke.push_back(unread_state_violation + o.final_state.trouble);
   if (audit.contains("checks"))
     for (const auto& check : audit["checks"])
       if (check.value("result", "") == "failed")
@@ -74,6 +74,7 @@ std::string run_report_json(const run_outcome& o, const run_metrics& m) {
         {"p95", latency.p95},
         {"p99", latency.p99}}},
       {"audit", audit},
+      {"final_state_error", s.trouble},
   };
   return report.dump();
 }
@@ -108,6 +109,24 @@ std::string run_report_text(const std::string& report_json) {
 bool run_report_ok(const std::string& report_json) {
   auto r = nlohmann::json::parse(report_json, nullptr, false);
   return !r.is_discarded() && r.value("ok", false);
+}
+
+std::string run_report_failure(const std::string& report_json) {
+  auto r = nlohmann::json::parse(report_json, nullptr, false);
+  if (r.is_discarded())
+    return "the report is not JSON";
+  auto unread = r.value("final_state_error", std::string{});
+  if (!unread.empty())
+    return unread_state_violation + unread +
+           "; what the run committed stays committed: check it with "
+           "`outbox verify` once the stores answer";
+  auto violations = r.value("violations", nlohmann::json::array());
+  std::string line = "invariants violated";
+  if (!violations.empty() && violations[0].is_string())
+    line += ": " + violations[0].get<std::string>();
+  if (violations.size() > 1)
+    line += " and " + std::to_string(violations.size() - 1) + " more";
+  return line + " (see \"violations\")";
 }
 
 } // namespace outbox::actors

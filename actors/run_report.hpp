@@ -34,4 +34,13 @@ std::string run_report_text(const std::string& report_json);
 /// Whether the report says every invariant held.
 bool run_report_ok(const std::string& report_json);
 
+/// The violation that says the end of the run could not read the stores.
+inline constexpr const char* unread_state_violation =
+    "could not read the final state: ";
+
+/// Why a report is not ok, in one line for stderr: the final state could
+/// not be read (the stores were out), or the first violation and how many
+/// more there are.
+std::string run_report_failure(const std::string& report_json);
+
 } // namespace outbox::actors

@@ -202,7 +202,7 @@ int run(const run_options& options) {
   else
     std::cout << actors::run_report_text(report);
   if (!actors::run_report_ok(report)) {
-    std::cerr << "outbox run: invariants violated (see \"violations\")\n";
+    std::cerr << "outbox run: " << actors::run_report_failure(report) << '\n';
     return exit_failure;
   }
   return exit_ok;

@@ -1,5 +1,7 @@
 #include "fakes.hpp"
 
+#include "broker/broker_error.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -293,6 +295,12 @@ std::size_t fake_pipeline_port::recover_all() {
 
 std::pair<std::string, bool> fake_pipeline_port::audit() {
   ++pipeline_->audits;
+  if (pipeline_->audit_outages > 0) {
+    --pipeline_->audit_outages;
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "Redis at 127.0.0.1:1 failed during HSCAN: "
+                               "Connection reset by peer");
+  }
   return pipeline_->verdict;
 }
 

@@ -172,6 +172,8 @@ struct fake_pipeline {
   int recover_all_calls = 0;
   /// What audit() returns.
   std::pair<std::string, bool> verdict{R"({"ok":true,"checks":[]})", true};
+  /// How many audit() calls throw broker_error(unavailable) first.
+  int audit_outages = 0;
   int audits = 0;
   /// Where recovery moves processing lists back (none: count calls only),
   /// and the key names that say which lists those are.

@@ -1,0 +1,83 @@
+#include "actors/coordinator_report.hpp"
+
+#include "actors/messages.hpp"
+#include "actors/outage.hpp"
+#include "actors/run_report.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace outbox::actors {
+
+namespace {
+
+/// The final state and the audit, with `outage` set when what went wrong
+/// was an outage that waiting can end.
+run_outcome read_outcome(coordinator_state& st, bool& outage) {
+  run_outcome outcome;
+  outcome.failure = st.failure;
+  outcome.relays = st.setup.settings.run.relays;
+  outcome.consumers = st.setup.settings.run.consumers;
+  outcome.seconds = static_cast<double>(st.ended_at - st.started_at) / 1000.0;
+  outcome.must_be_drained =
+      st.setup.until_drained && st.setup.settings.run.relays > 0;
+  outcome.final_state = st.probe->snapshot();
+  outage = outcome.final_state.outage;
+  if (!outcome.final_state.trouble.empty())
+    return outcome;
+  try {
+    std::tie(outcome.audit_json, outcome.audit_ok) = st.probe->audit();
+  } catch (const std::exception& e) {
+    outcome.final_state.trouble = e.what();
+    outage = is_outage(e);
+  }
+  return outcome;
+}
+
+void write_report(coordinator_actor* self) {
+  auto& st = self->state;
+  bool outage = false;
+  auto outcome = read_outcome(st, outage);
+  auto now = st.setup.clock();
+  if (outage && now - st.ended_at < st.setup.final_read_patience_ms) {
+    if (st.final_read.failed(now))
+      spdlog::warn("coordinator {}: waiting up to {} s to read the final "
+                   "state: {}",
+                   st.setup.name_prefix, st.setup.final_read_patience_ms / 1000,
+                   outcome.final_state.trouble);
+    self->delayed_send(self,
+                       std::chrono::milliseconds(st.setup.check_interval_ms),
+                       final_read_atom_v);
+    return;
+  }
+  if (auto waited = st.final_read.recovered(now))
+    spdlog::info("coordinator {}: read the final state after waiting {} ms",
+                 st.setup.name_prefix, waited->lasted_ms);
+  st.report = run_report_json(outcome, *st.setup.metrics);
+  spdlog::info("coordinator {}: stopped after {:.1f} s ({})",
+               st.setup.name_prefix, outcome.seconds,
+               st.failure.empty() ? "no failure" : "failed, see above");
+  if (st.run_request)
+    st.run_request->deliver(*st.report);
+  self->quit();
+}
+
+} // namespace
+
+void finish_if_all_down(coordinator_actor* self) {
+  auto& st = self->state;
+  if (!st.stopping || st.alive > 0 || st.report || st.all_down)
+    return;
+  st.all_down = true;
+  st.ended_at = st.setup.clock();
+  write_report(self);
+}
+
+void retry_final_read(coordinator_actor* self) {
+  if (self->state.all_down && !self->state.report)
+    write_report(self);
+}
+
+} // namespace outbox::actors

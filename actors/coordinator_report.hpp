@@ -1,0 +1,20 @@
+#pragma once
+
+// The end of a run: once every child is down, the coordinator reads the
+// final state and the audit and answers run_atom with the report.
+
+#include "actors/coordinator.hpp"
+
+namespace outbox::actors {
+
+/// Writes the report once the coordinator is stopping and every child is
+/// down; does nothing before that. If Redis or the database is out just
+/// then, waits for them (final_read_atom, up to
+/// setup.final_read_patience_ms) rather than report an outage as a failed
+/// run: the run's work is committed either way.
+void finish_if_all_down(coordinator_actor* self);
+
+/// Handler of final_read_atom: tries the final read again.
+void retry_final_read(coordinator_actor* self);
+
+} // namespace outbox::actors

@@ -1,0 +1,131 @@
+#include "actors/coordinator.hpp"
+#include "actors/run_report.hpp"
+
+#include "pipeline_fixture.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+// The end of a run on the test coordinator: Redis or the database out just
+// as the report is written is waited out (the run's work is committed), for
+// a bounded time; a fault that waiting cannot end is reported at once.
+
+using namespace outbox;
+using outbox::test::pipeline_fixture;
+
+namespace {
+
+using ActorCoordinatorReport = pipeline_fixture;
+
+constexpr const char* redis_gone =
+    "redis: Redis at 127.0.0.1:1 failed during HSCAN: Connection reset by "
+    "peer";
+
+nlohmann::json parse(const std::string& report) {
+  return nlohmann::json::parse(report);
+}
+
+TEST_F(ActorCoordinatorReport, WaitsOutARedisOutageBeforeTheReport) {
+  pipeline_->snapshot.trouble = redis_gone;
+  pipeline_->snapshot.outage = true;
+  auto setup = coordinator_config(pipeline_settings());
+  auto coordinator = spawn_coordinator(setup);
+  auto exit = watch(coordinator);
+  auto report = request_report(coordinator);
+  run();
+  request_shutdown(coordinator);
+  run();
+  advance(1000);
+  EXPECT_FALSE(report->arrived) << "the report waits while Redis is out";
+  EXPECT_FALSE(exit->exited);
+  auto reads = pipeline_->snapshots;
+
+  pipeline_->snapshot.trouble.clear();
+  pipeline_->snapshot.outage = false;
+  advance(setup.check_interval_ms);
+  EXPECT_GT(pipeline_->snapshots, reads);
+  ASSERT_TRUE(report->arrived) << "Redis is back: the report follows";
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_TRUE(exit->exited);
+  auto r = parse(*report->value);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["final_state_error"], "");
+  EXPECT_EQ(pipeline_->audits, 1);
+}
+
+TEST_F(ActorCoordinatorReport, AnAuditCutShortByAnOutageIsReadAgain) {
+  pipeline_->audit_outages = 3;
+  auto coordinator = spawn_coordinator(coordinator_config(pipeline_settings()));
+  auto report = request_report(coordinator);
+  run();
+  request_shutdown(coordinator);
+  run();
+  EXPECT_FALSE(report->arrived);
+  for (int i = 0; i < 10 && !report->arrived; ++i)
+    advance(20);
+  ASSERT_TRUE(report->arrived);
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_TRUE(parse(*report->value)["ok"].get<bool>()) << *report->value;
+  EXPECT_EQ(pipeline_->audits, 4) << "three outages, then the verdict";
+}
+
+TEST_F(ActorCoordinatorReport, GivesUpAfterItsPatienceAndSaysWhy) {
+  pipeline_->snapshot.trouble = redis_gone;
+  pipeline_->snapshot.outage = true;
+  auto setup = coordinator_config(pipeline_settings());
+  setup.final_read_patience_ms = 2000;
+  auto coordinator = spawn_coordinator(setup);
+  auto report = request_report(coordinator);
+  run();
+  request_shutdown(coordinator);
+  run();
+  advance(1900);
+  EXPECT_FALSE(report->arrived);
+  advance(200);
+  ASSERT_TRUE(report->arrived) << "the wait is bounded";
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = parse(*report->value);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["final_state_error"], redis_gone);
+  ASSERT_FALSE(r["violations"].empty());
+  EXPECT_EQ(r["violations"][0],
+            std::string{actors::unread_state_violation} + redis_gone);
+  auto line = actors::run_report_failure(*report->value);
+  EXPECT_NE(line.find(redis_gone), std::string::npos) << line;
+  EXPECT_NE(line.find("outbox verify"), std::string::npos) << line;
+  EXPECT_EQ(pipeline_->audits, 0) << "no verdict from unread stores";
+}
+
+TEST_F(ActorCoordinatorReport, AFaultThatWaitingCannotEndIsReportedAtOnce) {
+  pipeline_->snapshot.trouble =
+      "database: audit: database x.db is not an outbox database";
+  pipeline_->snapshot.outage = false;
+  auto coordinator = spawn_coordinator(coordinator_config(pipeline_settings()));
+  auto report = request_report(coordinator);
+  run();
+  request_shutdown(coordinator);
+  run();
+  ASSERT_TRUE(report->arrived) << "no waiting for a fault";
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = parse(*report->value);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["final_state_error"], pipeline_->snapshot.trouble);
+}
+
+TEST(RunReportFailure, NamesTheFirstViolationAndCountsTheRest) {
+  actors::run_outcome outcome;
+  outcome.failure = "relay-x-0-3 crashed more than run.restart_budget (3)";
+  outcome.audit_ok = false;
+  outcome.audit_json =
+      R"({"checks":[{"name":"published_processed","result":"failed",)"
+      R"("detail":"2 PUBLISHED rows never processed"}]})";
+  actors::run_metrics metrics;
+  auto report = actors::run_report_json(outcome, metrics);
+  EXPECT_FALSE(actors::run_report_ok(report));
+  EXPECT_EQ(actors::run_report_failure(report),
+            "invariants violated: relay-x-0-3 crashed more than "
+            "run.restart_budget (3) and 1 more (see \"violations\")");
+}
+
+} // namespace
