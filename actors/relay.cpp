@@ -2,6 +2,8 @@
 
 #include "actors/log_lines.hpp"
 #include "actors/messages.hpp"
+#include "actors/relay_log.hpp"
+#include "actors/relay_refusal.hpp"
 #include "broker/broker_error.hpp"
 #include "storage/database.hpp"
 #include "storage/store_error.hpp"
@@ -13,7 +15,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <set>
 #include <vector>
 
 namespace outbox::actors {
@@ -50,151 +51,6 @@ void crash(relay_actor* self, const char* point) {
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
-/// "e1 (order-1 #1), e2 (order-1 #2) and 3 more": the rows a line is about.
-std::string describe(const std::vector<storage::claimed_event>& events) {
-  return bounded_list(events, [](const storage::claimed_event& e) {
-    return e.event_id + " (" + e.aggregate_id + " #" + std::to_string(e.seq) +
-           ")";
-  });
-}
-
-/// The rows of `c` whose event_id is in `ids`, in claim order.
-std::vector<storage::claimed_event>
-rows_named(const storage::claim& c, const std::vector<std::string>& ids) {
-  std::set<std::string> wanted(ids.begin(), ids.end());
-  std::vector<storage::claimed_event> rows;
-  for (const auto& e : c.events)
-    if (wanted.count(e.event_id) > 0)
-      rows.push_back(e);
-  return rows;
-}
-
-/// One line per row that became FAILED: rare, and each needs an operator.
-void log_failed(const std::string& relay, const storage::failed_row& row) {
-  spdlog::warn("relay {}: row FAILED, later events of its aggregate wait for "
-               "`outbox retry` (event {}, aggregate {}, seq {}, attempts {}): "
-               "{}",
-               relay, row.event_id, row.aggregate_id, row.seq, row.attempts,
-               row.last_error);
-}
-
-/// Redis answered: ends an outage the relay saw, with one line.
-void redis_answered(relay_state& st) {
-  if (!st.redis.ongoing())
-    return;
-  if (auto ended = st.redis.recovered(st.setup.clock()))
-    spdlog::info("relay {}: Redis reachable again after {} ms ({} failed "
-                 "publishes)",
-                 st.setup.name, ended->lasted_ms, ended->failures);
-}
-
-/// The database answered: ends an outage the relay saw, with one line.
-void database_answered(relay_state& st) {
-  if (!st.database.ongoing())
-    return;
-  if (auto ended = st.database.recovered(st.setup.clock()))
-    spdlog::info("relay {}: database usable again after {} ms ({} failed "
-                 "cycles)",
-                 st.setup.name, ended->lasted_ms, ended->failures);
-}
-
-/// Database trouble: warn once per outage, the retries at debug.
-void database_failed(relay_state& st, const char* when, const char* what) {
-  auto level = st.database.failed(st.setup.clock()) ? spdlog::level::warn
-                                                    : spdlog::level::debug;
-  spdlog::log(level, "relay {}: database trouble{}, backing off: {}",
-              st.setup.name, when, what);
-}
-
-std::vector<broker::event_entry> to_entries(const storage::claim& c,
-                                            storage::millis now) {
-  std::vector<broker::event_entry> entries;
-  entries.reserve(c.events.size());
-  for (const auto& e : c.events)
-    entries.push_back({e.event_id, e.aggregate_id, e.seq, e.event_type,
-                       e.payload, e.created_at, now});
-  return entries;
-}
-
-/// The claim minus the rows whose event_id is in `excluded`.
-storage::claim without(const storage::claim& c,
-                       const std::set<std::string>& excluded) {
-  storage::claim rest = c;
-  rest.events.clear();
-  for (const auto& e : c.events)
-    if (excluded.count(e.event_id) == 0)
-      rest.events.push_back(e);
-  return rest;
-}
-
-/// Redis refused the batch. Find the rows it refuses by publishing one row
-/// at a time, so only they pay an attempt; the later rows of their
-/// aggregate are handed back unpublished (order), every other aggregate goes
-/// through. Returns the claim of what was published.
-storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
-                               storage::millis now,
-                               const std::string& first_error) {
-  auto& st = self->state;
-  auto& metrics = *st.setup.metrics;
-  std::set<std::string> blocked;
-  std::vector<storage::event_lease> refused;
-  std::vector<storage::event_lease> held_back;
-  std::string reason = first_error;
-  if (c.events.size() == 1) {
-    blocked.insert(c.events.front().aggregate_id);
-    refused.push_back({c.events.front().event_id, c.events.front().epoch,
-                       c.events.front().rowid});
-  }
-  for (const auto& e : c.events) {
-    if (c.events.size() == 1)
-      break;
-    if (blocked.count(e.aggregate_id)) {
-      held_back.push_back({e.event_id, e.epoch, e.rowid});
-      continue;
-    }
-    storage::claim single = c;
-    single.events = {e};
-    try {
-      st.publisher->publish(to_entries(single, now));
-    } catch (const broker::broker_error& err) {
-      if (err.code() == broker::broker_errc::unavailable)
-        throw;
-      blocked.insert(e.aggregate_id);
-      refused.push_back({e.event_id, e.epoch, e.rowid});
-      reason = err.what();
-    }
-  }
-  auto failed = st.store->fail(st.setup.name, refused, reason, st.setup.clock(),
-                               st.setup.lease);
-  metrics.rows_failed += failed.failed;
-  metrics.released += st.store->release(st.setup.name, held_back);
-  // Redis answered (with a refusal): it is reachable.
-  redis_answered(st);
-  std::vector<std::string> refused_ids;
-  for (const auto& lease : refused)
-    refused_ids.push_back(lease.event_id);
-  // Rows that became FAILED get a line each; the refusal gets one more only
-  // when it did something else too (backed off, held rows back).
-  if (failed.backed_off > 0 || !held_back.empty())
-    spdlog::warn("relay {}: broker refused {} rows, {} backed off, {} now "
-                 "FAILED, {} later rows of their aggregates held back "
-                 "(events: {}): {}",
-                 st.setup.name, refused.size(), failed.backed_off,
-                 failed.failed, held_back.size(),
-                 describe(rows_named(c, refused_ids)), reason);
-  for (const auto& row : rows_named(c, failed.failed_event_ids))
-    log_failed(st.setup.name, {row.event_id, row.aggregate_id, row.seq,
-                               row.event_type, row.attempts, reason});
-  // Rows of a blocked aggregate that came before its refused row were
-  // published above and must be acknowledged like the others: left out,
-  // their lease would expire and each takeover would publish them again.
-  std::set<std::string> unpublished;
-  for (const auto* leases : {&refused, &held_back})
-    for (const auto& lease : *leases)
-      unpublished.insert(lease.event_id);
-  return without(c, unpublished);
-}
-
 /// Publishes a claimed batch and acknowledges it. Returns false when the
 /// relay crashed or must back off (the next cycle is scheduled here then).
 bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
@@ -215,7 +71,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
       spdlog::info("relay {}: lease lost on {} rows before publishing "
                    "(taken over), dropping the batch (events: {})",
                    st.setup.name, claimed.events.size(),
-                   describe(claimed.events));
+                   describe_rows(claimed.events));
       schedule_claim(self, 0);
       return false;
     }
@@ -240,7 +96,8 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     spdlog::log(level,
                 "relay {}: Redis unavailable, releasing {} rows and retrying "
                 "(events: {}): {}",
-                st.setup.name, c.events.size(), describe(c.events), e.what());
+                st.setup.name, c.events.size(), describe_rows(c.events),
+                e.what());
     metrics.released += st.store->release(st.setup.name, c.leases());
     schedule_idle(self);
     return false;
@@ -267,7 +124,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     spdlog::info("relay {}: lease lost on {} rows (taken over), ack rejected "
                  "(events: {})",
                  st.setup.name, acked.rejected.size(),
-                 describe(rows_named(c, acked.rejected)));
+                 describe_rows(rows_named(c, acked.rejected)));
   }
   spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
                 c.events.size(), acked.acked);
@@ -300,7 +157,7 @@ void run_cycle(relay_actor* self) {
                                 return owner.first + " (" +
                                        std::to_string(owner.second) + ")";
                               }),
-                 describe(taken));
+                 describe_rows(taken));
   }
   for (const auto& row : c.given_up)
     log_failed(st.setup.name, row);
@@ -373,7 +230,7 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
         spdlog::warn("relay {}: releasing {} paused rows on shutdown failed, "
                      "they wait for their lease to expire (events: {}): {}",
                      st.setup.name, st.paused->events.size(),
-                     describe(st.paused->events), e.what());
+                     describe_rows(st.paused->events), e.what());
       }
       st.paused.reset();
     }

@@ -1,0 +1,61 @@
+#include "actors/relay_log.hpp"
+
+#include "actors/log_lines.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+namespace outbox::actors {
+
+std::string describe_rows(const std::vector<storage::claimed_event>& events) {
+  return bounded_list(events, [](const storage::claimed_event& e) {
+    return e.event_id + " (" + e.aggregate_id + " #" + std::to_string(e.seq) +
+           ")";
+  });
+}
+
+std::vector<storage::claimed_event>
+rows_named(const storage::claim& c, const std::vector<std::string>& ids) {
+  std::set<std::string> wanted(ids.begin(), ids.end());
+  std::vector<storage::claimed_event> rows;
+  for (const auto& e : c.events)
+    if (wanted.count(e.event_id) > 0)
+      rows.push_back(e);
+  return rows;
+}
+
+void log_failed(const std::string& relay, const storage::failed_row& row) {
+  spdlog::warn("relay {}: row FAILED, later events of its aggregate wait for "
+               "`outbox retry` (event {}, aggregate {}, seq {}, attempts {}): "
+               "{}",
+               relay, row.event_id, row.aggregate_id, row.seq, row.attempts,
+               row.last_error);
+}
+
+void redis_answered(relay_state& st) {
+  if (!st.redis.ongoing())
+    return;
+  if (auto ended = st.redis.recovered(st.setup.clock()))
+    spdlog::info("relay {}: Redis reachable again after {} ms ({} failed "
+                 "publishes)",
+                 st.setup.name, ended->lasted_ms, ended->failures);
+}
+
+void database_answered(relay_state& st) {
+  if (!st.database.ongoing())
+    return;
+  if (auto ended = st.database.recovered(st.setup.clock()))
+    spdlog::info("relay {}: database usable again after {} ms ({} failed "
+                 "cycles)",
+                 st.setup.name, ended->lasted_ms, ended->failures);
+}
+
+void database_failed(relay_state& st, const char* when, const char* what) {
+  auto level = st.database.failed(st.setup.clock()) ? spdlog::level::warn
+                                                    : spdlog::level::debug;
+  spdlog::log(level, "relay {}: database trouble{}, backing off: {}",
+              st.setup.name, when, what);
+}
+
+} // namespace outbox::actors

@@ -1,0 +1,95 @@
+#include "actors/relay_refusal.hpp"
+
+#include "actors/relay_log.hpp"
+#include "broker/broker_error.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+namespace outbox::actors {
+
+std::vector<broker::event_entry> to_entries(const storage::claim& c,
+                                            storage::millis now) {
+  std::vector<broker::event_entry> entries;
+  entries.reserve(c.events.size());
+  for (const auto& e : c.events)
+    entries.push_back({e.event_id, e.aggregate_id, e.seq, e.event_type,
+                       e.payload, e.created_at, now});
+  return entries;
+}
+
+storage::claim claim_without(const storage::claim& c,
+                             const std::set<std::string>& excluded) {
+  storage::claim rest = c;
+  rest.events.clear();
+  for (const auto& e : c.events)
+    if (excluded.count(e.event_id) == 0)
+      rest.events.push_back(e);
+  return rest;
+}
+
+storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
+                               storage::millis now,
+                               const std::string& first_error) {
+  auto& st = self->state;
+  auto& metrics = *st.setup.metrics;
+  std::set<std::string> blocked;
+  std::vector<storage::event_lease> refused;
+  std::vector<storage::event_lease> held_back;
+  std::string reason = first_error;
+  if (c.events.size() == 1) {
+    blocked.insert(c.events.front().aggregate_id);
+    refused.push_back({c.events.front().event_id, c.events.front().epoch,
+                       c.events.front().rowid});
+  }
+  for (const auto& e : c.events) {
+    if (c.events.size() == 1)
+      break;
+    if (blocked.count(e.aggregate_id)) {
+      held_back.push_back({e.event_id, e.epoch, e.rowid});
+      continue;
+    }
+    storage::claim single = c;
+    single.events = {e};
+    try {
+      st.publisher->publish(to_entries(single, now));
+    } catch (const broker::broker_error& err) {
+      if (err.code() == broker::broker_errc::unavailable)
+        throw;
+      blocked.insert(e.aggregate_id);
+      refused.push_back({e.event_id, e.epoch, e.rowid});
+      reason = err.what();
+    }
+  }
+  auto failed = st.store->fail(st.setup.name, refused, reason, st.setup.clock(),
+                               st.setup.lease);
+  metrics.rows_failed += failed.failed;
+  metrics.released += st.store->release(st.setup.name, held_back);
+  // Redis answered (with a refusal): it is reachable.
+  redis_answered(st);
+  std::vector<std::string> refused_ids;
+  for (const auto& lease : refused)
+    refused_ids.push_back(lease.event_id);
+  // Rows that became FAILED get a line each; the refusal gets one more only
+  // when it did something else too (backed off, held rows back).
+  if (failed.backed_off > 0 || !held_back.empty())
+    spdlog::warn("relay {}: broker refused {} rows, {} backed off, {} now "
+                 "FAILED, {} later rows of their aggregates held back "
+                 "(events: {}): {}",
+                 st.setup.name, refused.size(), failed.backed_off,
+                 failed.failed, held_back.size(),
+                 describe_rows(rows_named(c, refused_ids)), reason);
+  for (const auto& row : rows_named(c, failed.failed_event_ids))
+    log_failed(st.setup.name, {row.event_id, row.aggregate_id, row.seq,
+                               row.event_type, row.attempts, reason});
+  // Rows of a blocked aggregate that came before its refused row were
+  // published above and must be acknowledged like the others: left out,
+  // their lease would expire and each takeover would publish them again.
+  std::set<std::string> unpublished;
+  for (const auto* leases : {&refused, &held_back})
+    for (const auto& lease : *leases)
+      unpublished.insert(lease.event_id);
+  return claim_without(c, unpublished);
+}
+
+} // namespace outbox::actors

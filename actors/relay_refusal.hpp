@@ -1,0 +1,34 @@
+#pragma once
+
+// What a relay does when Redis refuses a batch (WRONGTYPE, OOM, an entry
+// over the size limit): find the rows it refuses, charge only them an
+// attempt, keep their aggregates in order, publish everything else.
+
+#include "actors/relay.hpp"
+#include "broker/entry.hpp"
+#include "storage/types.hpp"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace outbox::actors {
+
+/// The claimed rows as queue entries, published at `now`.
+std::vector<broker::event_entry> to_entries(const storage::claim& c,
+                                            storage::millis now);
+
+/// The claim minus the rows whose event_id is in `excluded`.
+storage::claim claim_without(const storage::claim& c,
+                             const std::set<std::string>& excluded);
+
+/// Redis refused the batch. Find the rows it refuses by publishing one row
+/// at a time, so only they pay an attempt; the later rows of their
+/// aggregate are handed back unpublished (order), every other aggregate goes
+/// through. Returns the claim of what was published. Throws broker_error
+/// (unavailable) when Redis goes away meanwhile.
+storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
+                               storage::millis now,
+                               const std::string& first_error);
+
+} // namespace outbox::actors
