@@ -16,7 +16,22 @@ using outbox::test::pipeline_fixture;
 
 namespace {
 
-using ActorCoordinatorReport = pipeline_fixture;
+/// Starts an unbounded run and shuts it down at once: every child goes
+/// down and the coordinator turns to its final read.
+class ActorCoordinatorReport : public pipeline_fixture {
+protected:
+  std::shared_ptr<test::reply<std::string>>
+  shut_down(const actors::coordinator_setup& setup) {
+    coordinator_ = spawn_coordinator(setup);
+    auto report = request_report(coordinator_);
+    run();
+    request_shutdown(coordinator_);
+    run();
+    return report;
+  }
+
+  caf::actor coordinator_;
+};
 
 constexpr const char* redis_gone =
     "redis: Redis at 127.0.0.1:1 failed during HSCAN: Connection reset by "
@@ -30,12 +45,8 @@ TEST_F(ActorCoordinatorReport, WaitsOutARedisOutageBeforeTheReport) {
   pipeline_->snapshot.trouble = redis_gone;
   pipeline_->snapshot.outage = true;
   auto setup = coordinator_config(pipeline_settings());
-  auto coordinator = spawn_coordinator(setup);
-  auto exit = watch(coordinator);
-  auto report = request_report(coordinator);
-  run();
-  request_shutdown(coordinator);
-  run();
+  auto report = shut_down(setup);
+  auto exit = watch(coordinator_);
   advance(1000);
   EXPECT_FALSE(report->arrived) << "the report waits while Redis is out";
   EXPECT_FALSE(exit->exited);
@@ -56,11 +67,7 @@ TEST_F(ActorCoordinatorReport, WaitsOutARedisOutageBeforeTheReport) {
 
 TEST_F(ActorCoordinatorReport, AnAuditCutShortByAnOutageIsReadAgain) {
   pipeline_->audit_outages = 3;
-  auto coordinator = spawn_coordinator(coordinator_config(pipeline_settings()));
-  auto report = request_report(coordinator);
-  run();
-  request_shutdown(coordinator);
-  run();
+  auto report = shut_down(coordinator_config(pipeline_settings()));
   EXPECT_FALSE(report->arrived);
   for (int i = 0; i < 10 && !report->arrived; ++i)
     advance(20);
@@ -75,11 +82,7 @@ TEST_F(ActorCoordinatorReport, GivesUpAfterItsPatienceAndSaysWhy) {
   pipeline_->snapshot.outage = true;
   auto setup = coordinator_config(pipeline_settings());
   setup.final_read_patience_ms = 2000;
-  auto coordinator = spawn_coordinator(setup);
-  auto report = request_report(coordinator);
-  run();
-  request_shutdown(coordinator);
-  run();
+  auto report = shut_down(setup);
   advance(1900);
   EXPECT_FALSE(report->arrived);
   advance(200);
@@ -101,11 +104,7 @@ TEST_F(ActorCoordinatorReport, AFaultThatWaitingCannotEndIsReportedAtOnce) {
   pipeline_->snapshot.trouble =
       "database: audit: database x.db is not an outbox database";
   pipeline_->snapshot.outage = false;
-  auto coordinator = spawn_coordinator(coordinator_config(pipeline_settings()));
-  auto report = request_report(coordinator);
-  run();
-  request_shutdown(coordinator);
-  run();
+  auto report = shut_down(coordinator_config(pipeline_settings()));
   ASSERT_TRUE(report->arrived) << "no waiting for a fault";
   ASSERT_TRUE(report->value) << render(report->error);
   auto r = parse(*report->value);
