@@ -304,8 +304,14 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
     // A child's exit can arrive after its down_msg (and after its slot was
     // given a new actor): remember every child ever spawned.
     bool from_child = st.children.count(msg.source) > 0;
-    if (!from_child && !st.stopping)
+    if (from_child)
+      return;
+    if (st.report)
+      self->quit(msg.reason);
+    else if (!st.stopping)
       stop(self, "stopped from outside: " + describe(self, msg.reason));
+    else
+      stop_waiting(self);
   });
   self->set_down_handler([self](caf::down_msg& msg) { on_down(self, msg); });
   try {
@@ -321,15 +327,22 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
   return {
       [self](run_atom) -> caf::result<std::string> {
         auto& st = self->state;
-        if (st.report)
-          return *st.report;
         st.run_request = self->make_response_promise();
+        if (st.report) {
+          st.run_request->deliver(*st.report);
+          self->quit();
+        }
         return caf::delegated<std::string>{};
       },
       [self](done_atom) { self->state.load_done = true; },
       [self](check_atom) { check(self); },
       [self](final_read_atom) { retry_final_read(self); },
-      [self](shutdown_atom) { stop(self, ""); },
+      [self](shutdown_atom) {
+        if (self->state.all_down)
+          stop_waiting(self);
+        else
+          stop(self, "");
+      },
       [self](respawn_atom, std::size_t position) {
         auto& st = self->state;
         if (position < st.slots.size())

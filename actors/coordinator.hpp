@@ -100,6 +100,8 @@ struct coordinator_state {
   bool all_down = false;
   /// An outage met while reading the final state: logged once.
   outage final_read;
+  /// Asked to stop again while the final read waited: no more waiting.
+  bool stop_waiting = false;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

@@ -23,6 +23,9 @@ run_outcome read_outcome(coordinator_state& st, bool& outage) {
   outcome.seconds = static_cast<double>(st.ended_at - st.started_at) / 1000.0;
   outcome.must_be_drained =
       st.setup.until_drained && st.setup.settings.run.relays > 0;
+  outage = false;
+  if (!st.probe) // the run could not start: failure says why
+    return outcome;
   outcome.final_state = st.probe->snapshot();
   outage = outcome.final_state.outage;
   if (!outcome.final_state.trouble.empty())
@@ -30,7 +33,7 @@ run_outcome read_outcome(coordinator_state& st, bool& outage) {
   try {
     std::tie(outcome.audit_json, outcome.audit_ok) = st.probe->audit();
   } catch (const std::exception& e) {
-    outcome.final_state.trouble = e.what();
+    outcome.final_state.trouble = std::string{"audit: "} + e.what();
     outage = is_outage(e);
   }
   return outcome;
@@ -41,7 +44,8 @@ void write_report(coordinator_actor* self) {
   bool outage = false;
   auto outcome = read_outcome(st, outage);
   auto now = st.setup.clock();
-  if (outage && now - st.ended_at < st.setup.final_read_patience_ms) {
+  if (outage && !st.stop_waiting &&
+      now - st.ended_at < st.setup.final_read_patience_ms) {
     if (st.final_read.failed(now))
       spdlog::warn("coordinator {}: waiting up to {} s to read the final "
                    "state: {}",
@@ -52,16 +56,23 @@ void write_report(coordinator_actor* self) {
                        final_read_atom_v);
     return;
   }
-  if (auto waited = st.final_read.recovered(now))
+  if (!outcome.final_state.trouble.empty() && st.final_read.ongoing())
+    spdlog::warn("coordinator {}: gave up reading the final state after "
+                 "{} ms",
+                 st.setup.name_prefix, now - st.ended_at);
+  else if (auto waited = st.final_read.recovered(now))
     spdlog::info("coordinator {}: read the final state after waiting {} ms",
                  st.setup.name_prefix, waited->lasted_ms);
   st.report = run_report_json(outcome, *st.setup.metrics);
   spdlog::info("coordinator {}: stopped after {:.1f} s ({})",
                st.setup.name_prefix, outcome.seconds,
                st.failure.empty() ? "no failure" : "failed, see above");
-  if (st.run_request)
+  // Without a request yet (a run that failed while starting), the report
+  // waits for run_atom: quitting now would leave the asker no answer.
+  if (st.run_request) {
     st.run_request->deliver(*st.report);
-  self->quit();
+    self->quit();
+  }
 }
 
 } // namespace
@@ -78,6 +89,12 @@ void finish_if_all_down(coordinator_actor* self) {
 void retry_final_read(coordinator_actor* self) {
   if (self->state.all_down && !self->state.report)
     write_report(self);
+}
+
+void stop_waiting(coordinator_actor* self) {
+  auto& st = self->state;
+  st.stop_waiting = true;
+  retry_final_read(self);
 }
 
 } // namespace outbox::actors

@@ -17,4 +17,8 @@ void finish_if_all_down(coordinator_actor* self);
 /// Handler of final_read_atom: tries the final read again.
 void retry_final_read(coordinator_actor* self);
 
+/// A second request to stop (SIGINT again, an exit from outside) while the
+/// final read waits: one last read, then the report, whatever it says.
+void stop_waiting(coordinator_actor* self);
+
 } // namespace outbox::actors

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sstream>
+#include <vector>
 
 namespace outbox::actors {
 
@@ -76,7 +77,9 @@ std::string run_report_json(const run_outcome& o, const run_metrics& m) {
       {"audit", audit},
       {"final_state_error", s.trouble},
   };
-  return report.dump();
+  // Messages quote paths and Redis replies: invalid UTF-8 is replaced, not
+  // thrown, so the run always gets its report.
+  return report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string run_report_text(const std::string& report_json) {
@@ -113,20 +116,32 @@ bool run_report_ok(const std::string& report_json) {
 
 std::string run_report_failure(const std::string& report_json) {
   auto r = nlohmann::json::parse(report_json, nullptr, false);
-  if (r.is_discarded())
-    return "the report is not JSON";
-  auto unread = r.value("final_state_error", std::string{});
-  if (!unread.empty())
-    return unread_state_violation + unread +
-           "; what the run committed stays committed: check it with "
-           "`outbox verify` once the stores answer";
-  auto violations = r.value("violations", nlohmann::json::array());
-  std::string line = "invariants violated";
-  if (!violations.empty() && violations[0].is_string())
-    line += ": " + violations[0].get<std::string>();
-  if (violations.size() > 1)
-    line += " and " + std::to_string(violations.size() - 1) + " more";
-  return line + " (see \"violations\")";
+  if (r.is_discarded() || !r.is_object())
+    return "the report is not a JSON object";
+  std::vector<std::string> broke;
+  auto v = r.find("violations");
+  if (v != r.end() && v->is_array())
+    for (const auto& item : *v)
+      if (item.is_string())
+        broke.push_back(item.get<std::string>());
+  auto unread = r.find("final_state_error");
+  bool unread_state = unread != r.end() && unread->is_string() &&
+                      !unread->get<std::string>().empty();
+  std::string line;
+  if (unread_state && broke.size() == 1) {
+    line = broke.front(); // "could not read the final state: ..."
+  } else {
+    line = "invariants violated";
+    if (!broke.empty())
+      line += ": " + broke.front();
+    if (broke.size() > 1)
+      line += " and " + std::to_string(broke.size() - 1) + " more";
+    line += " (see \"violations\")";
+  }
+  if (unread_state)
+    line += "; what the run committed stays committed: check it with "
+            "`outbox verify`";
+  return line;
 }
 
 } // namespace outbox::actors

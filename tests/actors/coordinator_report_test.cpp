@@ -112,6 +112,39 @@ TEST_F(ActorCoordinatorReport, AFaultThatWaitingCannotEndIsReportedAtOnce) {
   EXPECT_EQ(r["final_state_error"], pipeline_->snapshot.trouble);
 }
 
+TEST_F(ActorCoordinatorReport, ASecondStopEndsTheWait) {
+  pipeline_->snapshot.trouble = redis_gone;
+  pipeline_->snapshot.outage = true;
+  auto setup = coordinator_config(pipeline_settings());
+  auto report = shut_down(setup);
+  advance(500);
+  EXPECT_FALSE(report->arrived);
+  // SIGINT again: the operator will not wait for Redis.
+  request_shutdown(coordinator_);
+  run();
+  ASSERT_TRUE(report->arrived) << "the second stop ends the wait";
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = parse(*report->value);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["final_state_error"], redis_gone);
+}
+
+TEST_F(ActorCoordinatorReport, ARunThatCannotStartStillReports) {
+  auto setup = coordinator_config(pipeline_settings());
+  setup.make_probe = []() -> std::unique_ptr<actors::pipeline_port> {
+    throw std::runtime_error("database x.db is locked");
+  };
+  coordinator_ = spawn_coordinator(setup);
+  auto report = request_report(coordinator_);
+  run();
+  ASSERT_TRUE(report->arrived);
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = parse(*report->value);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  ASSERT_FALSE(r["violations"].empty());
+  EXPECT_EQ(r["violations"][0], "cannot start: database x.db is locked");
+}
+
 TEST(RunReportFailure, NamesTheFirstViolationAndCountsTheRest) {
   actors::run_outcome outcome;
   outcome.failure = "relay-x-0-3 crashed more than run.restart_budget (3)";
@@ -125,6 +158,43 @@ TEST(RunReportFailure, NamesTheFirstViolationAndCountsTheRest) {
   EXPECT_EQ(actors::run_report_failure(report),
             "invariants violated: relay-x-0-3 crashed more than "
             "run.restart_budget (3) and 1 more (see \"violations\")");
+}
+
+TEST(RunReportFailure, AnUnreadStateDoesNotHideAnEarlierFailure) {
+  actors::run_outcome outcome;
+  outcome.failure = "writer died: disk full";
+  outcome.final_state.trouble = redis_gone;
+  actors::run_metrics metrics;
+  auto line =
+      actors::run_report_failure(actors::run_report_json(outcome, metrics));
+  EXPECT_EQ(line.rfind("invariants violated: writer died: disk full and 1 "
+                       "more",
+                       0),
+            0u)
+      << line;
+  EXPECT_NE(line.find("outbox verify"), std::string::npos) << line;
+}
+
+TEST(RunReportFailure, OddReportsGetALineNotAnException) {
+  EXPECT_EQ(actors::run_report_failure("[1, 2]"),
+            "the report is not a JSON object");
+  EXPECT_EQ(actors::run_report_failure("not json"),
+            "the report is not a JSON object");
+  EXPECT_EQ(actors::run_report_failure(
+                R"({"violations": "x", "final_state_error": null})"),
+            "invariants violated (see \"violations\")");
+}
+
+TEST(RunReport, InvalidUtf8InAMessageIsReplacedNotThrown) {
+  actors::run_outcome outcome;
+  outcome.failure = "cannot start: database /tmp/\xff\xfe.db is locked";
+  actors::run_metrics metrics;
+  std::string report;
+  ASSERT_NO_THROW(report = actors::run_report_json(outcome, metrics));
+  auto r = parse(report);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_NE(r["violations"][0].get<std::string>().find("is locked"),
+            std::string::npos);
 }
 
 } // namespace
