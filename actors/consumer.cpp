@@ -95,6 +95,7 @@ void record(consumer_state& st, const std::vector<std::string>& entries,
   auto& metrics = *st.setup.metrics;
   auto now = st.setup.clock();
   std::vector<double> latencies;
+  std::int64_t applied_here = 0;
   // (event or "unreadable", reason): one line per batch, not per entry, so
   // a producer pushing garbage cannot flood the log.
   std::vector<std::pair<std::string, std::string>> dead;
@@ -102,7 +103,7 @@ void record(consumer_state& st, const std::vector<std::string>& entries,
     const auto& applied = outcomes[i];
     switch (applied.result) {
     case broker::applied_entry::outcome::applied:
-      metrics.applied++;
+      ++applied_here;
       if (applied.order_violation)
         metrics.order_violations++;
       if (applied.committed_at > 0)
@@ -121,7 +122,10 @@ void record(consumer_state& st, const std::vector<std::string>& entries,
       break;
     }
   }
+  // Latencies before the counter: a scrape that sees the entries applied
+  // sees their latencies too.
   metrics.commit_to_processed.record_many(latencies);
+  metrics.applied += applied_here;
   if (!dead.empty())
     spdlog::warn("consumer {}: dead-lettered {} {} ({})", st.setup.name,
                  dead.size(), dead.size() == 1 ? "entry" : "entries",

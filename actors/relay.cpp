@@ -110,7 +110,8 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
   }
   auto acked_at = st.setup.clock();
   auto acked = st.store->ack(st.setup.name, c.leases(), acked_at);
-  metrics.acked += acked.acked;
+  // Latencies before the counter: a scrape that sees the rows acked sees
+  // their latencies too.
   if (acked.rejected.empty()) {
     std::vector<double> latencies;
     latencies.reserve(c.events.size());
@@ -118,6 +119,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
       latencies.push_back(static_cast<double>(acked_at - e.created_at));
     metrics.commit_to_published.record_many(latencies);
   }
+  metrics.acked += acked.acked;
   if (!acked.rejected.empty()) {
     metrics.fenced_acks_rejected +=
         static_cast<std::int64_t>(acked.rejected.size());

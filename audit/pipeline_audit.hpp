@@ -16,7 +16,9 @@ namespace outbox::audit {
 /// Reads the database and Redis in the order evaluate() needs, so the
 /// checks hold even while other processes keep working: the ledger first,
 /// then the queues, then the inbox; the ledger again only if the inbox
-/// names events committed after the first read. Throws store_error or
+/// names events committed after the first read; the queues and the inbox
+/// once more before a published row is reported unprocessed (an entry in
+/// flight between queue and processing list). Throws store_error or
 /// broker_error.
 verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
                        const broker::keys& names);

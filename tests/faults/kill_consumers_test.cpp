@@ -47,13 +47,17 @@ TEST_F(FaultKillConsumers, SigkilledConsumerProcessesRecoverInFlightEntries) {
     ++kills;
     load.pump(random_ms(200, 500));
     consumer = start_run(consumer_flags);
-    EXPECT_TRUE(consumer->wait_for_stderr("running;", 10'000));
+    // "started" comes after the recovery, as the consumers begin to pop
+    // ("running;" comes earlier, before the coordinator has done anything).
+    EXPECT_TRUE(consumer->wait_for_stderr("started 0 relays", 10'000));
     load.pump(random_ms(2, 40));
   }
   auto orders = load.finish(120'000);
 
   stop_gracefully(*relays, "relay process");
-  stop_gracefully(*consumer, "consumer process");
+  process_result last;
+  stop_gracefully(*consumer, "consumer process", &last);
+  recovered += recovered_in(last.err);
   drain();
 
   auto check = finish("FaultKillConsumers", kills);

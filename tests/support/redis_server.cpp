@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -29,25 +31,51 @@ constexpr int start_deadline_ms = 10'000;
 
 using clock_type = std::chrono::steady_clock;
 
-/// A port the kernel just handed out: bind to port 0 and read it back. The
-/// port could be taken before redis-server binds it; launch() then fails
-/// and the constructor tries another.
-int free_loopback_port() {
+/// Binds 127.0.0.1:`port` (0: any) with SO_REUSEADDR, as redis-server
+/// does; returns the port bound, or 0 when it is taken.
+int bind_loopback(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0)
     throw std::runtime_error("socket() failed");
+  int on = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
   socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    throw std::runtime_error("cannot bind a free loopback port");
-  }
+  int bound = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    bound = ntohs(addr.sin_port);
   ::close(fd);
-  return ntohs(addr.sin_port);
+  return bound;
+}
+
+/// The first port of the kernel's ephemeral range (32768 if unreadable).
+int ephemeral_low() {
+  std::ifstream range{"/proc/sys/net/ipv4/ip_local_port_range"};
+  int low = 0;
+  return range >> low && low > 0 ? low : 32768;
+}
+
+/// A free loopback port below the kernel's ephemeral range: a port in that
+/// range can be handed to any outgoing connection on the machine while its
+/// server is down for a restart (FaultKillRedis), and the restart would
+/// fail. The port could still be taken before redis-server binds it;
+/// launch() then fails and the constructor tries another.
+int free_loopback_port() {
+  static std::mt19937 pick{std::random_device{}()};
+  constexpr int lowest = 10'000;
+  int low = ephemeral_low();
+  for (int attempt = 0; low > lowest + 1000 && attempt < 100; ++attempt) {
+    int port = std::uniform_int_distribution<int>(lowest, low - 1)(pick);
+    if (bind_loopback(port) == port)
+      return port;
+  }
+  if (int port = bind_loopback(0))
+    return port;
+  throw std::runtime_error("cannot bind a free loopback port");
 }
 
 std::string make_temp_dir() {
