@@ -156,9 +156,11 @@ double pipelined_inbox_script(const config::settings& s,
   for (std::size_t i = 0; i < entries.size();) {
     round.clear();
     for (int c = 0; c < depth && i < entries.size(); ++c)
-      round.push_back({"EVALSHA", sha, "7", k.processed, k.reserved,
+      // No fence ('' holder): the ceiling is the script's own cost.
+      round.push_back({"EVALSHA", sha, "8", k.processed, k.reserved,
                        k.aggregate_seq, k.counters, k.dead_letter,
-                       k.trimmed_summary(), k.seq_gaps(), entries[i++]});
+                       k.trimmed_summary(), k.seq_gaps(), k.consumer_lock(), "",
+                       "0", entries[i++]});
     conn.pipeline(round);
   }
   return static_cast<double>(entries.size()) / seconds_since(start);

@@ -8,6 +8,8 @@ const char* to_string(broker_errc code) {
     return "unavailable";
   case broker_errc::rejected:
     return "rejected";
+  case broker_errc::fenced:
+    return "fenced";
   }
   return "unknown";
 }

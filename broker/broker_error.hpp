@@ -12,6 +12,10 @@ enum class broker_errc {
   unavailable,
   /// Redis answered with an error (wrong type, script error, OOM...).
   rejected,
+  /// A consumer's pop or apply was refused because another process holds
+  /// the consumers' lock (broker/consumer_lock.hpp): this process must stop
+  /// consuming. Nothing was moved or applied by the refused call.
+  fenced,
 };
 
 const char* to_string(broker_errc code);

@@ -1,6 +1,7 @@
 #include "broker/connection.hpp"
 
 #include "broker/broker_error.hpp"
+#include "broker/fence.hpp"
 
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
@@ -220,6 +221,8 @@ void throw_if_error(const redisReply& r, const char* context) {
   what += (context != nullptr && *context != '\0') ? context : "a command";
   what += ": ";
   what += error;
+  if (error.rfind(fenced_error_prefix, 0) == 0)
+    throw broker_error(broker_errc::fenced, what);
   throw broker_error(temporarily_unavailable(error) ? broker_errc::unavailable
                                                     : broker_errc::rejected,
                      what);

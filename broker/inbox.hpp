@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/fence.hpp"
 #include "broker/keys.hpp"
 #include "broker/lua_script.hpp"
 
@@ -39,7 +40,10 @@ struct applied_entry {
 /// NOSCRIPT, e.g. after a Redis restart without persistence of scripts).
 class inbox {
 public:
-  inbox(connection& conn, keys names);
+  /// With an active `fence`, every call first checks that this process
+  /// still holds the consumers' lock, and throws broker_error(fenced)
+  /// without applying anything when it does not.
+  inbox(connection& conn, keys names, fence fenced_by = {});
 
   /// Most entries and bytes one script call carries; apply_batch splits a
   /// longer batch into several calls. Keeps each EVALSHA well inside what
@@ -71,6 +75,7 @@ private:
 
   connection& conn_;
   keys names_;
+  fence fence_;
   lua_script script_;
 };
 

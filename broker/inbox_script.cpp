@@ -1,18 +1,23 @@
 #include "broker/inbox_script.hpp"
 
+#include "broker/fence.hpp"
 #include "broker/lua_script.hpp"
 
 namespace outbox::broker {
 
 const std::string& inbox_script_source() {
-  static const std::string source = lua_key_type_check() + std::string{R"lua(
+  static const std::string source =
+      lua_key_type_check() + lua_fence_check() + std::string{R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter,
 --       trimmed (the summary `outbox trim` keeps), gaps (seqs skipped by an
---       out-of-order first delivery: "<aggregate_id>:<seq>" -> 1)
--- ARGV: entries exactly as they came from the queue, oldest first.
+--       out-of-order first delivery: "<aggregate_id>:<seq>" -> 1),
+--       the consumers' lock (see fence.hpp)
+-- ARGV: the fence's holder ('' for none) and ttl in ms, then the entries
+--       exactly as they came from the queue, oldest first.
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
 local counters, dead_letter, trimmed = KEYS[4], KEYS[5], KEYS[6]
-local gaps = KEYS[7]
+local gaps, lock = KEYS[7], KEYS[8]
+local first_entry = 3
 -- Most skipped seqs one out-of-order delivery records.
 local max_gap = 1024
 -- Lua numbers are doubles: integers are exact up to 2^53 only.
@@ -27,6 +32,10 @@ local wrong = wrong_key_type({
   {gaps, 'hash'}})
 if wrong then
   return wrong
+end
+local refusal = fence_refusal(lock, ARGV[1], ARGV[2])
+if refusal then
+  return refusal
 end
 
 -- Integers as Redis wants them: tostring() would give "1e+15".
@@ -207,7 +216,7 @@ local function apply(text)
 end
 
 local results = {}
-for i = 1, #ARGV do
+for i = first_entry, #ARGV do
   local outcome = apply(ARGV[i])
   if outcome.err then
     -- The entries before this one stay applied (no rollback): keep their
@@ -215,7 +224,7 @@ for i = 1, #ARGV do
     flush_counts()
     return outcome
   end
-  results[i] = outcome
+  results[i - first_entry + 1] = outcome
 end
 flush_counts()
 return results

@@ -29,6 +29,10 @@ std::string keys::doorbell_for(const std::string& list) const {
   return list + ":ready";
 }
 
+std::string keys::consumer_lock() const {
+  return queue + ".consumers";
+}
+
 std::string keys::trimmed_summary() const {
   return processed + ".trimmed";
 }

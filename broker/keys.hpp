@@ -61,6 +61,10 @@ struct keys {
   /// Seqs an out-of-order first delivery jumped over, "<aggregate_id>:<seq>"
   /// -> 1 until they arrive: "<aggregate_seq>.gaps". Empty while order holds.
   std::string seq_gaps() const;
+  /// Who consumes the queues now: one process at a time holds this lock,
+  /// renewed while it lives; its pops and applies are fenced by it
+  /// (broker/fence.hpp): "<queue>.consumers".
+  std::string consumer_lock() const;
   /// The partitions consumer slot `index` of `consumers` owns: partition p
   /// goes to slot p mod consumers.
   std::vector<std::string> owned_partitions(std::size_t index,

@@ -21,6 +21,13 @@ public:
   reply run(connection& conn, const std::vector<std::string>& keys,
             const std::vector<std::string>& args);
 
+  /// As above, the arguments being `leading` then [first, last): a batch
+  /// goes to Redis without first being copied into one vector.
+  reply run(connection& conn, const std::vector<std::string>& keys,
+            const std::vector<std::string>& leading,
+            std::vector<std::string>::const_iterator first,
+            std::vector<std::string>::const_iterator last);
+
   const std::string& source() const { return source_; }
 
 private:

@@ -19,8 +19,15 @@ namespace {
 /// beyond the cap into the script (LRANGE would, up to 256 MiB for a batch
 /// of 1 MiB entries); the one entry that overshoots goes straight back to
 /// the queue's head, so order is kept. Atomic: nobody sees half a batch.
-const char* pop_batch_source = R"lua(
--- KEYS[1]: the queue, KEYS[2]: the processing list.
+const std::string& pop_batch_source() {
+  static const std::string source = lua_fence_check() + std::string{R"lua(
+-- KEYS[1]: the queue, KEYS[2]: the processing list, KEYS[3]: the
+-- consumers' lock. ARGV: max entries, max bytes, the fence's holder ('' for
+-- none) and ttl in ms.
+local refusal = fence_refusal(KEYS[3], ARGV[3], ARGV[4])
+if refusal then
+  return refusal
+end
 local max_entries, max_bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
 local moved, bytes = {}, 0
 while #moved < max_entries do
@@ -34,7 +41,9 @@ while #moved < max_entries do
   moved[#moved + 1] = entry
 end
 return moved
-)lua";
+)lua"};
+  return source;
+}
 
 /// Removes each entry's oldest copy, in order: exactly what LREM 1 per
 /// entry would do one call at a time. Not LTRIM by count alone: that is only
@@ -103,8 +112,9 @@ std::optional<std::string> moved_entry(const redisReply& r) {
 
 } // namespace
 
-reliable_queue::reliable_queue(connection& conn)
-    : conn_(conn), pop_batch_script_(pop_batch_source),
+reliable_queue::reliable_queue(connection& conn, fence fenced_by)
+    : conn_(conn), fence_(std::move(fenced_by)),
+      pop_batch_script_(pop_batch_source()),
       remove_batch_script_(remove_batch_source),
       recover_script_(recover_source) {}
 
@@ -139,9 +149,11 @@ reliable_queue::pop_batch(const std::string& queue,
     throw std::invalid_argument("pop_batch: the processing list is the queue");
   if (max_entries == 0)
     return {};
+  // Without a fence the lock key is only a placeholder the script ignores.
   auto r = pop_batch_script_.run(
-      conn_, {queue, processing},
-      {std::to_string(max_entries), std::to_string(max_bytes)});
+      conn_, {queue, processing, fence_.active() ? fence_.lock : queue},
+      {std::to_string(max_entries), std::to_string(max_bytes), fence_.holder,
+       std::to_string(fence_.ttl_ms)});
   if (r->type != REDIS_REPLY_ARRAY)
     throw broker_error(broker_errc::rejected, "unexpected reply to pop_batch");
   std::vector<std::string> entries;

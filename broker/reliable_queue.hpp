@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/fence.hpp"
 #include "broker/lua_script.hpp"
 
 #include <cstddef>
@@ -17,7 +18,10 @@ class connection;
 /// recover() puts them back.
 class reliable_queue {
 public:
-  explicit reliable_queue(connection& conn);
+  /// With an active `fenced_by`, pop_batch first checks that this process
+  /// still holds the consumers' lock and throws broker_error(fenced),
+  /// moving nothing, when it does not.
+  explicit reliable_queue(connection& conn, fence fenced_by = {});
 
   /// Moves the head of `queue` to the tail of `processing` (BLMOVE LEFT
   /// RIGHT), waiting up to `timeout_ms` (0: do not wait). Nothing on timeout.
@@ -59,6 +63,7 @@ public:
 
 private:
   connection& conn_;
+  fence fence_;
   lua_script pop_batch_script_;
   lua_script remove_batch_script_;
   lua_script recover_script_;

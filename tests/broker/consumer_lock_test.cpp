@@ -1,0 +1,126 @@
+#include "broker/broker_error.hpp"
+#include "broker/consumer_lock.hpp"
+#include "broker/fence.hpp"
+#include "broker/reliable_queue.hpp"
+
+#include "inbox_fixture.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <string>
+#include <vector>
+
+// The consumers' lock and the fence on a private Redis: one holder at a
+// time, renewal, release only by the holder; a fenced pop or apply by a
+// process that lost the lock moves and applies nothing.
+
+namespace outbox::test {
+namespace {
+
+class BrokerConsumerLock : public inbox_fixture {
+protected:
+  std::string holder_of() {
+    auto r = conn().command({"GET", names_.consumer_lock()});
+    return r->type == REDIS_REPLY_STRING ? broker::reply_text(*r) : "";
+  }
+
+  long long ttl_ms() {
+    return conn().command({"PTTL", names_.consumer_lock()})->integer;
+  }
+
+  broker::fence fence_of(const std::string& holder) {
+    return {names_.consumer_lock(), holder, 60'000};
+  }
+
+  /// Expects `call` to throw broker_error(fenced) naming the holder.
+  template <class Call>
+  void expect_fenced(Call call, const std::string& holder) {
+    try {
+      call();
+      ADD_FAILURE() << "not fenced";
+    } catch (const broker::broker_error& e) {
+      EXPECT_EQ(e.code(), broker::broker_errc::fenced) << e.what();
+      EXPECT_NE(std::string{e.what()}.find(holder), std::string::npos)
+          << e.what();
+    }
+  }
+};
+
+TEST_F(BrokerConsumerLock, OneHolderAtATime) {
+  broker::consumer_lock lock{conn(), names_.consumer_lock()};
+  EXPECT_EQ(lock.hold("a", 60'000), "a");
+  EXPECT_EQ(lock.hold("b", 60'000), "a") << "b waits while a holds it";
+  EXPECT_EQ(holder_of(), "a");
+  conn().command({"PEXPIRE", names_.consumer_lock(), "100"});
+  EXPECT_EQ(lock.hold("a", 60'000), "a");
+  EXPECT_GT(ttl_ms(), 1000) << "holding again renews the ttl";
+}
+
+TEST_F(BrokerConsumerLock, OnlyTheHolderReleasesIt) {
+  broker::consumer_lock lock{conn(), names_.consumer_lock()};
+  ASSERT_EQ(lock.hold("a", 60'000), "a");
+  lock.release("b");
+  EXPECT_EQ(holder_of(), "a") << "a late release cannot free another's lock";
+  lock.release("a");
+  EXPECT_EQ(holder_of(), "");
+  EXPECT_EQ(lock.hold("b", 60'000), "b") << "taken over at once";
+}
+
+TEST_F(BrokerConsumerLock, AnExpiredLockGoesToTheNextAsker) {
+  broker::consumer_lock lock{conn(), names_.consumer_lock()};
+  ASSERT_EQ(lock.hold("a", 60'000), "a");
+  conn().command({"DEL", names_.consumer_lock()}); // as if the ttl ran out
+  EXPECT_EQ(lock.hold("b", 60'000), "b");
+}
+
+TEST_F(BrokerConsumerLock, AFencedApplyAppliesNothing) {
+  broker::consumer_lock{conn(), names_.consumer_lock()}.hold("b", 60'000);
+  broker::inbox fenced{conn(), names_, fence_of("a")};
+  auto entry = order_placed("e1", "order-1", 1, "apple", 3);
+  expect_fenced([&] { fenced.apply_batch({entry}); }, "b");
+  EXPECT_EQ(hash_field(names_.processed, "e1"), "");
+  EXPECT_EQ(reserved("apple"), 0);
+  EXPECT_EQ(counter("consumed"), 0);
+
+  // The holder's own fence lets the same entry through.
+  broker::inbox holder{conn(), names_, fence_of("b")};
+  EXPECT_EQ(holder.apply(entry).result, outcome::applied);
+  EXPECT_EQ(reserved("apple"), 3);
+}
+
+TEST_F(BrokerConsumerLock, AnExpiredLockNobodyTookIsTakenBackByTheFence) {
+  broker::inbox fenced{conn(), names_, fence_of("a")};
+  EXPECT_EQ(holder_of(), "");
+  EXPECT_EQ(fenced.apply(order_placed("e1", "order-1", 1, "pear", 1)).result,
+            outcome::applied);
+  EXPECT_EQ(holder_of(), "a");
+  EXPECT_GT(ttl_ms(), 0) << "taken back with its ttl, not for ever";
+}
+
+TEST_F(BrokerConsumerLock, AFencedPopMovesNothing) {
+  broker::consumer_lock{conn(), names_.consumer_lock()}.hold("b", 60'000);
+  conn().command({"RPUSH", "q", "x1", "x2"});
+  broker::reliable_queue fenced{conn(), fence_of("a")};
+  expect_fenced([&] { fenced.pop_batch("q", "q.processing", 10, 1 << 20); },
+                "b");
+  EXPECT_EQ(list("q"), (std::vector<std::string>{"x1", "x2"}));
+  EXPECT_TRUE(list("q.processing").empty());
+
+  broker::reliable_queue holder{conn(), fence_of("b")};
+  EXPECT_EQ(holder.pop_batch("q", "q.processing", 10, 1 << 20),
+            (std::vector<std::string>{"x1", "x2"}));
+}
+
+TEST_F(BrokerConsumerLock, WithoutAFenceNothingIsChecked) {
+  broker::consumer_lock{conn(), names_.consumer_lock()}.hold("b", 60'000);
+  broker::inbox unfenced{conn(), names_};
+  EXPECT_EQ(unfenced.apply(order_placed("e1", "order-1", 1, "plum", 2)).result,
+            outcome::applied);
+  conn().command({"RPUSH", "q", "x1"});
+  broker::reliable_queue queue{conn()};
+  EXPECT_EQ(queue.pop_batch("q", "q.processing", 10, 1 << 20).size(), 1u);
+  EXPECT_EQ(holder_of(), "b");
+}
+
+} // namespace
+} // namespace outbox::test
