@@ -225,8 +225,9 @@ burst_result burst(consumer_actor* self) {
                                                         : burst_result::crashed;
   }
   // All empty. Several queues: wait on all their doorbells at once, then
-  // look again (a blocking pop could only watch one of them).
-  if (queues.size() > 1)
+  // look again (a blocking pop could only watch one of them). Fenced, the
+  // same with one queue: a blocking pop cannot check the fence.
+  if (queues.size() > 1 || st.setup.fenced)
     return st.port->wait_for_doorbell(st.doorbells, st.setup.block_ms)
                ? burst_result::busy
                : burst_result::idle;
@@ -289,6 +290,15 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
             // empty queue from spinning where pops cannot block (tests).
             self->delayed_send(self, milliseconds(1), pop_atom_v);
         } catch (const broker::broker_error& e) {
+          if (e.code() == broker::broker_errc::fenced) {
+            // Another process took the queues over (and our in-flight
+            // entries with them): nothing here may move or apply any more.
+            spdlog::warn("consumer {}: stopping, another process consumes "
+                         "the queues now: {}",
+                         st.setup.name, e.what());
+            self->quit(caf::make_error(ec::consumer_fenced, st.setup.name));
+            return;
+          }
           st.setup.metrics->consumer_errors++;
           st.must_recover = true;
           st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);

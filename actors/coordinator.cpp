@@ -45,8 +45,8 @@ const config::settings& settings_of(coordinator_actor* self) {
 void start_worker(coordinator_actor* self, worker_slot& slot) {
   auto& st = self->state;
   const auto& s = settings_of(self);
-  slot.name =
-      worker_name(st.setup.name_prefix, slot.kind, slot.index, slot.restarts);
+  slot.name = worker_name(st.setup.name_prefix, slot.kind, slot.index,
+                          slot.incarnation);
   if (slot.kind == worker_slot::role::relay) {
     relay_setup rs{slot.name,
                    s.db.for_relay(),
@@ -66,6 +66,7 @@ void start_worker(coordinator_actor* self, worker_slot& slot) {
         s.broker.owned_partitions(static_cast<std::size_t>(slot.index),
                                   static_cast<std::size_t>(s.run.consumers));
     cs.block_ms = s.run.consumer_block_ms;
+    cs.fenced = !st.setup.consumer_lock_holder.empty();
     cs.crash = s.crash;
     cs.make_port = st.setup.make_consume_port;
     cs.clock = st.setup.clock;
@@ -115,7 +116,7 @@ void stop(coordinator_actor* self, std::string failure) {
 /// again rather than letting a new consumer overtake the stranded entries.
 void respawn(coordinator_actor* self, worker_slot& slot) {
   auto& st = self->state;
-  if (st.stopping || slot.running)
+  if (st.stopping || slot.running || slot.parked)
     return;
   std::size_t recovered = 0;
   if (slot.kind == worker_slot::role::consumer) {
@@ -141,6 +142,7 @@ void respawn(coordinator_actor* self, worker_slot& slot) {
   auto old_name = slot.name;
   auto waited = slot.recovery.recovered(st.setup.clock());
   ++slot.restarts;
+  ++slot.incarnation;
   start_worker(self, slot);
   std::string delay;
   if (waited)
@@ -175,6 +177,81 @@ void restart(coordinator_actor* self, worker_slot& slot,
   respawn(self, slot);
 }
 
+/// Starts this process's consumers once it holds the consumers' lock (or
+/// uses none). What sits in processing lists was left by consumers that
+/// are gone: earlier runs, or the process whose lock ran out (the fence
+/// keeps it from moving anything now). It goes back to the head of its
+/// queues first, in order. Throws broker_error (retried at the next check).
+void start_consumers(coordinator_actor* self) {
+  auto& st = self->state;
+  auto moved = st.probe->recover_all();
+  st.setup.metrics->recovered_entries += static_cast<std::int64_t>(moved);
+  if (moved > 0)
+    spdlog::info("coordinator {}: recovered {} in-flight entries of "
+                 "earlier consumers",
+                 st.setup.name_prefix, moved);
+  for (auto& slot : st.slots) {
+    if (slot.kind != worker_slot::role::consumer || slot.running)
+      continue;
+    if (slot.parked)
+      ++slot.incarnation;
+    slot.parked = false;
+    start_worker(self, slot);
+  }
+  st.consuming = true;
+}
+
+/// Another process holds the consumers' lock now: stop ours (no restart)
+/// and wait for the lock to come back.
+void lose_consumers(coordinator_actor* self, const std::string& why) {
+  auto& st = self->state;
+  if (st.consuming)
+    spdlog::warn("coordinator {}: stopping this process's consumers, another "
+                 "process consumes the queues now ({})",
+                 st.setup.name_prefix, why);
+  st.consuming = false;
+  st.standby_behind.clear();
+  for (auto& slot : st.slots) {
+    if (slot.kind != worker_slot::role::consumer)
+      continue;
+    slot.parked = true;
+    if (slot.running)
+      self->send_exit(slot.actor, caf::exit_reason::user_shutdown);
+  }
+}
+
+/// Takes or renews the consumers' lock; starts the consumers when it
+/// becomes ours, stops them when it is someone else's. Redis trouble
+/// changes nothing: the snapshot reports it, and the fence keeps our
+/// consumers from acting once another process has the lock.
+void keep_consumers(coordinator_actor* self) {
+  auto& st = self->state;
+  const auto& me = st.setup.consumer_lock_holder;
+  if (st.stopping || me.empty() || settings_of(self).run.consumers == 0)
+    return;
+  try {
+    auto holder = st.probe->hold_consumer_lock(me, settings_of(self).lease.ttl);
+    if (holder == me) {
+      if (!st.consuming) {
+        start_consumers(self);
+        spdlog::info("coordinator {}: consuming the queues (holds {})",
+                     st.setup.name_prefix,
+                     settings_of(self).broker.consumer_lock());
+      }
+    } else if (st.consuming) {
+      lose_consumers(self, "the consumers' lock is " + holder + "'s");
+    } else if (holder != st.standby_behind) {
+      st.standby_behind = holder;
+      spdlog::warn("coordinator {}: standby, {} consumes the queues; this "
+                   "process's consumers take over when it stops",
+                   st.setup.name_prefix, holder);
+    }
+  } catch (const std::exception& e) {
+    spdlog::debug("coordinator {}: consumers' lock not renewed: {}",
+                  st.setup.name_prefix, e.what());
+  }
+}
+
 void on_down(coordinator_actor* self, const caf::down_msg& msg) {
   auto& st = self->state;
   if (st.alive > 0)
@@ -192,7 +269,9 @@ void on_down(coordinator_actor* self, const caf::down_msg& msg) {
     if (slot.running && msg.source == slot.actor.address()) {
       slot.running = false;
       slot.actor = caf::actor{};
-      if (!st.stopping)
+      if (has_code(msg.reason, ec::consumer_fenced))
+        lose_consumers(self, "the fence refused " + slot.name);
+      else if (!st.stopping && !slot.parked)
         restart(self, slot, msg.reason);
       break;
     }
@@ -204,6 +283,7 @@ void check(coordinator_actor* self) {
   auto& st = self->state;
   if (st.stopping)
     return;
+  keep_consumers(self);
   auto snap = st.probe->snapshot();
   st.last_snapshot = snap;
   auto now = st.setup.clock();
@@ -232,26 +312,29 @@ void check(coordinator_actor* self) {
                      check_atom_v);
 }
 
+worker_slot slot_of(worker_slot::role kind, int index) {
+  worker_slot slot;
+  slot.kind = kind;
+  slot.index = index;
+  return slot;
+}
+
 void start_children(coordinator_actor* self) {
   auto& st = self->state;
   const auto& s = settings_of(self);
-  if (s.run.consumers > 0) {
-    // No consumer of ours is alive yet: whatever sits in processing lists
-    // was left by dead consumers of earlier runs.
-    auto moved = st.probe->recover_all();
-    st.setup.metrics->recovered_entries += static_cast<std::int64_t>(moved);
-    if (moved > 0)
-      spdlog::info("coordinator {}: recovered {} in-flight entries of "
-                   "earlier consumers",
-                   st.setup.name_prefix, moved);
-  }
   for (int i = 0; i < s.run.relays; ++i)
-    st.slots.push_back({worker_slot::role::relay, i, 0, "", {}, false, "", {}});
+    st.slots.push_back(slot_of(worker_slot::role::relay, i));
   for (int i = 0; i < s.run.consumers; ++i)
-    st.slots.push_back(
-        {worker_slot::role::consumer, i, 0, "", {}, false, "", {}});
+    st.slots.push_back(slot_of(worker_slot::role::consumer, i));
   for (auto& slot : st.slots)
-    start_worker(self, slot);
+    if (slot.kind == worker_slot::role::relay)
+      start_worker(self, slot);
+  if (s.run.consumers > 0) {
+    if (st.setup.consumer_lock_holder.empty())
+      start_consumers(self);
+    else
+      keep_consumers(self);
+  }
   spdlog::info("coordinator {}: started {} relays, {} consumers, {} orders "
                "to place",
                st.setup.name_prefix, s.run.relays, s.run.consumers,

@@ -36,6 +36,11 @@ struct coordinator_setup {
   std::function<std::unique_ptr<publish_port>()> make_publisher;
   std::function<std::unique_ptr<consume_port>()> make_consume_port;
   std::function<std::unique_ptr<pipeline_port>()> make_probe;
+  /// Who this process is in the consumers' lock (broker/consumer_lock.hpp):
+  /// its consumers run only while it holds the lock, and their ports must
+  /// carry the matching fence. Empty: no lock (consumers always run; for
+  /// tests and tools with one consuming process by construction).
+  std::string consumer_lock_holder;
   clock_function clock;
   std::shared_ptr<run_metrics> metrics;
   /// Called with a one-line progress summary (at most every
@@ -53,7 +58,11 @@ struct worker_slot {
   enum class role { relay, consumer };
   role kind = role::relay;
   int index = 0;
+  /// Crashes restarted (the restart budget counts these).
   int restarts = 0;
+  /// Incarnations started after the first: crashes restarted, and starts
+  /// after the consumers' lock came back. Names the incarnation.
+  int incarnation = 0;
   std::string name;
   caf::actor actor;
   bool running = false;
@@ -62,6 +71,9 @@ struct worker_slot {
   /// Failed attempts to recover a dead consumer's entries before its
   /// restart: warned about once, not on every retry.
   outage recovery;
+  /// A consumer stopped (or fenced) because another process holds the
+  /// consumers' lock: not restarted until the lock is ours again.
+  bool parked = false;
 };
 
 /// The coordinator: spawns and monitors the writer, load generator, relays
@@ -102,6 +114,11 @@ struct coordinator_state {
   outage final_read;
   /// Asked to stop again while the final read waited: no more waiting.
   bool stop_waiting = false;
+  /// This process holds the consumers' lock and its consumers run (always
+  /// true without a lock once started).
+  bool consuming = false;
+  /// The other process this one waits behind, as last logged.
+  std::string standby_behind;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

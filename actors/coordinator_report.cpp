@@ -39,6 +39,20 @@ run_outcome read_outcome(coordinator_state& st, bool& outage) {
   return outcome;
 }
 
+/// Our consumers are down: a waiting process takes over at once rather
+/// than after the lock's ttl. A failure only costs it that wait.
+void release_consumer_lock(coordinator_state& st) {
+  const auto& me = st.setup.consumer_lock_holder;
+  if (me.empty() || !st.probe || st.setup.settings.run.consumers == 0)
+    return;
+  try {
+    st.probe->release_consumer_lock(me);
+  } catch (const std::exception& e) {
+    spdlog::debug("coordinator {}: consumers' lock not released: {}",
+                  st.setup.name_prefix, e.what());
+  }
+}
+
 void write_report(coordinator_actor* self) {
   auto& st = self->state;
   bool outage = false;
@@ -83,6 +97,7 @@ void finish_if_all_down(coordinator_actor* self) {
     return;
   st.all_down = true;
   st.ended_at = st.setup.clock();
+  release_consumer_lock(st);
   write_report(self);
 }
 

@@ -1,5 +1,7 @@
 #include "actors/messages.hpp"
 
+#include <caf/atom.hpp>
+
 namespace outbox::actors {
 
 std::string to_string(ec code) {
@@ -20,8 +22,16 @@ std::string to_string(ec code) {
     return "injected_crash";
   case ec::restart_budget_exhausted:
     return "restart_budget_exhausted";
+  case ec::consumer_fenced:
+    return "consumer_fenced";
   }
   return "unknown";
+}
+
+bool has_code(const caf::error& error, ec code) {
+  // category() dereferences a null pointer on an empty error in CAF 0.17.
+  return error && error.category() == caf::atom("outbox") &&
+         error.code() == static_cast<std::uint8_t>(code);
 }
 
 } // namespace outbox::actors

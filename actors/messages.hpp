@@ -33,10 +33,16 @@ enum class ec : std::uint8_t {
   injected_crash,
   /// A relay or consumer slot crashed more often than run.restart_budget.
   restart_budget_exhausted,
+  /// A consumer was refused by the fence: another process holds the
+  /// consumers' lock, so this one must stop consuming (not a crash).
+  consumer_fenced,
 };
 
 /// Short stable name ("idempotency_conflict", ...).
 std::string to_string(ec code);
+
+/// True when `error` is `code` of this category.
+bool has_code(const caf::error& error, ec code);
 
 /// The writer's answer to place_atom.
 struct order_receipt {

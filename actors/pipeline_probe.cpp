@@ -5,6 +5,7 @@
 #include "audit/pipeline_audit.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
+#include "broker/consumer_lock.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_store.hpp"
@@ -84,6 +85,15 @@ public:
     return moved;
   }
 
+  std::string hold_consumer_lock(const std::string& holder,
+                                 std::int64_t ttl_ms) override {
+    return lock_.hold(holder, ttl_ms);
+  }
+
+  void release_consumer_lock(const std::string& holder) override {
+    lock_.release(holder);
+  }
+
   std::pair<std::string, bool> audit() override {
     try {
       auto verdict = audit::audit_pipeline(*db_, redis_, names_);
@@ -101,6 +111,7 @@ private:
   storage::outbox_store store_;
   broker::connection redis_;
   broker::reliable_queue queue_;
+  broker::consumer_lock lock_{redis_, names_.consumer_lock()};
 };
 
 } // namespace

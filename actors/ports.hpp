@@ -118,6 +118,15 @@ public:
   /// processes' consumers are gone). Returns entries moved.
   virtual std::size_t recover_all() = 0;
 
+  /// Takes the consumers' lock for `holder`, or renews it when `holder`
+  /// has it, for `ttl_ms` (broker/consumer_lock.hpp). Returns who holds it
+  /// after the call. Throws broker_error.
+  virtual std::string hold_consumer_lock(const std::string& holder,
+                                         std::int64_t ttl_ms) = 0;
+
+  /// Gives the consumers' lock up if `holder` holds it. Throws broker_error.
+  virtual void release_consumer_lock(const std::string& holder) = 0;
+
   /// The conservation verdict as JSON (audit::verdict::to_json), and
   /// whether it holds. Throws what the stores throw (is_outage tells an
   /// outage from a fault).

@@ -25,8 +25,9 @@ private:
 class redis_consume_port : public consume_port {
 public:
   redis_consume_port(const broker::connection_options& redis,
-                     const broker::keys& names)
-      : conn_(redis), queue_(conn_), inbox_(conn_, names) {}
+                     const broker::keys& names, const broker::fence& fenced_by)
+      : conn_(redis), queue_(conn_, fenced_by),
+        inbox_(conn_, names, fenced_by) {}
 
   std::optional<std::string> pop(const std::string& queue,
                                  const std::string& processing,
@@ -86,8 +87,9 @@ make_redis_publish_port(const broker::connection_options& redis,
 
 std::unique_ptr<consume_port>
 make_redis_consume_port(const broker::connection_options& redis,
-                        const broker::keys& names) {
-  return std::make_unique<redis_consume_port>(redis, names);
+                        const broker::keys& names,
+                        const broker::fence& fenced_by) {
+  return std::make_unique<redis_consume_port>(redis, names, fenced_by);
 }
 
 } // namespace outbox::actors

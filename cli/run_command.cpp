@@ -168,11 +168,17 @@ int run(const run_options& options) {
   setup.settings = s;
   setup.until_drained = options.until_drained;
   setup.name_prefix = host_and_pid();
+  // The start time tells this process from an earlier one that had the
+  // same host and pid (a restarted container).
+  setup.consumer_lock_holder =
+      setup.name_prefix + "@" + std::to_string(storage::wall_clock_now());
   setup.make_publisher = [s] {
     return actors::make_redis_publish_port(s.redis, s.broker);
   };
-  setup.make_consume_port = [s] {
-    return actors::make_redis_consume_port(s.redis, s.broker);
+  broker::fence fence{s.broker.consumer_lock(), setup.consumer_lock_holder,
+                      s.lease.ttl};
+  setup.make_consume_port = [s, fence] {
+    return actors::make_redis_consume_port(s.redis, s.broker, fence);
   };
   setup.make_probe = [s] { return actors::make_pipeline_probe(s); };
   setup.clock = storage::wall_clock_now;

@@ -212,12 +212,6 @@ std::int64_t actor_fixture::count_status(const std::string& status) {
   return query.getColumn(0).getInt64();
 }
 
-bool has_code(const caf::error& error, actors::ec code) {
-  // category() dereferences a null pointer on an empty error in CAF 0.17.
-  return error && error.category() == caf::atom("outbox") &&
-         error.code() == static_cast<std::uint8_t>(code);
-}
-
 bool has_code(const caf::error& error, caf::exit_reason reason) {
   auto expected = caf::make_error(reason);
   return error && error.category() == expected.category() &&

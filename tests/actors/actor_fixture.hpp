@@ -130,8 +130,8 @@ private:
   std::vector<caf::actor> actors_;
 };
 
-/// True when `error` carries `code` of the outbox error category.
-bool has_code(const caf::error& error, actors::ec code);
+/// True when `error` is `code` of the outbox category.
+using actors::has_code;
 
 /// True when `error` is the exit reason `reason`.
 bool has_code(const caf::error& error, caf::exit_reason reason);

@@ -304,6 +304,22 @@ std::pair<std::string, bool> fake_pipeline_port::audit() {
   return pipeline_->verdict;
 }
 
+std::string fake_pipeline_port::hold_consumer_lock(const std::string& holder,
+                                                   std::int64_t) {
+  if (pipeline_->lock_unreachable)
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "fake: Redis unreachable");
+  if (pipeline_->lock_holder.empty())
+    pipeline_->lock_holder = holder;
+  return pipeline_->lock_holder;
+}
+
+void fake_pipeline_port::release_consumer_lock(const std::string& holder) {
+  ++pipeline_->lock_releases;
+  if (pipeline_->lock_holder == holder)
+    pipeline_->lock_holder.clear();
+}
+
 std::size_t fake_pipeline_port::recover_if(
     const std::function<bool(const std::string&)>& match) {
   if (!pipeline_->broker)

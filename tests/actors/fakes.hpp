@@ -174,6 +174,11 @@ struct fake_pipeline {
   std::pair<std::string, bool> verdict{R"({"ok":true,"checks":[]})", true};
   /// How many audit() calls throw broker_error(unavailable) first.
   int audit_outages = 0;
+  /// Who holds the consumers' lock ("" for nobody); ttls are not modelled.
+  std::string lock_holder;
+  /// hold_consumer_lock throws broker_error(unavailable) while set.
+  bool lock_unreachable = false;
+  int lock_releases = 0;
   int audits = 0;
   /// Where recovery moves processing lists back (none: count calls only),
   /// and the key names that say which lists those are.
@@ -190,6 +195,9 @@ public:
   std::size_t recover_consumer(const std::string& consumer) override;
   std::size_t recover_all() override;
   std::pair<std::string, bool> audit() override;
+  std::string hold_consumer_lock(const std::string& holder,
+                                 std::int64_t ttl_ms) override;
+  void release_consumer_lock(const std::string& holder) override;
 
 private:
   /// Recovers the processing lists whose consumer name passes `match`.
