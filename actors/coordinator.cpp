@@ -397,6 +397,7 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
       stop_waiting(self);
   });
   self->set_down_handler([self](caf::down_msg& msg) { on_down(self, msg); });
+  st.starting = true;
   try {
     st.probe = st.setup.make_probe();
     start_children(self);
@@ -406,6 +407,7 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
     st.failure = std::string{"cannot start: "} + e.what();
     stop(self, st.failure);
   }
+  st.starting = false;
   self->send(self, check_atom_v);
   return {
       [self](run_atom) -> caf::result<std::string> {
@@ -421,7 +423,10 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
       [self](check_atom) { check(self); },
       [self](final_read_atom) { retry_final_read(self); },
       [self](shutdown_atom) {
-        if (self->state.all_down)
+        auto& st = self->state;
+        if (st.report)
+          self->quit();
+        else if (st.all_down)
           stop_waiting(self);
         else
           stop(self, "");

@@ -110,6 +110,8 @@ struct coordinator_state {
   std::set<caf::actor_addr> children;
   /// Every child is down; the report is being written.
   bool all_down = false;
+  /// In the behavior's setup: a report written now waits for run_atom.
+  bool starting = false;
   /// An outage met while reading the final state: logged once.
   outage final_read;
   /// Asked to stop again while the final read waited: no more waiting.

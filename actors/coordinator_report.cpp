@@ -81,12 +81,13 @@ void write_report(coordinator_actor* self) {
   spdlog::info("coordinator {}: stopped after {:.1f} s ({})",
                st.setup.name_prefix, outcome.seconds,
                st.failure.empty() ? "no failure" : "failed, see above");
-  // Without a request yet (a run that failed while starting), the report
-  // waits for run_atom: quitting now would leave the asker no answer.
-  if (st.run_request) {
+  if (st.run_request)
     st.run_request->deliver(*st.report);
+  // A run that failed while starting has its report before anyone could
+  // ask: it waits for run_atom (or a shutdown), since quitting now would
+  // leave the asker no answer.
+  if (st.run_request || !st.starting)
     self->quit();
-  }
 }
 
 } // namespace

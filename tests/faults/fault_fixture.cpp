@@ -144,6 +144,10 @@ std::int64_t load_waves::finish(int timeout_ms) {
 nlohmann::json fault_fixture::stop_gracefully(child_process& run,
                                               const std::string& what,
                                               process_result* raw) const {
+  // A process just started may not handle SIGTERM yet (the default action
+  // would kill it): "running;" comes once the signals are taken.
+  EXPECT_TRUE(run.wait_for_stderr("running;", 30'000))
+      << what << " never said it was running";
   run.signal(SIGTERM);
   auto r = run.wait(60'000);
   if (raw != nullptr)
