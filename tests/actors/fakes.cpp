@@ -124,6 +124,7 @@ fake_consume_port::pop_batch(const std::string& queue,
                              std::size_t max_entries, std::size_t max_bytes) {
   if (processing == queue)
     throw std::invalid_argument("pop_batch: the processing list is the queue");
+  throw_if_fenced();
   auto& source = broker_->lists[queue];
   auto& target = broker_->lists[processing];
   std::vector<std::string> batch;
@@ -138,6 +139,12 @@ fake_consume_port::pop_batch(const std::string& queue,
   }
   maybe_fail_pop();
   return batch;
+}
+
+void fake_consume_port::throw_if_fenced() {
+  if (broker_->fenced)
+    throw broker::broker_error(broker::broker_errc::fenced,
+                               "fake broker: OUTBOX_FENCED by another holder");
 }
 
 void fake_consume_port::maybe_fail_pop() {
@@ -173,6 +180,7 @@ broker::applied_entry fake_consume_port::apply(const std::string& text) {
 std::vector<broker::applied_entry>
 fake_consume_port::apply_batch(const std::vector<std::string>& entries) {
   broker_->trace.push_back("apply " + std::to_string(entries.size()));
+  throw_if_fenced();
   maybe_fail_apply();
   std::vector<broker::applied_entry> results;
   for (const auto& text : entries)

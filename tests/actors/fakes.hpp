@@ -76,6 +76,10 @@ struct fake_broker {
   /// The next `fail_removes` removes (single or batch) throw
   /// broker_error(unavailable) without removing anything.
   int fail_removes = 0;
+  /// While set, batch pops and applies throw broker_error(fenced) without
+  /// moving or applying anything: another process holds the consumers'
+  /// lock.
+  bool fenced = false;
   /// "pop <processing>" for every entry popped (one per entry of a batch),
   /// "apply <n>" for every apply call of n entries, "remove <processing>"
   /// for every remove call (one per batch) and "recover <processing>" for
@@ -137,6 +141,7 @@ public:
 
 private:
   /// Throws if a pop failure is due (after the move, as a lost reply).
+  void throw_if_fenced();
   void maybe_fail_pop();
   /// Throws if an apply failure is due (before anything is applied).
   void maybe_fail_apply();

@@ -1,0 +1,131 @@
+#include "actors/coordinator.hpp"
+
+#include "pipeline_fixture.hpp"
+
+#include <string>
+
+// The consumers' lock on the test coordinator, with a fake pipeline port
+// holding the lock and a fake broker: a process whose lock is someone
+// else's keeps its consumers stopped (standby) and starts them, after
+// recovering what the holder left in flight, once the lock is free; it
+// stops them (without counting a restart) when the lock goes to another
+// process or the fence refuses them; it releases the lock when it stops.
+
+using namespace outbox;
+using outbox::test::pipeline_fixture;
+using slot_role = actors::worker_slot::role;
+
+namespace {
+
+class ActorCoordinatorLock : public pipeline_fixture {
+protected:
+  /// A run with one relay and one consumer, as holder "me".
+  caf::actor spawn_as_me() {
+    auto s = pipeline_settings();
+    s.run.consumers = 1;
+    auto setup = coordinator_config(s);
+    setup.consumer_lock_holder = "me";
+    check_ms_ = setup.check_interval_ms;
+    auto coordinator = spawn_coordinator(setup);
+    run();
+    return coordinator;
+  }
+
+  actors::worker_slot& consumer_slot(const caf::actor& coordinator) {
+    for (auto& slot : coordinator_of(coordinator).slots)
+      if (slot.kind == slot_role::consumer)
+        return slot;
+    throw std::logic_error("no consumer slot");
+  }
+
+  int check_ms_ = 0;
+};
+
+TEST_F(ActorCoordinatorLock, StandbyUntilTheHolderStopsThenTakesOver) {
+  pipeline_->lock_holder = "other";
+  auto coordinator = spawn_as_me();
+  advance(5 * check_ms_);
+  EXPECT_FALSE(consumer_slot(coordinator).running) << "standby";
+  EXPECT_FALSE(coordinator_of(coordinator).consuming);
+  EXPECT_EQ(pipeline_->recover_all_calls, 0)
+      << "the holder's entries are not ours to move";
+  EXPECT_EQ(coordinator_of(coordinator).standby_behind, "other");
+
+  pipeline_->lock_holder.clear(); // the holder stopped, or its ttl ran out
+  advance(check_ms_);
+  EXPECT_EQ(pipeline_->lock_holder, "me");
+  EXPECT_TRUE(consumer_slot(coordinator).running);
+  EXPECT_TRUE(coordinator_of(coordinator).consuming);
+  EXPECT_EQ(pipeline_->recover_all_calls, 1) << "recovered before consuming";
+
+  request_shutdown(coordinator);
+  run();
+  EXPECT_EQ(pipeline_->lock_holder, "") << "released at the stop";
+  EXPECT_GE(pipeline_->lock_releases, 1);
+}
+
+TEST_F(ActorCoordinatorLock, LosingTheLockStopsTheConsumersWithoutARestart) {
+  auto coordinator = spawn_as_me();
+  ASSERT_TRUE(consumer_slot(coordinator).running);
+  auto first = consumer_slot(coordinator).actor;
+  auto first_exit = watch(first);
+  EXPECT_EQ(consumer_slot(coordinator).name,
+            actors::worker_name(prefix_, slot_role::consumer, 0, 0));
+
+  pipeline_->lock_holder = "other"; // our ttl ran out and it took over
+  advance(check_ms_);
+  EXPECT_TRUE(first_exit->exited);
+  EXPECT_FALSE(consumer_slot(coordinator).running);
+  EXPECT_TRUE(consumer_slot(coordinator).parked);
+  advance(5 * check_ms_);
+  EXPECT_FALSE(consumer_slot(coordinator).running) << "not restarted";
+  EXPECT_EQ(metrics_->consumer_restarts.load(), 0);
+
+  pipeline_->lock_holder.clear();
+  advance(check_ms_);
+  EXPECT_TRUE(consumer_slot(coordinator).running);
+  EXPECT_EQ(consumer_slot(coordinator).name,
+            actors::worker_name(prefix_, slot_role::consumer, 0, 1))
+      << "a new incarnation, with processing lists of its own";
+  EXPECT_EQ(pipeline_->recover_all_calls, 2);
+  EXPECT_EQ(metrics_->consumer_restarts.load(), 0);
+  request_shutdown(coordinator);
+  run();
+}
+
+TEST_F(ActorCoordinatorLock, AFencedConsumerStopsItsProcessesConsumers) {
+  auto coordinator = spawn_as_me();
+  ASSERT_TRUE(consumer_slot(coordinator).running);
+  // The fence is the first to know: the lock went elsewhere between two
+  // checks.
+  broker_->fenced = true;
+  pipeline_->lock_holder = "other";
+  advance(1); // the consumer's next pop, before the coordinator's check
+  EXPECT_TRUE(coordinator_of(coordinator).standby_behind.empty())
+      << "the coordinator's check has not run yet";
+  EXPECT_FALSE(consumer_slot(coordinator).running);
+  EXPECT_TRUE(consumer_slot(coordinator).parked);
+  EXPECT_FALSE(coordinator_of(coordinator).consuming);
+  EXPECT_EQ(metrics_->consumer_restarts.load(), 0) << "fenced is no crash";
+  request_shutdown(coordinator);
+  run();
+}
+
+TEST_F(ActorCoordinatorLock, RedisTroubleAtStartDelaysTheConsumersOnly) {
+  pipeline_->lock_unreachable = true;
+  auto coordinator = spawn_as_me();
+  advance(3 * check_ms_);
+  EXPECT_FALSE(consumer_slot(coordinator).running);
+  for (const auto& slot : coordinator_of(coordinator).slots) {
+    if (slot.kind == slot_role::relay) {
+      EXPECT_TRUE(slot.running) << "relays do not need the lock";
+    }
+  }
+  pipeline_->lock_unreachable = false;
+  advance(check_ms_);
+  EXPECT_TRUE(consumer_slot(coordinator).running);
+  request_shutdown(coordinator);
+  run();
+}
+
+} // namespace
