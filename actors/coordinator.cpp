@@ -389,12 +389,12 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
     bool from_child = st.children.count(msg.source) > 0;
     if (from_child)
       return;
-    if (st.report)
+    if (st.report) {
       self->quit(msg.reason);
-    else if (!st.stopping)
-      stop(self, "stopped from outside: " + describe(self, msg.reason));
-    else
-      stop_waiting(self);
+      return;
+    }
+    stop_waiting(self);
+    stop(self, "stopped from outside: " + describe(self, msg.reason));
   });
   self->set_down_handler([self](caf::down_msg& msg) { on_down(self, msg); });
   st.starting = true;
@@ -423,13 +423,12 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
       [self](check_atom) { check(self); },
       [self](final_read_atom) { retry_final_read(self); },
       [self](shutdown_atom) {
-        auto& st = self->state;
-        if (st.report)
+        if (self->state.report) {
           self->quit();
-        else if (st.all_down)
-          stop_waiting(self);
-        else
-          stop(self, "");
+          return;
+        }
+        stop_waiting(self);
+        stop(self, "");
       },
       [self](respawn_atom, std::size_t position) {
         auto& st = self->state;

@@ -114,7 +114,8 @@ struct coordinator_state {
   bool starting = false;
   /// An outage met while reading the final state: logged once.
   outage final_read;
-  /// Asked to stop again while the final read waited: no more waiting.
+  /// Stopped on request (shutdown_atom, an exit from outside): the final
+  /// read does not wait for the stores.
   bool stop_waiting = false;
   /// This process holds the consumers' lock and its consumers run (always
   /// true without a lock once started).

@@ -8,18 +8,37 @@
 #include <string>
 
 // The end of a run on the test coordinator: Redis or the database out just
-// as the report is written is waited out (the run's work is committed), for
-// a bounded time; a fault that waiting cannot end is reported at once.
+// as a bounded run reads its final state is waited out (the run's work is
+// committed), for a bounded time; a fault that waiting cannot end, or a
+// stop on request, is reported at once.
 
 using namespace outbox;
 using outbox::test::pipeline_fixture;
 
 namespace {
 
-/// Starts an unbounded run and shuts it down at once: every child goes
-/// down and the coordinator turns to its final read.
 class ActorCoordinatorReport : public pipeline_fixture {
 protected:
+  /// A bounded run with nothing to do: its first check finds it drained (a
+  /// clean snapshot), it stops its relay and reads the final state, which
+  /// is whatever pipeline_->snapshot says from then on.
+  std::shared_ptr<test::reply<std::string>>
+  end_by_itself(actors::coordinator_setup setup) {
+    pipeline_->source = [pipeline = pipeline_.get(), first = true]() mutable {
+      if (first) {
+        first = false;
+        return actors::pipeline_snapshot{};
+      }
+      return pipeline->snapshot;
+    };
+    setup.until_drained = true;
+    coordinator_ = spawn_coordinator(setup);
+    auto report = request_report(coordinator_);
+    run();
+    return report;
+  }
+
+  /// An unbounded run, shut down at once (SIGINT).
   std::shared_ptr<test::reply<std::string>>
   shut_down(const actors::coordinator_setup& setup) {
     coordinator_ = spawn_coordinator(setup);
@@ -45,7 +64,7 @@ TEST_F(ActorCoordinatorReport, WaitsOutARedisOutageBeforeTheReport) {
   pipeline_->snapshot.trouble = redis_gone;
   pipeline_->snapshot.outage = true;
   auto setup = coordinator_config(pipeline_settings());
-  auto report = shut_down(setup);
+  auto report = end_by_itself(setup);
   auto exit = watch(coordinator_);
   advance(1000);
   EXPECT_FALSE(report->arrived) << "the report waits while Redis is out";
@@ -67,7 +86,7 @@ TEST_F(ActorCoordinatorReport, WaitsOutARedisOutageBeforeTheReport) {
 
 TEST_F(ActorCoordinatorReport, AnAuditCutShortByAnOutageIsReadAgain) {
   pipeline_->audit_outages = 3;
-  auto report = shut_down(coordinator_config(pipeline_settings()));
+  auto report = end_by_itself(coordinator_config(pipeline_settings()));
   EXPECT_FALSE(report->arrived);
   for (int i = 0; i < 10 && !report->arrived; ++i)
     advance(20);
@@ -82,7 +101,7 @@ TEST_F(ActorCoordinatorReport, GivesUpAfterItsPatienceAndSaysWhy) {
   pipeline_->snapshot.outage = true;
   auto setup = coordinator_config(pipeline_settings());
   setup.final_read_patience_ms = 2000;
-  auto report = shut_down(setup);
+  auto report = end_by_itself(setup);
   advance(1900);
   EXPECT_FALSE(report->arrived);
   advance(200);
@@ -104,7 +123,7 @@ TEST_F(ActorCoordinatorReport, AFaultThatWaitingCannotEndIsReportedAtOnce) {
   pipeline_->snapshot.trouble =
       "database: audit: database x.db is not an outbox database";
   pipeline_->snapshot.outage = false;
-  auto report = shut_down(coordinator_config(pipeline_settings()));
+  auto report = end_by_itself(coordinator_config(pipeline_settings()));
   ASSERT_TRUE(report->arrived) << "no waiting for a fault";
   ASSERT_TRUE(report->value) << render(report->error);
   auto r = parse(*report->value);
@@ -112,21 +131,29 @@ TEST_F(ActorCoordinatorReport, AFaultThatWaitingCannotEndIsReportedAtOnce) {
   EXPECT_EQ(r["final_state_error"], pipeline_->snapshot.trouble);
 }
 
-TEST_F(ActorCoordinatorReport, ASecondStopEndsTheWait) {
+TEST_F(ActorCoordinatorReport, AStopRequestEndsTheWait) {
   pipeline_->snapshot.trouble = redis_gone;
   pipeline_->snapshot.outage = true;
-  auto setup = coordinator_config(pipeline_settings());
-  auto report = shut_down(setup);
+  auto report = end_by_itself(coordinator_config(pipeline_settings()));
   advance(500);
   EXPECT_FALSE(report->arrived);
-  // SIGINT again: the operator will not wait for Redis.
+  // SIGINT: the operator will not wait for Redis.
   request_shutdown(coordinator_);
   run();
-  ASSERT_TRUE(report->arrived) << "the second stop ends the wait";
+  ASSERT_TRUE(report->arrived) << "the stop request ends the wait";
   ASSERT_TRUE(report->value) << render(report->error);
   auto r = parse(*report->value);
   EXPECT_FALSE(r["ok"].get<bool>());
   EXPECT_EQ(r["final_state_error"], redis_gone);
+}
+
+TEST_F(ActorCoordinatorReport, ARunStoppedOnRequestDoesNotWait) {
+  pipeline_->snapshot.trouble = redis_gone;
+  pipeline_->snapshot.outage = true;
+  auto report = shut_down(coordinator_config(pipeline_settings()));
+  ASSERT_TRUE(report->arrived) << "SIGTERM from a supervisor: report now";
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_EQ(parse(*report->value)["final_state_error"], redis_gone);
 }
 
 TEST_F(ActorCoordinatorReport, ARunThatCannotStartStillReports) {
