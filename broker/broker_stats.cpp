@@ -6,6 +6,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace outbox::broker {
@@ -52,6 +53,8 @@ broker_stats read_stats(connection& conn, const keys& names) {
   commands.push_back({"HLEN", names.processed});
   commands.push_back({"LLEN", names.dead_letter});
   commands.push_back({"HGETALL", names.counters});
+  commands.push_back({"GET", names.consumer_lock()});
+  commands.push_back({"PTTL", names.consumer_lock()});
   auto replies = conn.pipeline(commands);
   broker_stats stats;
   std::size_t at = 0;
@@ -64,13 +67,19 @@ broker_stats read_stats(connection& conn, const keys& names) {
   }
   stats.processed = integer_of(replies[at++], "HLEN");
   stats.dead_letter = integer_of(replies[at++], "LLEN");
-  auto& counters = replies[at];
+  auto& counters = replies[at++];
   throw_if_error(*counters, "HGETALL");
   if (counters->type != REDIS_REPLY_ARRAY)
     throw broker_error(broker_errc::rejected, "unexpected reply to HGETALL");
   for (std::size_t i = 0; i + 1 < counters->elements; i += 2)
     stats.counters[reply_text(*counters->element[i])] = std::strtoll(
         reply_text(*counters->element[i + 1]).c_str(), nullptr, 10);
+  auto& holder = replies[at++];
+  throw_if_error(*holder, "GET");
+  if (holder->type == REDIS_REPLY_STRING)
+    stats.consumers_holder = reply_text(*holder);
+  stats.consumers_ttl_ms = std::max<std::int64_t>(
+      0, integer_of(replies[at], "PTTL")); // -2: no key, -1: no ttl
   return stats;
 }
 

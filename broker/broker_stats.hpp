@@ -19,6 +19,10 @@ struct broker_stats {
   std::int64_t processed = 0;   // HLEN processed
   std::int64_t dead_letter = 0; // LLEN dead-letter
   std::map<std::string, std::int64_t> counters;
+  /// Who holds the consumers' lock ("" when nobody), and for how much
+  /// longer unless renewed.
+  std::string consumers_holder;
+  std::int64_t consumers_ttl_ms = 0;
 
   std::int64_t queued_total() const;
   std::int64_t processing_total() const;

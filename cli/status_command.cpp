@@ -58,11 +58,16 @@ nlohmann::json outbox_json(const storage::outbox_stats& s) {
 }
 
 nlohmann::json broker_json(const broker::broker_stats& s) {
-  return {{"queues", s.queues},
-          {"processing", s.processing},
-          {"processed", s.processed},
-          {"dead_letter", s.dead_letter},
-          {"counters", s.counters}};
+  return {
+      {"queues", s.queues},
+      {"processing", s.processing},
+      {"processed", s.processed},
+      {"dead_letter", s.dead_letter},
+      {"counters", s.counters},
+      {"consumers_lock", s.consumers_holder.empty()
+                             ? nlohmann::json(nullptr)
+                             : nlohmann::json{{"holder", s.consumers_holder},
+                                              {"ttl_ms", s.consumers_ttl_ms}}}};
 }
 
 /// The FAILED table's last error is cut to this many characters; --json has
@@ -171,6 +176,13 @@ std::string redis_text(const broker::broker_stats& redis,
     for (const auto& [list, length] : redis.processing)
       processing.add_row({list, std::to_string(length)});
     out += '\n' + processing.render();
+  }
+
+  if (!redis.consumers_holder.empty()) {
+    text_table lock{{"CONSUMING PROCESS", "LOCK EXPIRES IN"}};
+    lock.add_row(
+        {redis.consumers_holder, rounded_duration(redis.consumers_ttl_ms)});
+    out += '\n' + lock.render();
   }
 
   text_table counts{{"REDIS", "COUNT"}};

@@ -11,6 +11,28 @@
 namespace outbox::test {
 namespace {
 
+TEST_F(CliAudit, StatusNamesTheConsumingProcess) {
+  place("apple", 2);
+  auto none = outbox_r({"status", "--json"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_TRUE(json_of(none).at("redis").at("consumers_lock").is_null());
+  EXPECT_TRUE(table_titled(outbox_r({"status"}).out, "CONSUMING").empty());
+
+  conn_.command(
+      {"SET", names_.consumer_lock(), "db1-4300@1796003181906", "PX", "60000"});
+  auto held = outbox_r({"status", "--json"});
+  ASSERT_EQ(held.exit_code, 0) << held.err;
+  auto lock = json_of(held).at("redis").at("consumers_lock");
+  EXPECT_EQ(lock.at("holder"), "db1-4300@1796003181906");
+  EXPECT_GT(lock.at("ttl_ms").get<std::int64_t>(), 50'000);
+  EXPECT_LE(lock.at("ttl_ms").get<std::int64_t>(), 60'000);
+  auto text = outbox_r({"status"});
+  auto table = table_titled(text.out, "CONSUMING PROCESS");
+  ASSERT_EQ(table.size(), 2u) << text.out;
+  expect_aligned(table);
+  EXPECT_EQ(cells_of(table[1])[0].text, "db1-4300@1796003181906");
+}
+
 TEST_F(CliAudit, StatusReportsBothStores) {
   place("apple", 2);
   place("pear", 1);
