@@ -66,9 +66,11 @@ void start_worker(coordinator_actor* self, worker_slot& slot) {
         s.broker.owned_partitions(static_cast<std::size_t>(slot.index),
                                   static_cast<std::size_t>(s.run.consumers));
     cs.block_ms = s.run.consumer_block_ms;
-    cs.fenced = !st.setup.consumer_lock_holder.empty();
+    cs.fenced = !st.lock_token.empty();
     cs.crash = s.crash;
-    cs.make_port = st.setup.make_consume_port;
+    cs.make_port = [make = st.setup.make_consume_port, token = st.lock_token] {
+      return make(token);
+    };
     cs.clock = st.setup.clock;
     cs.metrics = st.setup.metrics;
     slot.actor = spawn_child(self, st.setup.detached, consumer, std::move(cs));
@@ -201,8 +203,8 @@ void start_consumers(coordinator_actor* self) {
   st.consuming = true;
 }
 
-/// Another process holds the consumers' lock now: stop ours (no restart)
-/// and wait for the lock to come back.
+/// The consumers' lock is no longer this acquisition's: stop our consumers
+/// (no restart; the fence refuses them anyway) and wait to acquire it anew.
 void lose_consumers(coordinator_actor* self, const std::string& why) {
   auto& st = self->state;
   if (st.consuming)
@@ -210,6 +212,7 @@ void lose_consumers(coordinator_actor* self, const std::string& why) {
                  "process consumes the queues now ({})",
                  st.setup.name_prefix, why);
   st.consuming = false;
+  st.lock_token.clear();
   st.standby_behind.clear();
   for (auto& slot : st.slots) {
     if (slot.kind != worker_slot::role::consumer)
@@ -220,35 +223,70 @@ void lose_consumers(coordinator_actor* self, const std::string& why) {
   }
 }
 
-/// Takes or renews the consumers' lock; starts the consumers when it
-/// becomes ours, stops them when it is someone else's. Redis trouble
-/// changes nothing: the snapshot reports it, and the fence keeps our
-/// consumers from acting once another process has the lock.
+bool any_consumer_running(const coordinator_state& st) {
+  for (const auto& slot : st.slots)
+    if (slot.kind == worker_slot::role::consumer && slot.running)
+      return true;
+  return false;
+}
+
+/// Renews the consumers' lock while this process holds it; otherwise tries
+/// to acquire it, with a new token, once its previous consumers are down;
+/// starts the consumers when it is ours. Only renewal keeps a lock: one
+/// that lapsed is acquired anew, so consumers of the lapsed acquisition
+/// stay fenced even if this same process gets the lock back (another one
+/// may have recovered their entries meanwhile).
 void keep_consumers(coordinator_actor* self) {
   auto& st = self->state;
   const auto& me = st.setup.consumer_lock_holder;
-  if (st.stopping || me.empty() || settings_of(self).run.consumers == 0)
+  const auto& s = settings_of(self);
+  if (st.stopping || me.empty() || s.run.consumers == 0)
     return;
   try {
-    auto holder = st.probe->hold_consumer_lock(me, settings_of(self).lease.ttl);
-    if (holder == me) {
-      if (!st.consuming) {
-        start_consumers(self);
-        spdlog::info("coordinator {}: consuming the queues (holds {})",
-                     st.setup.name_prefix,
-                     settings_of(self).broker.consumer_lock());
+    if (!st.lock_token.empty()) {
+      auto holder = st.probe->renew_consumer_lock(st.lock_token, s.lease.ttl);
+      if (holder != st.lock_token)
+        lose_consumers(self, holder.empty()
+                                 ? "the consumers' lock lapsed"
+                                 : "the consumers' lock is " + holder + "'s");
+    }
+    if (st.lock_token.empty()) {
+      if (any_consumer_running(st))
+        return; // stopped ones are still going down
+      auto token = me + "#" + std::to_string(st.lock_acquisitions + 1);
+      auto holder = st.probe->acquire_consumer_lock(token, s.lease.ttl);
+      if (holder != token) {
+        if (holder != st.standby_behind)
+          spdlog::info("coordinator {}: standby, {} consumes the queues; this "
+                       "process's consumers take over within {} ms after it "
+                       "stops or dies",
+                       st.setup.name_prefix, holder, s.lease.ttl);
+        st.standby_behind = holder;
+        return;
       }
-    } else if (st.consuming) {
-      lose_consumers(self, "the consumers' lock is " + holder + "'s");
-    } else if (holder != st.standby_behind) {
-      st.standby_behind = holder;
-      spdlog::warn("coordinator {}: standby, {} consumes the queues; this "
-                   "process's consumers take over when it stops",
-                   st.setup.name_prefix, holder);
+      ++st.lock_acquisitions;
+      st.lock_token = token;
+    }
+    if (auto ended = st.lock_trouble.recovered(st.setup.clock()))
+      spdlog::info("coordinator {}: consumers' lock reachable again after {} "
+                   "ms",
+                   st.setup.name_prefix, ended->lasted_ms);
+    if (!st.consuming) {
+      start_consumers(self);
+      spdlog::info("coordinator {}: consuming the queues (holds {} as {})",
+                   st.setup.name_prefix, s.broker.consumer_lock(),
+                   st.lock_token);
     }
   } catch (const std::exception& e) {
-    spdlog::debug("coordinator {}: consumers' lock not renewed: {}",
-                  st.setup.name_prefix, e.what());
+    // Retried at the next check; the fence stops our consumers if the lock
+    // goes elsewhere meanwhile.
+    auto level = st.lock_trouble.failed(st.setup.clock())
+                     ? spdlog::level::warn
+                     : spdlog::level::debug;
+    spdlog::log(level,
+                "coordinator {}: cannot renew or acquire the consumers' "
+                "lock, retrying: {}",
+                st.setup.name_prefix, e.what());
   }
 }
 

@@ -34,12 +34,16 @@ struct coordinator_setup {
   /// unique across processes sharing one database.
   std::string name_prefix;
   std::function<std::unique_ptr<publish_port>()> make_publisher;
-  std::function<std::unique_ptr<consume_port>()> make_consume_port;
+  /// A consumer's port whose pops and applies carry the fence of the lock
+  /// acquisition `token` ("" for none: no lock in use).
+  std::function<std::unique_ptr<consume_port>(const std::string& token)>
+      make_consume_port;
   std::function<std::unique_ptr<pipeline_port>()> make_probe;
-  /// Who this process is in the consumers' lock (broker/consumer_lock.hpp):
-  /// its consumers run only while it holds the lock, and their ports must
-  /// carry the matching fence. Empty: no lock (consumers always run; for
-  /// tests and tools with one consuming process by construction).
+  /// Who this process is in the consumers' lock (broker/consumer_lock.hpp);
+  /// each acquisition's token is "<holder>#<n>". Its consumers run only
+  /// while it holds the lock, with that acquisition's fence. Empty: no lock
+  /// (consumers always run; for tests and tools with one consuming process
+  /// by construction).
   std::string consumer_lock_holder;
   clock_function clock;
   std::shared_ptr<run_metrics> metrics;
@@ -122,6 +126,12 @@ struct coordinator_state {
   bool consuming = false;
   /// The other process this one waits behind, as last logged.
   std::string standby_behind;
+  /// The token of the lock acquisition this process holds ("" for none),
+  /// and how many acquisitions it made.
+  std::string lock_token;
+  int lock_acquisitions = 0;
+  /// Failed attempts to renew or acquire the lock: warned about once.
+  outage lock_trouble;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

@@ -42,11 +42,10 @@ run_outcome read_outcome(coordinator_state& st, bool& outage) {
 /// Our consumers are down: a waiting process takes over at once rather
 /// than after the lock's ttl. A failure only costs it that wait.
 void release_consumer_lock(coordinator_state& st) {
-  const auto& me = st.setup.consumer_lock_holder;
-  if (me.empty() || !st.probe || st.setup.settings.run.consumers == 0)
+  if (st.lock_token.empty() || !st.probe)
     return;
   try {
-    st.probe->release_consumer_lock(me);
+    st.probe->release_consumer_lock(st.lock_token);
   } catch (const std::exception& e) {
     spdlog::debug("coordinator {}: consumers' lock not released: {}",
                   st.setup.name_prefix, e.what());

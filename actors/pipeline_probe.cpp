@@ -85,13 +85,18 @@ public:
     return moved;
   }
 
-  std::string hold_consumer_lock(const std::string& holder,
-                                 std::int64_t ttl_ms) override {
-    return lock_.hold(holder, ttl_ms);
+  std::string acquire_consumer_lock(const std::string& token,
+                                    std::int64_t ttl_ms) override {
+    return lock_.acquire(token, ttl_ms);
   }
 
-  void release_consumer_lock(const std::string& holder) override {
-    lock_.release(holder);
+  std::string renew_consumer_lock(const std::string& token,
+                                  std::int64_t ttl_ms) override {
+    return lock_.renew(token, ttl_ms);
+  }
+
+  void release_consumer_lock(const std::string& token) override {
+    lock_.release(token);
   }
 
   std::pair<std::string, bool> audit() override {

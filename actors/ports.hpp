@@ -118,14 +118,18 @@ public:
   /// processes' consumers are gone). Returns entries moved.
   virtual std::size_t recover_all() = 0;
 
-  /// Takes the consumers' lock for `holder`, or renews it when `holder`
-  /// has it, for `ttl_ms` (broker/consumer_lock.hpp). Returns who holds it
-  /// after the call. Throws broker_error.
-  virtual std::string hold_consumer_lock(const std::string& holder,
-                                         std::int64_t ttl_ms) = 0;
+  /// The consumers' lock (broker/consumer_lock.hpp): takes it for `token`
+  /// if free; returns who holds it after the call. Throws broker_error.
+  virtual std::string acquire_consumer_lock(const std::string& token,
+                                            std::int64_t ttl_ms) = 0;
 
-  /// Gives the consumers' lock up if `holder` holds it. Throws broker_error.
-  virtual void release_consumer_lock(const std::string& holder) = 0;
+  /// Extends it if `token` holds it; returns who holds it ("" if nobody).
+  /// Throws broker_error.
+  virtual std::string renew_consumer_lock(const std::string& token,
+                                          std::int64_t ttl_ms) = 0;
+
+  /// Gives it up if `token` holds it. Throws broker_error.
+  virtual void release_consumer_lock(const std::string& token) = 0;
 
   /// The conservation verdict as JSON (audit::verdict::to_json), and
   /// whether it holds. Throws what the stores throw (is_outage tells an

@@ -160,7 +160,7 @@ double pipelined_inbox_script(const config::settings& s,
       round.push_back({"EVALSHA", sha, "8", k.processed, k.reserved,
                        k.aggregate_seq, k.counters, k.dead_letter,
                        k.trimmed_summary(), k.seq_gaps(), k.consumer_lock(), "",
-                       "0", entries[i++]});
+                       entries[i++]});
     conn.pipeline(round);
   }
   return static_cast<double>(entries.size()) / seconds_since(start);

@@ -28,7 +28,7 @@ nlohmann::json pipeline_run(stage_context& ctx, config::settings s) {
   setup.make_publisher = [s] {
     return actors::make_redis_publish_port(s.redis, s.broker);
   };
-  setup.make_consume_port = [s] {
+  setup.make_consume_port = [s](const std::string&) {
     return actors::make_redis_consume_port(s.redis, s.broker);
   };
   setup.make_probe = [s] { return actors::make_pipeline_probe(s); };

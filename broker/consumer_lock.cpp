@@ -11,9 +11,10 @@ namespace outbox::broker {
 
 namespace {
 
-/// Take when free, extend when ours; either way answer the holder.
-const char* hold_source = R"lua(
--- KEYS[1]: the lock. ARGV: holder, ttl in ms.
+/// Take when free (or already ours: a retry after a lost reply); answer the
+/// holder either way.
+const char* acquire_source = R"lua(
+-- KEYS[1]: the lock. ARGV: token, ttl in ms.
 local current = redis.call('GET', KEYS[1])
 if not current or current == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -22,32 +23,51 @@ end
 return current
 )lua";
 
+/// Extend only when ours; answer the holder ('' when nobody).
+const char* renew_source = R"lua(
+-- KEYS[1]: the lock. ARGV: token, ttl in ms.
+local current = redis.call('GET', KEYS[1])
+if current == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return current or ''
+)lua";
+
 /// Delete only when ours: a late release must not free a successor's lock.
 const char* release_source = R"lua(
--- KEYS[1]: the lock. ARGV[1]: holder.
+-- KEYS[1]: the lock. ARGV[1]: token.
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0
 )lua";
 
-} // namespace
-
-consumer_lock::consumer_lock(connection& conn, std::string key)
-    : conn_(conn), key_(std::move(key)), hold_(hold_source),
-      release_(release_source) {}
-
-std::string consumer_lock::hold(const std::string& holder,
-                                std::int64_t ttl_ms) {
-  auto r = hold_.run(conn_, {key_}, {holder, std::to_string(ttl_ms)});
+std::string holder_of(const reply& r) {
   if (r->type != REDIS_REPLY_STRING)
     throw broker_error(broker_errc::rejected,
                        "unexpected reply to the consumer lock script");
   return reply_text(*r);
 }
 
-void consumer_lock::release(const std::string& holder) {
-  release_.run(conn_, {key_}, {holder});
+} // namespace
+
+consumer_lock::consumer_lock(connection& conn, std::string key)
+    : conn_(conn), key_(std::move(key)), acquire_(acquire_source),
+      renew_(renew_source), release_(release_source) {}
+
+std::string consumer_lock::acquire(const std::string& token,
+                                   std::int64_t ttl_ms) {
+  return holder_of(
+      acquire_.run(conn_, {key_}, {token, std::to_string(ttl_ms)}));
+}
+
+std::string consumer_lock::renew(const std::string& token,
+                                 std::int64_t ttl_ms) {
+  return holder_of(renew_.run(conn_, {key_}, {token, std::to_string(ttl_ms)}));
+}
+
+void consumer_lock::release(const std::string& token) {
+  release_.run(conn_, {key_}, {token});
 }
 
 } // namespace outbox::broker

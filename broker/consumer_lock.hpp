@@ -8,6 +8,11 @@
 // across processes without a rebalancing protocol, and the fence
 // (broker/fence.hpp) keeps a process that lost the lock from popping or
 // applying anything after the takeover.
+//
+// Each acquisition uses a new token, and a consumer's fence carries the
+// token it was started under: a lock that lapsed and was taken again, even
+// by the same process, never lets the consumers of an earlier acquisition
+// go on (another process may have recovered their entries in between).
 
 #include "broker/lua_script.hpp"
 
@@ -22,19 +27,24 @@ class consumer_lock {
 public:
   consumer_lock(connection& conn, std::string key);
 
-  /// Takes the lock for `holder` when nobody holds it, or extends it when
-  /// `holder` does, for `ttl_ms`. Returns who holds it after the call:
-  /// `holder` when this process may consume. Throws broker_error.
-  std::string hold(const std::string& holder, std::int64_t ttl_ms);
+  /// Takes the lock for `token` when nobody holds it, for `ttl_ms`.
+  /// Returns who holds it after the call: `token` when this acquisition
+  /// may consume. Throws broker_error.
+  std::string acquire(const std::string& token, std::int64_t ttl_ms);
 
-  /// Gives the lock up if `holder` holds it, so another process takes over
+  /// Extends the lock by `ttl_ms` if `token` holds it, never takes it.
+  /// Returns who holds it ("" when it lapsed). Throws broker_error.
+  std::string renew(const std::string& token, std::int64_t ttl_ms);
+
+  /// Gives the lock up if `token` holds it, so another process takes over
   /// at once instead of after the ttl. Throws broker_error.
-  void release(const std::string& holder);
+  void release(const std::string& token);
 
 private:
   connection& conn_;
   std::string key_;
-  lua_script hold_;
+  lua_script acquire_;
+  lua_script renew_;
   lua_script release_;
 };
 

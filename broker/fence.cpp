@@ -4,22 +4,18 @@ namespace outbox::broker {
 
 const std::string& lua_fence_check() {
   static const std::string source = std::string{R"lua(
-local function fence_refusal(lock, holder, ttl_ms)
+local function fence_refusal(lock, holder)
   if holder == '' then
     return nil
   end
+  -- A lapsed lock is no longer ours either: another process may have
+  -- taken it, recovered our entries and lost it again since.
   local current = redis.call('GET', lock)
-  if not current then
-    -- Expired while nobody took it: nobody recovered our entries, so
-    -- carrying on in order is safe.
-    redis.call('SET', lock, holder, 'PX', ttl_ms)
-    return nil
-  end
   if current ~= holder then
     return redis.error_reply(')lua"} +
                                     fenced_error_prefix +
                                     R"lua( the consumers lock ' .. lock
-      .. ' is held by ' .. current .. ', not by ' .. holder)
+      .. ' is held by ' .. (current or 'nobody') .. ', not by ' .. holder)
   end
   return nil
 end

@@ -6,7 +6,6 @@
 // a process that lost the lock (paused past its ttl, cut off from Redis)
 // cannot take entries or apply them behind the new holder's back.
 
-#include <cstdint>
 #include <string>
 
 namespace outbox::broker {
@@ -16,11 +15,8 @@ namespace outbox::broker {
 struct fence {
   /// The consumers' lock key (keys::consumer_lock()).
   std::string lock;
-  /// Who this process is in the lock.
+  /// The token of the acquisition the consumer was started under.
   std::string holder;
-  /// The lock's ttl, for taking back a lock that expired while nobody else
-  /// took it (nobody has recovered this process's entries then).
-  std::int64_t ttl_ms = 0;
 
   bool active() const { return !holder.empty(); }
 };
@@ -29,9 +25,9 @@ struct fence {
 /// broker_error(fenced).
 inline constexpr const char* fenced_error_prefix = "OUTBOX_FENCED";
 
-/// Lua defining `fence_refusal(lock, holder, ttl_ms)`: nil when the call may
-/// go on (no holder given, the lock is `holder`'s, or it had expired and is
-/// `holder`'s again), else the error reply to return before any write.
+/// Lua defining `fence_refusal(lock, holder)`: nil when the call may go on
+/// (no holder given, or the lock is `holder`'s), else the error reply to
+/// return before any write (the lock is another's, or lapsed).
 const std::string& lua_fence_check();
 
 } // namespace outbox::broker

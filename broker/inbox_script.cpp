@@ -12,12 +12,12 @@ const std::string& inbox_script_source() {
 --       trimmed (the summary `outbox trim` keeps), gaps (seqs skipped by an
 --       out-of-order first delivery: "<aggregate_id>:<seq>" -> 1),
 --       the consumers' lock (see fence.hpp)
--- ARGV: the fence's holder ('' for none) and ttl in ms, then the entries
---       exactly as they came from the queue, oldest first.
+-- ARGV: the fence's holder ('' for none), then the entries exactly as
+--       they came from the queue, oldest first.
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
 local counters, dead_letter, trimmed = KEYS[4], KEYS[5], KEYS[6]
 local gaps, lock = KEYS[7], KEYS[8]
-local first_entry = 3
+local first_entry = 2
 -- Most skipped seqs one out-of-order delivery records.
 local max_gap = 1024
 -- Lua numbers are doubles: integers are exact up to 2^53 only.
@@ -33,7 +33,7 @@ local wrong = wrong_key_type({
 if wrong then
   return wrong
 end
-local refusal = fence_refusal(lock, ARGV[1], ARGV[2])
+local refusal = fence_refusal(lock, ARGV[1])
 if refusal then
   return refusal
 end

@@ -23,8 +23,8 @@ const std::string& pop_batch_source() {
   static const std::string source = lua_fence_check() + std::string{R"lua(
 -- KEYS[1]: the queue, KEYS[2]: the processing list, KEYS[3]: the
 -- consumers' lock. ARGV: max entries, max bytes, the fence's holder ('' for
--- none) and ttl in ms.
-local refusal = fence_refusal(KEYS[3], ARGV[3], ARGV[4])
+-- none).
+local refusal = fence_refusal(KEYS[3], ARGV[3])
 if refusal then
   return refusal
 end
@@ -152,8 +152,7 @@ reliable_queue::pop_batch(const std::string& queue,
   // Without a fence the lock key is only a placeholder the script ignores.
   auto r = pop_batch_script_.run(
       conn_, {queue, processing, fence_.active() ? fence_.lock : queue},
-      {std::to_string(max_entries), std::to_string(max_bytes), fence_.holder,
-       std::to_string(fence_.ttl_ms)});
+      {std::to_string(max_entries), std::to_string(max_bytes), fence_.holder});
   if (r->type != REDIS_REPLY_ARRAY)
     throw broker_error(broker_errc::rejected, "unexpected reply to pop_batch");
   std::vector<std::string> entries;

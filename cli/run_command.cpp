@@ -175,10 +175,9 @@ int run(const run_options& options) {
   setup.make_publisher = [s] {
     return actors::make_redis_publish_port(s.redis, s.broker);
   };
-  broker::fence fence{s.broker.consumer_lock(), setup.consumer_lock_holder,
-                      s.lease.ttl};
-  setup.make_consume_port = [s, fence] {
-    return actors::make_redis_consume_port(s.redis, s.broker, fence);
+  setup.make_consume_port = [s](const std::string& token) {
+    return actors::make_redis_consume_port(
+        s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token});
   };
   setup.make_probe = [s] { return actors::make_pipeline_probe(s); };
   setup.clock = storage::wall_clock_now;

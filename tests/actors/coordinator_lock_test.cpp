@@ -53,7 +53,7 @@ TEST_F(ActorCoordinatorLock, StandbyUntilTheHolderStopsThenTakesOver) {
 
   pipeline_->lock_holder.clear(); // the holder stopped, or its ttl ran out
   advance(check_ms_);
-  EXPECT_EQ(pipeline_->lock_holder, "me");
+  EXPECT_EQ(pipeline_->lock_holder, "me#1") << "holder#acquisition";
   EXPECT_TRUE(consumer_slot(coordinator).running);
   EXPECT_TRUE(coordinator_of(coordinator).consuming);
   EXPECT_EQ(pipeline_->recover_all_calls, 1) << "recovered before consuming";
@@ -83,11 +83,35 @@ TEST_F(ActorCoordinatorLock, LosingTheLockStopsTheConsumersWithoutARestart) {
 
   pipeline_->lock_holder.clear();
   advance(check_ms_);
+  EXPECT_EQ(pipeline_->lock_holder, "me#2") << "a new acquisition";
   EXPECT_TRUE(consumer_slot(coordinator).running);
   EXPECT_EQ(consumer_slot(coordinator).name,
             actors::worker_name(prefix_, slot_role::consumer, 0, 1))
       << "a new incarnation, with processing lists of its own";
   EXPECT_EQ(pipeline_->recover_all_calls, 2);
+  EXPECT_EQ(metrics_->consumer_restarts.load(), 0);
+  request_shutdown(coordinator);
+  run();
+}
+
+TEST_F(ActorCoordinatorLock, ALapsedLockIsAcquiredAnewNotResumed) {
+  auto coordinator = spawn_as_me();
+  ASSERT_EQ(pipeline_->lock_holder, "me#1");
+  auto first = consumer_slot(coordinator).actor;
+  auto first_exit = watch(first);
+  // Frozen past the ttl: another process may have taken the lock, recovered
+  // our entries and died; all we see is a lapsed lock.
+  pipeline_->lock_holder.clear();
+  advance(check_ms_);
+  EXPECT_TRUE(first_exit->exited)
+      << "the lapsed acquisition's consumers stop first";
+  EXPECT_EQ(pipeline_->lock_holder, "")
+      << "not taken again while they were still going down";
+  advance(check_ms_);
+  EXPECT_EQ(pipeline_->lock_holder, "me#2");
+  EXPECT_TRUE(consumer_slot(coordinator).running);
+  EXPECT_EQ(pipeline_->recover_all_calls, 2)
+      << "whatever the other process left in flight goes back first";
   EXPECT_EQ(metrics_->consumer_restarts.load(), 0);
   request_shutdown(coordinator);
   run();

@@ -312,19 +312,27 @@ std::pair<std::string, bool> fake_pipeline_port::audit() {
   return pipeline_->verdict;
 }
 
-std::string fake_pipeline_port::hold_consumer_lock(const std::string& holder,
-                                                   std::int64_t) {
+std::string fake_pipeline_port::acquire_consumer_lock(const std::string& token,
+                                                      std::int64_t) {
   if (pipeline_->lock_unreachable)
     throw broker::broker_error(broker::broker_errc::unavailable,
                                "fake: Redis unreachable");
   if (pipeline_->lock_holder.empty())
-    pipeline_->lock_holder = holder;
+    pipeline_->lock_holder = token;
   return pipeline_->lock_holder;
 }
 
-void fake_pipeline_port::release_consumer_lock(const std::string& holder) {
+std::string fake_pipeline_port::renew_consumer_lock(const std::string&,
+                                                    std::int64_t) {
+  if (pipeline_->lock_unreachable)
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "fake: Redis unreachable");
+  return pipeline_->lock_holder;
+}
+
+void fake_pipeline_port::release_consumer_lock(const std::string& token) {
   ++pipeline_->lock_releases;
-  if (pipeline_->lock_holder == holder)
+  if (pipeline_->lock_holder == token)
     pipeline_->lock_holder.clear();
 }
 

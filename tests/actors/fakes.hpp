@@ -181,7 +181,7 @@ struct fake_pipeline {
   int audit_outages = 0;
   /// Who holds the consumers' lock ("" for nobody); ttls are not modelled.
   std::string lock_holder;
-  /// hold_consumer_lock throws broker_error(unavailable) while set.
+  /// acquire and renew throw broker_error(unavailable) while set.
   bool lock_unreachable = false;
   int lock_releases = 0;
   int audits = 0;
@@ -200,9 +200,11 @@ public:
   std::size_t recover_consumer(const std::string& consumer) override;
   std::size_t recover_all() override;
   std::pair<std::string, bool> audit() override;
-  std::string hold_consumer_lock(const std::string& holder,
-                                 std::int64_t ttl_ms) override;
-  void release_consumer_lock(const std::string& holder) override;
+  std::string acquire_consumer_lock(const std::string& token,
+                                    std::int64_t ttl_ms) override;
+  std::string renew_consumer_lock(const std::string& token,
+                                  std::int64_t ttl_ms) override;
+  void release_consumer_lock(const std::string& token) override;
 
 private:
   /// Recovers the processing lists whose consumer name passes `match`.

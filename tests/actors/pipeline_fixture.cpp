@@ -211,7 +211,8 @@ pipeline_fixture::coordinator_config(config::settings settings,
   setup.detached = false;
   setup.name_prefix = prefix_;
   setup.make_publisher = fake_publisher_factory(broker_);
-  setup.make_consume_port = fake_consume_port_factory(broker_);
+  setup.make_consume_port = [make = fake_consume_port_factory(broker_)](
+                                const std::string&) { return make(); };
   setup.make_probe = fake_probe_factory(pipeline_);
   setup.clock = [clock = clock_ms_] { return *clock; };
   setup.metrics = metrics_;

@@ -29,7 +29,7 @@ protected:
   }
 
   broker::fence fence_of(const std::string& holder) {
-    return {names_.consumer_lock(), holder, 60'000};
+    return {names_.consumer_lock(), holder};
   }
 
   /// Expects `call` to throw broker_error(fenced) naming the holder.
@@ -48,33 +48,37 @@ protected:
 
 TEST_F(BrokerConsumerLock, OneHolderAtATime) {
   broker::consumer_lock lock{conn(), names_.consumer_lock()};
-  EXPECT_EQ(lock.hold("a", 60'000), "a");
-  EXPECT_EQ(lock.hold("b", 60'000), "a") << "b waits while a holds it";
-  EXPECT_EQ(holder_of(), "a");
+  EXPECT_EQ(lock.acquire("a#1", 60'000), "a#1");
+  EXPECT_EQ(lock.acquire("b#1", 60'000), "a#1") << "b waits while a holds it";
+  EXPECT_EQ(holder_of(), "a#1");
   conn().command({"PEXPIRE", names_.consumer_lock(), "100"});
-  EXPECT_EQ(lock.hold("a", 60'000), "a");
-  EXPECT_GT(ttl_ms(), 1000) << "holding again renews the ttl";
+  EXPECT_EQ(lock.renew("a#1", 60'000), "a#1");
+  EXPECT_GT(ttl_ms(), 1000) << "renewing extends the ttl";
+  EXPECT_EQ(lock.renew("b#1", 60'000), "a#1") << "renew never takes it";
+  EXPECT_EQ(holder_of(), "a#1");
 }
 
 TEST_F(BrokerConsumerLock, OnlyTheHolderReleasesIt) {
   broker::consumer_lock lock{conn(), names_.consumer_lock()};
-  ASSERT_EQ(lock.hold("a", 60'000), "a");
-  lock.release("b");
-  EXPECT_EQ(holder_of(), "a") << "a late release cannot free another's lock";
-  lock.release("a");
+  ASSERT_EQ(lock.acquire("a#1", 60'000), "a#1");
+  lock.release("b#1");
+  EXPECT_EQ(holder_of(), "a#1") << "a late release cannot free another's";
+  lock.release("a#1");
   EXPECT_EQ(holder_of(), "");
-  EXPECT_EQ(lock.hold("b", 60'000), "b") << "taken over at once";
+  EXPECT_EQ(lock.acquire("b#1", 60'000), "b#1") << "taken over at once";
 }
 
-TEST_F(BrokerConsumerLock, AnExpiredLockGoesToTheNextAsker) {
+TEST_F(BrokerConsumerLock, ALapsedLockIsNotRenewedButAcquiredAnew) {
   broker::consumer_lock lock{conn(), names_.consumer_lock()};
-  ASSERT_EQ(lock.hold("a", 60'000), "a");
+  ASSERT_EQ(lock.acquire("a#1", 60'000), "a#1");
   conn().command({"DEL", names_.consumer_lock()}); // as if the ttl ran out
-  EXPECT_EQ(lock.hold("b", 60'000), "b");
+  EXPECT_EQ(lock.renew("a#1", 60'000), "") << "lapsed: renewal says so";
+  EXPECT_EQ(holder_of(), "");
+  EXPECT_EQ(lock.acquire("b#1", 60'000), "b#1");
 }
 
 TEST_F(BrokerConsumerLock, AFencedApplyAppliesNothing) {
-  broker::consumer_lock{conn(), names_.consumer_lock()}.hold("b", 60'000);
+  broker::consumer_lock{conn(), names_.consumer_lock()}.acquire("b", 60'000);
   broker::inbox fenced{conn(), names_, fence_of("a")};
   auto entry = order_placed("e1", "order-1", 1, "apple", 3);
   expect_fenced([&] { fenced.apply_batch({entry}); }, "b");
@@ -88,17 +92,19 @@ TEST_F(BrokerConsumerLock, AFencedApplyAppliesNothing) {
   EXPECT_EQ(reserved("apple"), 3);
 }
 
-TEST_F(BrokerConsumerLock, AnExpiredLockNobodyTookIsTakenBackByTheFence) {
-  broker::inbox fenced{conn(), names_, fence_of("a")};
-  EXPECT_EQ(holder_of(), "");
-  EXPECT_EQ(fenced.apply(order_placed("e1", "order-1", 1, "pear", 1)).result,
-            outcome::applied);
-  EXPECT_EQ(holder_of(), "a");
-  EXPECT_GT(ttl_ms(), 0) << "taken back with its ttl, not for ever";
+TEST_F(BrokerConsumerLock, ALapsedLockFencesItsLastHolder) {
+  // Nobody holds the lock: maybe another process took it, recovered this
+  // one's entries and died. Only a new acquisition may consume again.
+  broker::inbox fenced{conn(), names_, fence_of("a#1")};
+  expect_fenced(
+      [&] { fenced.apply(order_placed("e1", "order-1", 1, "pear", 1)); },
+      "nobody");
+  EXPECT_EQ(holder_of(), "") << "the fence never takes the lock";
+  EXPECT_EQ(reserved("pear"), 0);
 }
 
 TEST_F(BrokerConsumerLock, AFencedPopMovesNothing) {
-  broker::consumer_lock{conn(), names_.consumer_lock()}.hold("b", 60'000);
+  broker::consumer_lock{conn(), names_.consumer_lock()}.acquire("b", 60'000);
   conn().command({"RPUSH", "q", "x1", "x2"});
   broker::reliable_queue fenced{conn(), fence_of("a")};
   expect_fenced([&] { fenced.pop_batch("q", "q.processing", 10, 1 << 20); },
@@ -112,7 +118,7 @@ TEST_F(BrokerConsumerLock, AFencedPopMovesNothing) {
 }
 
 TEST_F(BrokerConsumerLock, WithoutAFenceNothingIsChecked) {
-  broker::consumer_lock{conn(), names_.consumer_lock()}.hold("b", 60'000);
+  broker::consumer_lock{conn(), names_.consumer_lock()}.acquire("b", 60'000);
   broker::inbox unfenced{conn(), names_};
   EXPECT_EQ(unfenced.apply(order_placed("e1", "order-1", 1, "plum", 2)).result,
             outcome::applied);
