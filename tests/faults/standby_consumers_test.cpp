@@ -10,12 +10,14 @@ using FaultStandbyConsumers = fault_fixture;
 /// Scenario 6: two consumer processes for availability. One holds the
 /// consumers' lock and consumes, the other waits. The holder freezes
 /// (SIGSTOP: a long GC pause, a VM migration) past the lock's ttl with
-/// entries in hand; the standby takes over, recovering them. The frozen one
-/// wakes up (SIGCONT) believing it still consumes, and the fence stops it
-/// before it moves or applies anything. Then the new holder dies (SIGKILL)
-/// and the first one takes over again. Nothing lost, nothing applied twice,
-/// per-aggregate order kept throughout.
-TEST_F(FaultStandbyConsumers, PausedHolderIsFencedAndTheStandbyTakesOver) {
+/// entries in hand; the standby takes over, recovering them, and consumes.
+/// Then the new holder dies (SIGKILL) with entries of its own in flight,
+/// and its lock lapses, while the first is still frozen. The first wakes up
+/// (SIGCONT) believing it still consumes: the fence refuses its consumers
+/// (the lock is not theirs any more), and it must acquire the lock anew,
+/// putting the dead holder's entries back first, before consuming again.
+/// Nothing lost, nothing applied twice, per-aggregate order kept.
+TEST_F(FaultStandbyConsumers, FrozenHolderIsFencedAndTakesOverOnlyAnew) {
   const std::vector<std::string> consumer_flags{
       "--relays", "0", "--consumers", "2", "--log-level", "info"};
   auto relays = start_run({"--relays", "2", "--consumers", "0"});
@@ -31,21 +33,25 @@ TEST_F(FaultStandbyConsumers, PausedHolderIsFencedAndTheStandbyTakesOver) {
   EXPECT_TRUE(second->wait_for_stderr("consuming the queues", 10'000))
       << "the standby never took over from the frozen holder";
   load.pump(random_ms(300, 800));
-  first->signal(SIGCONT);
-  EXPECT_TRUE(
-      first->wait_for_stderr("another process consumes the queues", 10'000))
-      << "the woken holder was not stopped";
-  load.pump(random_ms(200, 500));
-
   second->signal(SIGKILL);
   auto killed = second->wait(10'000);
   EXPECT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+  // Past the ttl (500 ms): the dead holder's lock lapses, its entries stay
+  // in its processing lists.
+  load.pump(random_ms(700, 1200));
+
+  first->signal(SIGCONT);
+  EXPECT_TRUE(first->wait_for_stderr("#2)", 10'000))
+      << "the woken process did not acquire the lock anew";
   auto orders = load.finish(120'000);
-  // Only the first process is left to consume: it must take over again.
   EXPECT_TRUE(wait_until_settled(60'000))
-      << "nobody consumed after the holder died: " << status().dump();
+      << "the dead holder's entries were not recovered: " << status().dump();
   stop_gracefully(*relays, "relay process");
-  stop_gracefully(*first, "first consumer process");
+  process_result woken;
+  stop_gracefully(*first, "first consumer process", &woken);
+  EXPECT_NE(woken.err.find("another process consumes the queues"),
+            std::string::npos)
+      << "its old consumers were not stopped: " << woken.err;
   drain();
 
   auto check = finish("FaultStandbyConsumers", 2);
