@@ -19,18 +19,18 @@ TEST_F(CliAudit, StatusNamesTheConsumingProcess) {
   EXPECT_TRUE(table_titled(outbox_r({"status"}).out, "CONSUMING").empty());
 
   conn_.command(
-      {"SET", names_.consumer_lock(), "db1-4300@1796003181906", "PX", "60000"});
+      {"SET", names_.consumer_lock(), "db1-4300@1796003181906#1", "PX", "60000"});
   auto held = outbox_r({"status", "--json"});
   ASSERT_EQ(held.exit_code, 0) << held.err;
   auto lock = json_of(held).at("redis").at("consumers_lock");
-  EXPECT_EQ(lock.at("holder"), "db1-4300@1796003181906");
+  EXPECT_EQ(lock.at("holder"), "db1-4300@1796003181906#1");
   EXPECT_GT(lock.at("ttl_ms").get<std::int64_t>(), 50'000);
   EXPECT_LE(lock.at("ttl_ms").get<std::int64_t>(), 60'000);
   auto text = outbox_r({"status"});
   auto table = table_titled(text.out, "CONSUMING PROCESS");
   ASSERT_EQ(table.size(), 2u) << text.out;
   expect_aligned(table);
-  EXPECT_EQ(cells_of(table[1])[0].text, "db1-4300@1796003181906");
+  EXPECT_EQ(cells_of(table[1])[0].text, "db1-4300@1796003181906#1");
 }
 
 TEST_F(CliAudit, StatusReportsBothStores) {
