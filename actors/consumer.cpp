@@ -303,8 +303,7 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
           st.must_recover = true;
           st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
           // Once per outage: the retries go on while Redis is down.
-          auto level = st.redis.failed(st.setup.clock()) ? spdlog::level::warn
-                                                         : spdlog::level::debug;
+          auto level = st.redis.failure_level(st.setup.clock());
           spdlog::log(level,
                       "consumer {}: Redis trouble, retrying in {} ms: {}",
                       st.setup.name, st.retry_delay_ms, e.what());

@@ -7,6 +7,8 @@
 
 #include "storage/types.hpp"
 
+#include <spdlog/common.h>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -58,6 +60,12 @@ public:
   /// Records a successful call at `now`; when it ends an outage, how long
   /// that lasted and how many calls failed.
   std::optional<ended> recovered(storage::millis now);
+
+  /// Records a failed call at `now` and says at which level to log it:
+  /// warn for the first of an outage, debug for the retries after it.
+  spdlog::level::level_enum failure_level(storage::millis now) {
+    return failed(now) ? spdlog::level::warn : spdlog::level::debug;
+  }
 
   bool ongoing() const { return failures_ > 0; }
 

@@ -91,8 +91,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     // Redis may have taken the batch anyway; the inbox absorbs that.
     metrics.publish_errors++;
     // Once per outage: every idle poll retries while Redis is down.
-    auto level = st.redis.failed(st.setup.clock()) ? spdlog::level::warn
-                                                   : spdlog::level::debug;
+    auto level = st.redis.failure_level(st.setup.clock());
     spdlog::log(level,
                 "relay {}: Redis unavailable, releasing {} rows and retrying "
                 "(events: {}): {}",

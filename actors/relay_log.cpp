@@ -52,8 +52,7 @@ void database_answered(relay_state& st) {
 }
 
 void database_failed(relay_state& st, const char* when, const char* what) {
-  auto level = st.database.failed(st.setup.clock()) ? spdlog::level::warn
-                                                    : spdlog::level::debug;
+  auto level = st.database.failure_level(st.setup.clock());
   spdlog::log(level, "relay {}: database trouble{}, backing off: {}",
               st.setup.name, when, what);
 }

@@ -37,8 +37,7 @@ void not_committed(writer_state& st, const storage::store_error& e,
                   size, what, ids, e.what());
     return;
   }
-  auto level = st.database.failed(st.setup.clock()) ? spdlog::level::warn
-                                                    : spdlog::level::debug;
+  auto level = st.database.failure_level(st.setup.clock());
   spdlog::log(level,
               "writer: database trouble, group of {} {} not committed "
               "({}): {}",
