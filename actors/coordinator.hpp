@@ -130,8 +130,10 @@ struct coordinator_state {
   /// and how many acquisitions it made.
   std::string lock_token;
   int lock_acquisitions = 0;
-  /// Failed attempts to renew or acquire the lock: warned about once.
+  /// Failed attempts to renew or acquire the lock, and to start the
+  /// consumers once it is held: each warned about once.
   outage lock_trouble;
+  outage start_trouble;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

@@ -46,9 +46,9 @@ void start_consumers(coordinator_actor* self) {
 /// (no restart; the fence refuses them anyway) and wait to acquire it anew.
 void lose_consumers(coordinator_actor* self, const std::string& why) {
   auto& st = self->state;
-  if (st.consuming)
-    spdlog::warn("coordinator {}: stopping this process's consumers, another "
-                 "process consumes the queues now ({})",
+  if (st.consuming && !st.stopping)
+    spdlog::warn("coordinator {}: stopping this process's consumers, the "
+                 "consumers' lock is no longer theirs ({})",
                  st.setup.name_prefix, why);
   st.consuming = false;
   st.lock_token.clear();
@@ -62,53 +62,52 @@ void lose_consumers(coordinator_actor* self, const std::string& why) {
   }
 }
 
-/// Renews the consumers' lock while this process holds it; otherwise tries
-/// to acquire it, with a new token, once its previous consumers are down;
-/// starts the consumers when it is ours. Only renewal keeps a lock: one
-/// that lapsed is acquired anew, so consumers of the lapsed acquisition
-/// stay fenced even if this same process gets the lock back (another one
-/// may have recovered their entries meanwhile).
+namespace {
+
+/// Renews the lock, or acquires it anew once the previous consumers are
+/// down. True when this process holds it after the call. Throws
+/// broker_error.
+bool hold_lock(coordinator_actor* self) {
+  auto& st = self->state;
+  const auto& s = st.setup.settings;
+  if (!st.lock_token.empty()) {
+    auto holder = st.probe->renew_consumer_lock(st.lock_token, s.lease.ttl);
+    if (holder == st.lock_token)
+      return true;
+    lose_consumers(self, holder.empty()
+                             ? "it lapsed"
+                             : "another process, " + holder + ", holds it");
+  }
+  if (any_consumer_running(st))
+    return false; // stopped ones are still going down
+  auto token = st.setup.consumer_lock_holder + "#" +
+               std::to_string(st.lock_acquisitions + 1);
+  auto holder = st.probe->acquire_consumer_lock(token, s.lease.ttl);
+  if (holder != token) {
+    if (holder != st.standby_behind)
+      spdlog::info("coordinator {}: standby, {} consumes the queues; this "
+                   "process's consumers take over within {} ms after it "
+                   "stops or dies",
+                   st.setup.name_prefix, holder, s.lease.ttl);
+    st.standby_behind = holder;
+    return false;
+  }
+  ++st.lock_acquisitions;
+  st.lock_token = token;
+  return true;
+}
+
+} // namespace
+
 void keep_consumers(coordinator_actor* self) {
   auto& st = self->state;
-  const auto& me = st.setup.consumer_lock_holder;
-  const auto& s = self->state.setup.settings;
-  if (st.stopping || me.empty() || s.run.consumers == 0)
+  const auto& s = st.setup.settings;
+  if (st.stopping || st.setup.consumer_lock_holder.empty() ||
+      s.run.consumers == 0)
     return;
+  bool held = false;
   try {
-    if (!st.lock_token.empty()) {
-      auto holder = st.probe->renew_consumer_lock(st.lock_token, s.lease.ttl);
-      if (holder != st.lock_token)
-        lose_consumers(self, holder.empty()
-                                 ? "the consumers' lock lapsed"
-                                 : "the consumers' lock is " + holder + "'s");
-    }
-    if (st.lock_token.empty()) {
-      if (any_consumer_running(st))
-        return; // stopped ones are still going down
-      auto token = me + "#" + std::to_string(st.lock_acquisitions + 1);
-      auto holder = st.probe->acquire_consumer_lock(token, s.lease.ttl);
-      if (holder != token) {
-        if (holder != st.standby_behind)
-          spdlog::info("coordinator {}: standby, {} consumes the queues; this "
-                       "process's consumers take over within {} ms after it "
-                       "stops or dies",
-                       st.setup.name_prefix, holder, s.lease.ttl);
-        st.standby_behind = holder;
-        return;
-      }
-      ++st.lock_acquisitions;
-      st.lock_token = token;
-    }
-    if (auto ended = st.lock_trouble.recovered(st.setup.clock()))
-      spdlog::info("coordinator {}: consumers' lock reachable again after {} "
-                   "ms",
-                   st.setup.name_prefix, ended->lasted_ms);
-    if (!st.consuming) {
-      start_consumers(self);
-      spdlog::info("coordinator {}: consuming the queues (holds {} as {})",
-                   st.setup.name_prefix, s.broker.consumer_lock(),
-                   st.lock_token);
-    }
+    held = hold_lock(self);
   } catch (const std::exception& e) {
     // Retried at the next check; the fence stops our consumers if the lock
     // goes elsewhere meanwhile.
@@ -116,6 +115,26 @@ void keep_consumers(coordinator_actor* self) {
     spdlog::log(level,
                 "coordinator {}: cannot renew or acquire the consumers' "
                 "lock, retrying: {}",
+                st.setup.name_prefix, e.what());
+    return;
+  }
+  if (auto ended = st.lock_trouble.recovered(st.setup.clock()))
+    spdlog::info("coordinator {}: consumers' lock reachable again after {} "
+                 "ms",
+                 st.setup.name_prefix, ended->lasted_ms);
+  if (!held || st.consuming)
+    return;
+  try {
+    start_consumers(self);
+    st.start_trouble.recovered(st.setup.clock());
+    spdlog::info("coordinator {}: consuming the queues (holds {} as {})",
+                 st.setup.name_prefix, s.broker.consumer_lock(), st.lock_token);
+  } catch (const std::exception& e) {
+    // The lock stays ours (renewed at every check) until this succeeds.
+    auto level = st.start_trouble.failure_level(st.setup.clock());
+    spdlog::log(level,
+                "coordinator {}: holds the consumers' lock but cannot put "
+                "the in-flight entries back yet, retrying: {}",
                 st.setup.name_prefix, e.what());
   }
 }

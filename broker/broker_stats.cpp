@@ -6,7 +6,6 @@
 
 #include <hiredis/hiredis.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 namespace outbox::broker {
@@ -75,11 +74,13 @@ broker_stats read_stats(connection& conn, const keys& names) {
     stats.counters[reply_text(*counters->element[i])] = std::strtoll(
         reply_text(*counters->element[i + 1]).c_str(), nullptr, 10);
   auto& holder = replies[at++];
-  throw_if_error(*holder, "GET");
   if (holder->type == REDIS_REPLY_STRING)
     stats.consumers_holder = reply_text(*holder);
-  stats.consumers_ttl_ms = std::max<std::int64_t>(
-      0, integer_of(replies[at], "PTTL")); // -2: no key, -1: no ttl
+  else if (holder->type == REDIS_REPLY_ERROR) // a wrong-typed key
+    stats.consumers_holder = "(" + names.consumer_lock() +
+                             " unreadable: " + reply_text(*holder) + ")";
+  // -2: no key; -1: no ttl, a lock nobody's renewal will ever end.
+  stats.consumers_ttl_ms = integer_of(replies[at], "PTTL");
   return stats;
 }
 

@@ -20,9 +20,9 @@ struct broker_stats {
   std::int64_t dead_letter = 0; // LLEN dead-letter
   std::map<std::string, std::int64_t> counters;
   /// Who holds the consumers' lock ("" when nobody), and for how much
-  /// longer unless renewed.
+  /// longer unless renewed (-1: no ttl, it never expires; -2: no lock).
   std::string consumers_holder;
-  std::int64_t consumers_ttl_ms = 0;
+  std::int64_t consumers_ttl_ms = -2;
 
   std::int64_t queued_total() const;
   std::int64_t processing_total() const;

@@ -180,8 +180,11 @@ std::string redis_text(const broker::broker_stats& redis,
 
   if (!redis.consumers_holder.empty()) {
     text_table lock{{"CONSUMING PROCESS", "LOCK EXPIRES IN"}};
+    // -1: the key has no ttl; no renewal will ever end it.
     lock.add_row(
-        {redis.consumers_holder, rounded_duration(redis.consumers_ttl_ms)});
+        {redis.consumers_holder, redis.consumers_ttl_ms >= 0
+                                     ? rounded_duration(redis.consumers_ttl_ms)
+                                     : std::string{"never"}});
     out += '\n' + lock.render();
   }
 

@@ -18,8 +18,8 @@ TEST_F(CliAudit, StatusNamesTheConsumingProcess) {
   EXPECT_TRUE(json_of(none).at("redis").at("consumers_lock").is_null());
   EXPECT_TRUE(table_titled(outbox_r({"status"}).out, "CONSUMING").empty());
 
-  conn_.command(
-      {"SET", names_.consumer_lock(), "db1-4300@1796003181906#1", "PX", "60000"});
+  conn_.command({"SET", names_.consumer_lock(), "db1-4300@1796003181906#1",
+                 "PX", "60000"});
   auto held = outbox_r({"status", "--json"});
   ASSERT_EQ(held.exit_code, 0) << held.err;
   auto lock = json_of(held).at("redis").at("consumers_lock");
@@ -31,6 +31,13 @@ TEST_F(CliAudit, StatusNamesTheConsumingProcess) {
   ASSERT_EQ(table.size(), 2u) << text.out;
   expect_aligned(table);
   EXPECT_EQ(cells_of(table[1])[0].text, "db1-4300@1796003181906#1");
+
+  // Set by hand without a ttl: it blocks every consumer process for good,
+  // and status says so.
+  conn_.command({"SET", names_.consumer_lock(), "by-hand"});
+  auto stuck = outbox_r({"status"});
+  auto row = row_of(table_titled(stuck.out, "CONSUMING PROCESS"), "by-hand");
+  EXPECT_EQ(row, (std::vector<std::string>{"by-hand", "never"})) << stuck.out;
 }
 
 TEST_F(CliAudit, StatusReportsBothStores) {
