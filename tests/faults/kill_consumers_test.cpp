@@ -23,7 +23,9 @@ std::int64_t recovered_in(const std::string& log) {
 /// the next consumer process puts them back at the head of their queues
 /// before it pops anything, so they are applied in order, and the inbox
 /// absorbs the ones that were already applied: no loss, no double effect.
-/// Only one consumer process runs at a time, as the README requires.
+/// One consumer process at a time: each replacement starts after its
+/// predecessor was killed, and consumes once the dead one's consumers' lock
+/// has lapsed (a standby beside a live holder is FaultStandbyConsumers).
 TEST_F(FaultKillConsumers, SigkilledConsumerProcessesRecoverInFlightEntries) {
   const std::vector<std::string> consumer_flags{
       "--relays", "0", "--consumers", "2", "--log-level", "info"};
