@@ -2,6 +2,7 @@
 
 #include "actors/log_lines.hpp"
 #include "actors/messages.hpp"
+#include "actors/outage.hpp"
 #include "broker/broker_error.hpp"
 
 #include <caf/all.hpp>
@@ -300,6 +301,9 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
             return;
           }
           st.setup.metrics->consumer_errors++;
+          if (e.code() == broker::broker_errc::unavailable)
+            st.setup.metrics->outage_retries++;
+          announce_server_state(e);
           st.must_recover = true;
           st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
           // Once per outage: the retries go on while Redis is down.

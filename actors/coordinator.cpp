@@ -228,15 +228,11 @@ void check(coordinator_actor* self) {
     stop(self, "");
     return;
   }
-  if (st.setup.until_drained && stalled(st, snap, now)) {
-    stop(self, "stalled behind FAILED rows: " + std::to_string(snap.failed) +
-                   " FAILED rows block " +
-                   std::to_string(snap.pending + snap.sending) +
-                   " later rows of their aggregates and nothing moved for " +
-                   std::to_string(stall_timeout(st) / 1000) +
-                   " s; see `outbox status`, fix the cause, then `outbox "
-                   "retry`");
-    return;
+  if (st.setup.until_drained) {
+    if (auto why = stall_reason(st, snap, now); !why.empty()) {
+      stop(self, why);
+      return;
+    }
   }
   self->delayed_send(self, milliseconds(st.setup.check_interval_ms),
                      check_atom_v);

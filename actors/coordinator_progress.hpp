@@ -19,13 +19,16 @@ std::string progress_line(const coordinator_state& st,
 bool drained(const coordinator_state& st, const pipeline_snapshot& s);
 
 /// How long a bounded run waits without any movement before it decides
-/// that FAILED rows block the rest: longer than any backoff or takeover.
+/// that it is stuck: longer than any backoff or takeover.
 storage::millis stall_timeout(const coordinator_state& st);
 
-/// True when FAILED rows exist and nothing has moved for stall_timeout: the
-/// rows behind them can never drain until an operator retries. Records the
-/// counts of `s` as the last movement when they changed.
-bool stalled(coordinator_state& st, const pipeline_snapshot& s,
-             storage::millis now);
+/// What keeps a bounded run from draining when nothing has moved for
+/// stall_timeout (no count changed, no outage retried): FAILED rows that
+/// block their aggregates until an operator retries, entries the
+/// consumers cannot get through, or rows nobody publishes. Empty while
+/// the run moves, drains or waits out an outage. Records the counts of `s`
+/// as the last movement when they changed.
+std::string stall_reason(coordinator_state& st, const pipeline_snapshot& s,
+                         storage::millis now);
 
 } // namespace outbox::actors

@@ -109,11 +109,17 @@ SQLite::Database& lab_bench::db() {
 
 std::vector<std::string> lab_bench::reset() {
   const auto& k = settings_.broker;
-  std::vector<std::string> keys{
-      k.queue,         k.processed,         k.reserved,
-      k.aggregate_seq, k.counters,          k.dead_letter,
-      dualwrite_list,  k.trimmed_summary(), k.trimmed_reserved(),
-      k.seq_gaps()};
+  std::vector<std::string> keys{k.queue,
+                                k.processed,
+                                k.reserved,
+                                k.aggregate_seq,
+                                k.counters,
+                                k.dead_letter,
+                                dualwrite_list,
+                                k.trimmed_summary(),
+                                k.trimmed_reserved(),
+                                k.trimmed_aggregates(),
+                                k.seq_gaps()};
   for (auto& list :
        broker::reliable_queue{redis_}.processing_lists(k.processing_prefix))
     keys.push_back(list);

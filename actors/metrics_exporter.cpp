@@ -33,6 +33,7 @@ const counter_spec counter_specs[] = {
   {"outbox_enqueued_total", "Entries the relays pushed to Redis.", &run_metrics::enqueued},
   {"outbox_acked_total", "Rows the relays marked PUBLISHED.", &run_metrics::acked},
   {"outbox_fenced_acks_rejected_total", "Acks refused because the lease had moved on (zombie relays).", &run_metrics::fenced_acks_rejected},
+  {"outbox_expired_leases_dropped_total", "Rows not pushed because their lease ran out, by the relay's own clock, between claim and push.", &run_metrics::expired_leases_dropped},
   {"outbox_lease_takeovers_total", "Expired leases another relay took over.", &run_metrics::lease_takeovers},
   {"outbox_rows_failed_total", "Rows marked FAILED after max_attempts.", &run_metrics::rows_failed},
   {"outbox_publish_errors_total", "Publishes to Redis that failed.", &run_metrics::publish_errors},

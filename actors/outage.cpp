@@ -3,6 +3,13 @@
 #include "broker/broker_error.hpp"
 #include "storage/store_error.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+
 namespace outbox::actors {
 
 bool is_outage(const std::exception& e) {
@@ -11,6 +18,20 @@ bool is_outage(const std::exception& e) {
   if (const auto* s = dynamic_cast<const storage::store_error*>(&e))
     return s->code() == storage::store_errc::busy;
   return false;
+}
+
+void announce_server_state(const broker::broker_error& e) {
+  if (e.state() == broker::server_state::none)
+    return;
+  static std::mutex mutex;
+  static std::set<std::pair<std::string, broker::server_state>> announced;
+  {
+    std::lock_guard<std::mutex> lock{mutex};
+    if (!announced.insert({e.where(), e.state()}).second)
+      return;
+  }
+  spdlog::warn("Redis at {} {}: waiting", e.where().empty() ? "?" : e.where(),
+               broker::describe(e.state()));
 }
 
 } // namespace outbox::actors

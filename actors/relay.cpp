@@ -2,6 +2,7 @@
 
 #include "actors/log_lines.hpp"
 #include "actors/messages.hpp"
+#include "actors/outage.hpp"
 #include "actors/relay_log.hpp"
 #include "actors/relay_refusal.hpp"
 #include "broker/broker_error.hpp"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <map>
 #include <vector>
 
@@ -51,12 +53,41 @@ void crash(relay_actor* self, const char* point) {
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
+/// True when the lease of the batch ran out by the relay's own monotonic
+/// clock (a process frozen by SIGSTOP, a host suspended, between claim and
+/// push): then it is not pushed, whatever the wall clock says, since
+/// another relay may hold the rows now. The rows are released (fenced: a
+/// no-op where another took them over) and the drop is counted.
+bool lease_ran_out(relay_actor* self, const storage::claim& claimed) {
+  auto& st = self->state;
+  auto held_ms = st.setup.monotonic() - st.claimed_monotonic;
+  if (held_ms < st.setup.lease.ttl)
+    return false;
+  auto& metrics = *st.setup.metrics;
+  metrics.expired_leases_dropped +=
+      static_cast<std::int64_t>(claimed.events.size());
+  metrics.released += st.store->release(st.setup.name, claimed.leases());
+  spdlog::info("relay {}: lease ran out {} ms after the claim, by this "
+               "relay's own clock, before publishing: not pushing {} rows "
+               "(events: {})",
+               st.setup.name, held_ms, claimed.events.size(),
+               describe_rows(claimed.events));
+  return true;
+}
+
 /// Publishes a claimed batch and acknowledges it. Returns false when the
 /// relay crashed or must back off (the next cycle is scheduled here then).
+/// A zombie (an injected pause) stands for a pause the relay cannot see,
+/// such as a paused virtual machine: it skips the lease checks, and the
+/// fence must stop it.
 bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
                      bool zombie) {
   auto& st = self->state;
   auto& metrics = *st.setup.metrics;
+  if (!zombie && lease_ran_out(self, claimed)) {
+    schedule_claim(self, 0);
+    return false;
+  }
   auto now = st.setup.clock();
   // A lease running out is renewed before the broker call; a zombie does
   // not know it slept, which is exactly what the fence must catch.
@@ -90,6 +121,8 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     // Not the rows' fault: hand them back without spending an attempt.
     // Redis may have taken the batch anyway; the inbox absorbs that.
     metrics.publish_errors++;
+    metrics.outage_retries++;
+    announce_server_state(e);
     // Once per outage: every idle poll retries while Redis is down.
     auto level = st.redis.failure_level(st.setup.clock());
     spdlog::log(level,
@@ -136,6 +169,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
 void run_cycle(relay_actor* self) {
   auto& st = self->state;
   auto& metrics = *st.setup.metrics;
+  st.claimed_monotonic = st.setup.monotonic();
   auto c =
       st.store->claim_batch(st.setup.name, st.setup.clock(), st.setup.lease);
   metrics.claims++;
@@ -197,6 +231,8 @@ void guarded_cycle(relay_actor* self) {
   try {
     run_cycle(self);
   } catch (const storage::store_error& e) {
+    if (is_outage(e))
+      self->state.setup.metrics->outage_retries++;
     database_failed(self->state, "", e.what());
     schedule_idle(self);
     return;
@@ -209,6 +245,13 @@ void guarded_cycle(relay_actor* self) {
 caf::behavior relay(relay_actor* self, relay_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
+  if (!st.setup.monotonic)
+    st.setup.monotonic = [] {
+      timespec t{};
+      ::clock_gettime(CLOCK_BOOTTIME, &t);
+      return static_cast<storage::millis>(t.tv_sec) * 1000 +
+             t.tv_nsec / 1'000'000;
+    };
   st.crashes = std::make_unique<crash_injector>(st.setup.crash, st.setup.name);
   try {
     st.db = storage::open_database(st.setup.db);

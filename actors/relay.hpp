@@ -34,6 +34,10 @@ struct relay_setup {
   std::function<std::unique_ptr<publish_port>()> make_publisher;
   clock_function clock;
   std::shared_ptr<run_metrics> metrics;
+  /// This relay's own clock for its leases (ms, any origin): it never
+  /// jumps with the wall clock and counts a suspended host's sleep
+  /// (CLOCK_BOOTTIME when empty). Tests drive it.
+  clock_function monotonic = {};
 };
 
 /// A relay: the leaseholder that moves outbox rows to the broker.
@@ -55,6 +59,8 @@ struct relay_state {
   bool claim_queued = false;
   /// The current idle poll interval (doubles while nothing is claimable).
   int idle_delay_ms = 0;
+  /// When the batch being published was claimed, by setup.monotonic.
+  storage::millis claimed_monotonic = 0;
   /// Leases held across a zombie pause; released on graceful shutdown.
   std::optional<storage::claim> paused;
   /// Outages this relay is riding out: logged when they begin and end, not

@@ -28,6 +28,32 @@ storage::claim claim_without(const storage::claim& c,
   return rest;
 }
 
+namespace {
+
+/// Refusals about the entries themselves (an entry over
+/// broker.max_entry_bytes, a queue key of the wrong type): they charge an
+/// attempt however many rows share them.
+bool refuses_the_entry(const std::string& error) {
+  return error.find("WRONGTYPE") != std::string::npos ||
+         error.find("broker.max_entry_bytes") != std::string::npos;
+}
+
+/// Every row Redis was asked about was refused, with the same words, and
+/// the words are not about an entry: whatever the text, that is the
+/// server's state (a proxy's or a future Redis's error code we do not
+/// know), not the rows' fault. One row alone cannot tell: it is charged.
+bool uniform_refusal(const std::vector<std::string>& errors,
+                     std::size_t published) {
+  if (published > 0 || errors.size() < 2 || refuses_the_entry(errors.front()))
+    return false;
+  for (const auto& error : errors)
+    if (error != errors.front())
+      return false;
+  return true;
+}
+
+} // namespace
+
 storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                                storage::millis now,
                                const std::string& first_error) {
@@ -37,6 +63,8 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
   std::vector<storage::event_lease> refused;
   std::vector<storage::event_lease> held_back;
   std::string reason = first_error;
+  std::vector<std::string> errors;
+  std::size_t published = 0;
   if (c.events.size() == 1) {
     blocked.insert(c.events.front().aggregate_id);
     refused.push_back({c.events.front().event_id, c.events.front().epoch,
@@ -53,14 +81,21 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
     single.events = {e};
     try {
       st.publisher->publish(to_entries(single, now));
+      ++published;
     } catch (const broker::broker_error& err) {
       if (err.code() == broker::broker_errc::unavailable)
         throw;
       blocked.insert(e.aggregate_id);
       refused.push_back({e.event_id, e.epoch, e.rowid});
       reason = err.what();
+      errors.push_back(reason);
     }
   }
+  if (uniform_refusal(errors, published))
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "Redis refused every row of the batch with the "
+                               "same error, taken for its state: " +
+                                   reason);
   auto failed = st.store->fail(st.setup.name, refused, reason, st.setup.clock(),
                                st.setup.lease);
   metrics.rows_failed += failed.failed;

@@ -26,7 +26,9 @@ storage::claim claim_without(const storage::claim& c,
 /// at a time, so only they pay an attempt; the later rows of their
 /// aggregate are handed back unpublished (order), every other aggregate goes
 /// through. Returns the claim of what was published. Throws broker_error
-/// (unavailable) when Redis goes away meanwhile.
+/// (unavailable) when Redis goes away meanwhile, or when it refused every
+/// row with the same error that is not about an entry (its state, whatever
+/// the words): then no row is charged.
 storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                                storage::millis now,
                                const std::string& first_error);

@@ -71,6 +71,9 @@ struct run_metrics {
   counter lease_takeovers{0};
   counter rows_failed{0};
   counter publish_errors{0};
+  /// Rows of batches not pushed because their lease ran out, by the
+  /// relay's own monotonic clock, between claim and push.
+  counter expired_leases_dropped{0};
   counter released{0};
   // consumers
   counter applied{0};
@@ -84,6 +87,10 @@ struct run_metrics {
   counter consumer_restarts{0};
   counter injected_crashes{0};
   counter zombie_pauses{0};
+  /// Calls of relays and consumers that met an outage (Redis unreachable,
+  /// a replica, out of memory; the database locked) and will retry: a run
+  /// waiting on an outage is not stalled.
+  counter outage_retries{0};
 
   latency_recorder commit_to_processed;
   /// Commit to the broker's acknowledgement of the publish (the relay's

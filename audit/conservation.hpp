@@ -49,7 +49,8 @@ struct verdict {
 /// - published_processed: every PUBLISHED row of `ledger` is in `processed`;
 ///   only when `queues` were empty (everything published by then had been
 ///   consumed), skipped before. A row published before the trim cutoff
-///   (`inbox.trimmed_before`) may have lost its record to `outbox trim`.
+///   (`inbox.trimmed_before`) may have lost its record to `outbox trim`,
+///   as many per aggregate as trim removed there.
 /// - no_orphan_effects: every `processed` entry has an outbox row, or is
 ///   purged history: its aggregate's remaining rows all have higher seqs
 ///   (`outbox purge` deletes the oldest published rows of an aggregate), or
@@ -59,6 +60,8 @@ struct verdict {
 /// - reserved_matches: inventory.reserved per sku equals the sum of qty of
 ///   processed OrderPlaced events plus the trimmed ones' summed effect;
 ///   skipped while consumers (or a trim) were changing it.
+/// - applied_once: per aggregate, records plus trimmed records do not
+///   outnumber its events (an event applied again after a trim).
 /// - order_kept: the consumers counted no order violation.
 verdict
 evaluate(const std::vector<storage::ledger_row>& ledger,

@@ -157,10 +157,9 @@ double pipelined_inbox_script(const config::settings& s,
     round.clear();
     for (int c = 0; c < depth && i < entries.size(); ++c)
       // No fence ('' holder): the ceiling is the script's own cost.
-      round.push_back({"EVALSHA", sha, "8", k.processed, k.reserved,
-                       k.aggregate_seq, k.counters, k.dead_letter,
-                       k.trimmed_summary(), k.seq_gaps(), k.consumer_lock(), "",
-                       entries[i++]});
+      round.push_back({"EVALSHA", sha, "7", k.processed, k.reserved,
+                       k.aggregate_seq, k.counters, k.dead_letter, k.seq_gaps(),
+                       k.consumer_lock(), "", entries[i++]});
     conn.pipeline(round);
   }
   return static_cast<double>(entries.size()) / seconds_since(start);

@@ -71,6 +71,7 @@ void workspace::clear_redis() const {
                                names.dead_letter,
                                names.trimmed_summary(),
                                names.trimmed_reserved(),
+                               names.trimmed_aggregates(),
                                names.seq_gaps()};
   for (std::size_t i = 0; i < std::max<std::size_t>(names.partitions, 1); ++i) {
     del.push_back(names.partition(i));

@@ -1,14 +1,19 @@
 #pragma once
 
+#include "broker/server_state.hpp"
+
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace outbox::broker {
 
 /// Why a broker call failed.
 enum class broker_errc {
-  /// Redis cannot be reached, or the connection broke or timed out. The
-  /// connection has been reset; the next call opens a fresh one.
+  /// Redis cannot be reached, or the connection broke or timed out (the
+  /// connection has been reset; the next call opens a fresh one), or it
+  /// answered that it cannot serve anyone for now (state() says why: a
+  /// replica, out of memory, loading...). Waiting ends it.
   unavailable,
   /// Redis answered with an error (wrong type, script error, OOM...).
   rejected,
@@ -22,13 +27,21 @@ const char* to_string(broker_errc code);
 
 class broker_error : public std::runtime_error {
 public:
-  broker_error(broker_errc code, const std::string& what)
-      : std::runtime_error(what), code_(code) {}
+  broker_error(broker_errc code, const std::string& what,
+               server_state state = server_state::none, std::string where = {})
+      : std::runtime_error(what), code_(code), state_(state),
+        where_(std::move(where)) {}
 
   broker_errc code() const noexcept { return code_; }
+  /// For an error reply naming the server's state (unavailable): which.
+  server_state state() const noexcept { return state_; }
+  /// The Redis that answered ("HOST:PORT"), when known.
+  const std::string& where() const noexcept { return where_; }
 
 private:
   broker_errc code_;
+  server_state state_;
+  std::string where_;
 };
 
 } // namespace outbox::broker

@@ -120,7 +120,7 @@ void connection::fail(const std::string& what) {
 
 reply connection::command(const std::vector<std::string>& argv) {
   auto r = send(argv);
-  throw_if_error(*r, argv.empty() ? "" : argv.front().c_str());
+  throw_if_error(*r, argv.empty() ? "" : argv.front().c_str(), &options_.where);
   return r;
 }
 
@@ -145,7 +145,7 @@ reply connection::blocking_command(const std::vector<std::string>& argv,
   auto r = send(argv);
   if (redisSetTimeout(c, to_timeval(options_.io_timeout_ms)) != REDIS_OK)
     fail("setting a timeout");
-  throw_if_error(*r, argv.empty() ? "" : argv.front().c_str());
+  throw_if_error(*r, argv.empty() ? "" : argv.front().c_str(), &options_.where);
   return r;
 }
 
@@ -198,34 +198,25 @@ std::string reply_text(const redisReply& r) {
   }
 }
 
-namespace {
-
-/// Error replies of a Redis that cannot serve anyone for now (replaying its
-/// AOF after a restart, stuck in a long script, a replica without its
-/// master): nothing to do with the command, so callers treat them as an
-/// outage (retry later) rather than a refusal (charge the rows an attempt).
-bool temporarily_unavailable(const std::string& error) {
-  for (const char* prefix : {"LOADING ", "BUSY ", "MASTERDOWN ", "TRYAGAIN "})
-    if (error.rfind(prefix, 0) == 0)
-      return true;
-  return false;
-}
-
-} // namespace
-
-void throw_if_error(const redisReply& r, const char* context) {
+void throw_if_error(const redisReply& r, const char* context,
+                    const endpoint* where) {
   if (r.type != REDIS_REPLY_ERROR)
     return;
   auto error = reply_text(r);
-  std::string what = "Redis rejected ";
+  std::string address = where != nullptr ? where->to_string() : "";
+  std::string what = address.empty() ? "Redis" : "Redis at " + address;
+  what += " rejected ";
   what += (context != nullptr && *context != '\0') ? context : "a command";
   what += ": ";
   what += error;
   if (error.rfind(fenced_error_prefix, 0) == 0)
     throw broker_error(broker_errc::fenced, what);
-  throw broker_error(temporarily_unavailable(error) ? broker_errc::unavailable
-                                                    : broker_errc::rejected,
-                     what);
+  // A state of the server is nothing to do with the command: callers treat
+  // it as an outage (retry later), never as a refusal (charge an attempt).
+  auto state = server_state_of(error);
+  throw broker_error(state == server_state::none ? broker_errc::rejected
+                                                 : broker_errc::unavailable,
+                     what, state, std::move(address));
 }
 
 } // namespace outbox::broker

@@ -86,8 +86,10 @@ private:
 std::string reply_text(const redisReply& r);
 
 /// Throws broker_error if `r` is an error reply: unavailable for the replies
-/// of a Redis that is not ready yet (LOADING, BUSY, MASTERDOWN, TRYAGAIN),
-/// rejected for every other.
-void throw_if_error(const redisReply& r, const char* context);
+/// that name the server's state rather than the command (server_state.hpp:
+/// a replica, out of memory, loading...), fenced for a fence's refusal,
+/// rejected for every other. `where` names the Redis in the message.
+void throw_if_error(const redisReply& r, const char* context,
+                    const endpoint* where = nullptr);
 
 } // namespace outbox::broker

@@ -90,8 +90,7 @@ void inbox::apply_call(std::vector<std::string>::const_iterator first,
                        std::vector<applied_entry>& results) {
   auto r = script_.run(conn_,
                        {names_.processed, names_.reserved, names_.aggregate_seq,
-                        names_.counters, names_.dead_letter,
-                        names_.trimmed_summary(), names_.seq_gaps(),
+                        names_.counters, names_.dead_letter, names_.seq_gaps(),
                         fence_.active() ? fence_.lock : names_.consumer_lock()},
                        {fence_.holder}, first, last);
   auto count = static_cast<std::size_t>(last - first);

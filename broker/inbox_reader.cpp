@@ -4,30 +4,69 @@
 #include "broker/hash_scan.hpp"
 
 #include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
 
+#include <charconv>
+#include <optional>
 #include <string>
 
 namespace outbox::broker {
 
 namespace {
 
-/// Calls on_field for every field of a hash, a page of 1000 at a time.
-template <class OnField>
-void for_each_field(connection& conn, const std::string& key,
-                    OnField on_field) {
-  scan_hash(conn, key, 1000, [&](hash_page& page) {
-    for (auto& [field, value] : page)
-      on_field(std::move(field), std::move(value));
-  });
-}
-
 std::int64_t hash_length(connection& conn, const std::string& key) {
   return conn.command({"HLEN", key})->integer;
 }
 
-std::int64_t trimmed_count(connection& conn, const keys& names) {
-  auto count = conn.command({"HGET", names.trimmed_summary(), "records"});
-  return count->type == REDIS_REPLY_STRING ? std::stoll(reply_text(*count)) : 0;
+/// A decimal integer as Redis's HINCRBY writes it, or nothing.
+std::optional<std::int64_t> integer_of(const std::string& text) {
+  std::int64_t value = 0;
+  auto end = text.data() + text.size();
+  auto [at, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc{} || at != end || text.empty())
+    return std::nullopt;
+  return value;
+}
+
+/// Names a value that is not an integer, quoting a bounded prefix of it.
+std::string not_an_integer(const std::string& where, const std::string& text) {
+  constexpr std::size_t shown = 40;
+  return where + " is not an integer: " +
+         nlohmann::json(text.substr(0, shown))
+             .dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) +
+         (text.size() > shown ? "..." : "");
+}
+
+/// Reads a hash of integers into `into`; what does not parse becomes a
+/// finding in `malformed`.
+void read_integers(connection& conn, const std::string& key,
+                   std::map<std::string, std::int64_t>& into,
+                   std::vector<std::string>& malformed) {
+  scan_hash(conn, key, 1000, [&](hash_page& page) {
+    for (auto& [field, value] : page) {
+      if (auto n = integer_of(value))
+        into[field] = *n;
+      else
+        malformed.push_back(not_an_integer(key + "[" + field + "]", value));
+    }
+  });
+}
+
+/// An integer field of the trim summary (0 when absent); a malformed one
+/// is a finding.
+std::int64_t summary_field(connection& conn, const keys& names,
+                           const char* field,
+                           std::vector<std::string>* malformed) {
+  auto reply = conn.command({"HGET", names.trimmed_summary(), field});
+  if (reply->type != REDIS_REPLY_STRING)
+    return 0;
+  auto text = reply_text(*reply);
+  if (auto n = integer_of(text))
+    return *n;
+  if (malformed != nullptr)
+    malformed->push_back(
+        not_an_integer(names.trimmed_summary() + "[" + field + "]", text));
+  return 0;
 }
 
 } // namespace
@@ -35,23 +74,21 @@ std::int64_t trimmed_count(connection& conn, const keys& names) {
 inbox_snapshot read_inbox(connection& conn, const keys& names) {
   inbox_snapshot snapshot;
   auto before = hash_length(conn, names.processed);
-  auto trimmed_before_read = trimmed_count(conn, names);
-  for_each_field(conn, names.processed,
-                 [&](std::string id, std::string result) {
-                   snapshot.processed.emplace(std::move(id), std::move(result));
-                 });
-  for_each_field(conn, names.reserved, [&](std::string sku, std::string qty) {
-    snapshot.reserved[std::move(sku)] = std::stoll(qty);
+  auto trimmed_before_read = summary_field(conn, names, "records", nullptr);
+  scan_hash(conn, names.processed, 1000, [&](hash_page& page) {
+    for (auto& [id, result] : page)
+      snapshot.processed.emplace(std::move(id), std::move(result));
   });
-  for_each_field(conn, names.trimmed_reserved(),
-                 [&](std::string sku, std::string qty) {
-                   snapshot.trimmed_reserved[std::move(sku)] = std::stoll(qty);
-                 });
-  auto cutoff = conn.command({"HGET", names.trimmed_summary(), "before"});
-  if (cutoff->type == REDIS_REPLY_STRING)
-    snapshot.trimmed_before = std::stoll(reply_text(*cutoff));
+  read_integers(conn, names.reserved, snapshot.reserved, snapshot.malformed);
+  read_integers(conn, names.trimmed_reserved(), snapshot.trimmed_reserved,
+                snapshot.malformed);
+  read_integers(conn, names.trimmed_aggregates(), snapshot.trimmed_by_aggregate,
+                snapshot.malformed);
+  snapshot.trimmed_before =
+      summary_field(conn, names, "before", &snapshot.malformed);
   auto after = hash_length(conn, names.processed);
-  snapshot.trimmed_records = trimmed_count(conn, names);
+  snapshot.trimmed_records =
+      summary_field(conn, names, "records", &snapshot.malformed);
   snapshot.consistent =
       before == after && trimmed_before_read == snapshot.trimmed_records &&
       after == static_cast<std::int64_t>(snapshot.processed.size());

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace outbox::broker {
 
@@ -27,6 +28,13 @@ struct inbox_snapshot {
   std::int64_t trimmed_records = 0;
   std::int64_t trimmed_before = 0;
   std::map<std::string, std::int64_t> trimmed_reserved{};
+  /// Records trimmed per aggregate (keys::trimmed_aggregates). Trims of an
+  /// older version counted none: trimmed_records minus their sum.
+  std::map<std::string, std::int64_t> trimmed_by_aggregate{};
+  /// Values that are not what the pipeline writes, each named with its key
+  /// and field (`inventory.reserved[kiwi] is not an integer: "x"`): left
+  /// out of the maps above and reported by the audit, never thrown.
+  std::vector<std::string> malformed{};
 };
 
 /// Reads `processed` (HSCAN, in pages, so a large hash never blocks Redis)

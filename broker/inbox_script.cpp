@@ -9,14 +9,23 @@ const std::string& inbox_script_source() {
   static const std::string source =
       lua_key_type_check() + lua_fence_check() + std::string{R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter,
---       trimmed (the summary `outbox trim` keeps), gaps (seqs skipped by an
---       out-of-order first delivery: "<aggregate_id>:<seq>" -> 1),
---       the consumers' lock (see fence.hpp)
+--       gaps (see below), the consumers' lock (see fence.hpp)
 -- ARGV: the fence's holder ('' for none), then the entries exactly as
 --       they came from the queue, oldest first.
+--
+-- Dedup has two rules, and neither reads a clock. An event whose seq is at
+-- or below its aggregate's applied seq was applied already (seqs are
+-- delivered in order), unless `gaps` names that seq; this holds after
+-- `outbox trim` deleted its record. Otherwise its record in `processed`
+-- decides (HSETNX). `gaps` fields: "<aggregate_id>:<seq>" -> '1' for a seq
+-- an out-of-order first delivery jumped over, 'dead' for a seq whose entry
+-- was dead-lettered because its effect failed (a replay applies it late:
+-- not an order violation); "<aggregate_id>:overflow" -> '1' when a jump
+-- was too long to record, so that aggregate's duplicates are told by their
+-- records alone (and `outbox trim` keeps its records).
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
-local counters, dead_letter, trimmed = KEYS[4], KEYS[5], KEYS[6]
-local gaps, lock = KEYS[7], KEYS[8]
+local counters, dead_letter = KEYS[4], KEYS[5]
+local gaps, lock = KEYS[6], KEYS[7]
 local first_entry = 2
 -- Most skipped seqs one out-of-order delivery records.
 local max_gap = 1024
@@ -28,8 +37,7 @@ local max_kept = 65536
 -- write, so a misconfigured key fails the call without half an effect.
 local wrong = wrong_key_type({
   {processed, 'hash'}, {reserved, 'hash'}, {aggregate_seq, 'hash'},
-  {counters, 'hash'}, {dead_letter, 'list'}, {trimmed, 'hash'},
-  {gaps, 'hash'}})
+  {counters, 'hash'}, {dead_letter, 'list'}, {gaps, 'hash'}})
 if wrong then
   return wrong
 end
@@ -75,6 +83,16 @@ local function dead(text, reason)
   redis.call('RPUSH', dead_letter, cjson.encode(record))
   count('dead_lettered')
   return {'dead', reason}
+end
+
+-- Error codes of a Redis that cannot serve anyone for now (a replica, out
+-- of memory...): not the entry's fault, so never a reason to dead-letter
+-- it. The same list as server_state.cpp.
+local server_states = {LOADING = true, BUSY = true, MASTERDOWN = true,
+  TRYAGAIN = true, READONLY = true, OOM = true, NOREPLICAS = true,
+  CLUSTERDOWN = true, MISCONF = true}
+local function server_state(err)
+  return server_states[string.match(err, '^(%u+)') or ''] == true
 end
 
 local function nonempty_string(v)
@@ -133,20 +151,38 @@ local function check(text)
   return e
 end
 
--- The field of `gaps` for a seq of an aggregate.
+-- The field of `gaps` for a seq of an aggregate, and its overflow marker.
 local function gap(aggregate_id, seq)
   return aggregate_id .. ':' .. int(seq)
 end
+local function overflow(aggregate_id)
+  return aggregate_id .. ':overflow'
+end
 
--- Records applied before this were possibly deleted by `outbox trim`.
-local trimmed_before = tonumber(redis.call('HGET', trimmed, 'before')) or 0
+-- Moves an aggregate's applied seq to `seq` (a first delivery, or an entry
+-- dead-lettered in its place), remembering the seqs a jump skipped.
+local function advance(e, last)
+  if e.seq > last + 1 then
+    local upto = math.min(e.seq - 1, last + max_gap)
+    for s = last + 1, upto do
+      redis.call('HSET', gaps, gap(e.aggregate_id, s), '1')
+    end
+    if upto < e.seq - 1 then
+      redis.call('HSET', gaps, overflow(e.aggregate_id), '1')
+    end
+  end
+  if e.seq > last then
+    redis.call('HSET', aggregate_seq, e.aggregate_id, int(e.seq))
+  end
+end
 
 -- One TIME per call: the batch applies at one instant.
 local now = redis.call('TIME')
 local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 
 -- Applies one entry: {'ok', violation, committed_at}, {'dup', committed_at},
--- {'dead', reason}, or an error reply (the effect failed, nothing changed).
+-- {'dead', reason}, or an error reply (Redis cannot take writes now:
+-- nothing changed for this entry).
 local function apply(text)
   local e, reason = check(text)
   if not e then
@@ -166,16 +202,15 @@ local function apply(text)
   end
   result = result .. ',"at":' .. int(at) .. '}'
 
-  -- A redelivery of an event whose record `outbox trim` deleted: it was
-  -- committed before the trim's cutoff and its aggregate is already past
-  -- its seq (not a seq it skipped), so it was applied long ago. Without
-  -- this check a copy the trim missed would apply its effect a second time.
   local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
-  if e.seq <= last and committed_at > 0 and committed_at < trimmed_before
-      and redis.call('HEXISTS', processed, e.event_id) == 0
-      and redis.call('HEXISTS', gaps, gap(e.aggregate_id, e.seq)) == 0 then
-    count('duplicates')
-    return {'dup', committed_at}
+  local mark = false
+  if e.seq <= last then
+    mark = redis.call('HGET', gaps, gap(e.aggregate_id, e.seq))
+    if not mark
+        and redis.call('HEXISTS', gaps, overflow(e.aggregate_id)) == 0 then
+      count('duplicates')
+      return {'dup', committed_at}
+    end
   end
 
   if redis.call('HSETNX', processed, e.event_id, result) == 0 then
@@ -187,30 +222,33 @@ local function apply(text)
     local applied = redis.pcall('HINCRBY', reserved, e.payload.sku,
                                 int(e.payload.qty))
     if type(applied) == 'table' and applied.err then
-      -- Overflow or a non-integer value: undo the dedup record so nothing
-      -- changed for this entry, and let the caller see the error.
+      -- Nothing of this entry may stay: undo its dedup record.
       redis.call('HDEL', processed, e.event_id)
-      return redis.error_reply('effect failed for ' .. e.event_id .. ': '
-        .. applied.err)
+      if server_state(applied.err) then
+        return redis.error_reply(applied.err)
+      end
+      -- A poison effect (the sku's field is not an integer, or would
+      -- overflow): the entry goes to the dead letters and its aggregate
+      -- moves on without it; a replay applies it once the cause is fixed.
+      redis.call('HSET', gaps, gap(e.aggregate_id, e.seq), 'dead')
+      advance(e, last)
+      return dead(text, 'effect failed: ' .. reserved .. '[' .. e.payload.sku
+        .. '] += ' .. int(e.payload.qty) .. ': ' .. applied.err)
     end
   end
 
   -- The first delivery of each event of an aggregate must follow seq order:
-  -- seqs are contiguous from 1, so the next one is exactly last + 1.
-  local violation = e.seq ~= last + 1
+  -- seqs are contiguous from 1, so the next one is exactly last + 1. A seq
+  -- that comes late after a jump is a violation; a dead-lettered one
+  -- replayed is not (it was set aside on purpose).
+  local violation = e.seq ~= last + 1 and mark ~= 'dead'
   if violation then
     count('order_violations')
-    if e.seq > last + 1 then
-      -- Remember the seqs jumped over: when one comes, it is a first
-      -- delivery, never taken for a trimmed event's redelivery.
-      for s = last + 1, math.min(e.seq - 1, last + max_gap) do
-        redis.call('HSET', gaps, gap(e.aggregate_id, s), '1')
-      end
-    else
-      redis.call('HDEL', gaps, gap(e.aggregate_id, e.seq))
-    end
   end
-  redis.call('HSET', aggregate_seq, e.aggregate_id, int(math.max(last, e.seq)))
+  if mark then
+    redis.call('HDEL', gaps, gap(e.aggregate_id, e.seq))
+  end
+  advance(e, last)
   count('consumed')
   return {'ok', violation and 1 or 0, committed_at}
 end

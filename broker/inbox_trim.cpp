@@ -9,13 +9,16 @@ namespace outbox::broker {
 
 namespace {
 
-// KEYS: processed, summary, trimmed_reserved. ARGV: cutoff, event_ids...
+// KEYS: processed, summary, trimmed_reserved, trimmed_aggregates, the
+// inbox's gaps. ARGV: cutoff, event_ids...
 // One call is atomic with the inbox script, so a reader never sees a record
 // gone without its quantity moved to trimmed_reserved.
 const char* const trim_source = R"lua(
 local processed, summary, reserved = KEYS[1], KEYS[2], KEYS[3]
+local by_aggregate, gaps = KEYS[4], KEYS[5]
 local wrong = wrong_key_type({{processed, 'hash'}, {summary, 'hash'},
-                              {reserved, 'hash'}})
+                              {reserved, 'hash'}, {by_aggregate, 'hash'},
+                              {gaps, 'hash'}})
 if wrong then
   return wrong
 end
@@ -29,7 +32,11 @@ for i = 2, #ARGV do
   end
   -- Only records the inbox script wrote carry "at"; anything else is kept,
   -- as it cannot be accounted for.
+  -- An aggregate whose seq jump was too long for the inbox to record its
+  -- gaps tells duplicates by their records alone: keep them.
   if ok and type(r) == 'table' and type(r.at) == 'number' and r.at < cutoff
+      and type(r.aggregate_id) == 'string'
+      and redis.call('HEXISTS', gaps, r.aggregate_id .. ':overflow') == 0
   then
     if r.event_type == 'OrderPlaced' then
       if type(r.sku) ~= 'string' or type(r.qty) ~= 'number' then
@@ -49,6 +56,7 @@ for i = 2, #ARGV do
   end
   if ok then
     redis.call('HDEL', processed, ARGV[i])
+    redis.call('HINCRBY', by_aggregate, r.aggregate_id, 1)
     trimmed = trimmed + 1
   else
     kept = kept + 1
@@ -77,10 +85,11 @@ trim_result inbox_trim::trim(std::int64_t cutoff_ms,
     return result;
   std::vector<std::string> args{std::to_string(cutoff_ms)};
   args.insert(args.end(), event_ids.begin(), event_ids.end());
-  auto reply = script_.run(
-      conn_,
-      {names_.processed, names_.trimmed_summary(), names_.trimmed_reserved()},
-      args);
+  auto reply = script_.run(conn_,
+                           {names_.processed, names_.trimmed_summary(),
+                            names_.trimmed_reserved(),
+                            names_.trimmed_aggregates(), names_.seq_gaps()},
+                           args);
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
     throw broker_error(broker_errc::rejected,
                        "unexpected reply of the trim script");

@@ -24,7 +24,10 @@ struct trim_result {
 /// Deletes old dedup records from `processed` without breaking the audit:
 /// in one script call per batch, each record applied (its "at") before the
 /// cutoff is deleted, its sku/qty is added to `trimmed_reserved`, and the
-/// summary (`records`, `before` = the latest cutoff) is updated. Deciding
+/// summary (`records`, `before` = the latest cutoff) and the count per
+/// aggregate (keys::trimmed_aggregates) are updated. Records of an
+/// aggregate whose gaps overflowed (see inbox_script.cpp) are kept: only
+/// they tell its duplicates. Deciding
 /// which records are safe to forget (their event can no longer be
 /// delivered) is the caller's job: this only refuses younger records.
 class inbox_trim {

@@ -37,6 +37,10 @@ std::string keys::trimmed_summary() const {
   return processed + ".trimmed";
 }
 
+std::string keys::trimmed_aggregates() const {
+  return processed + ".trimmed_aggregates";
+}
+
 std::string keys::seq_gaps() const {
   return aggregate_seq + ".gaps";
 }

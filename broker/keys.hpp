@@ -58,6 +58,11 @@ struct keys {
   /// The effect of trimmed OrderPlaced records, sku -> qty, so the
   /// reservation check still adds up: "<processed>.trimmed_reserved".
   std::string trimmed_reserved() const;
+  /// How many records `outbox trim` deleted per aggregate, aggregate_id ->
+  /// count, so `outbox verify` excuses a missing record only where one was
+  /// trimmed, and sees an event applied again after its record went:
+  /// "<processed>.trimmed_aggregates".
+  std::string trimmed_aggregates() const;
   /// Seqs an out-of-order first delivery jumped over, "<aggregate_id>:<seq>"
   /// -> 1 until they arrive: "<aggregate_seq>.gaps". Empty while order holds.
   std::string seq_gaps() const;

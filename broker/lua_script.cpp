@@ -63,7 +63,7 @@ reply lua_script::run(connection& conn, const std::vector<std::string>& keys,
     argv[1] = sha_;
     replies = conn.pipeline(call);
   }
-  throw_if_error(*replies.front(), "a Lua script");
+  throw_if_error(*replies.front(), "a Lua script", &conn.options().where);
   return std::move(replies.front());
 }
 

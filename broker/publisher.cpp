@@ -141,7 +141,7 @@ void publisher::publish_encoded(const std::string& list,
   commands.push_back({"LPUSH", doorbell, "1"});
   commands.push_back({"LTRIM", doorbell, "0", "0"});
   auto replies = conn_.pipeline(commands);
-  throw_if_error(*replies.front(), "RPUSH");
+  throw_if_error(*replies.front(), "RPUSH", &conn_.options().where);
   // RPUSH answers the list's new length: at least what we pushed.
   expect_count(*replies.front(), encoded.size());
 }

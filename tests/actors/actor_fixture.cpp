@@ -113,6 +113,7 @@ actor_fixture::relay_config(const std::string& name,
   setup.crash = crash;
   setup.make_publisher = fake_publisher_factory(broker_);
   setup.clock = [clock = clock_ms_] { return *clock; };
+  setup.monotonic = setup.clock;
   setup.metrics = metrics ? std::move(metrics) : metrics_;
   return setup;
 }

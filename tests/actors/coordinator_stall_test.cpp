@@ -4,9 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-// A bounded run whose remaining rows wait behind FAILED rows can never
-// drain: the coordinator must end it (exit 1 with a named violation) once
-// nothing has moved for longer than any backoff or takeover, not hang.
+// A bounded run that can never drain (rows behind FAILED rows, queues the
+// consumers cannot get through, rows nobody publishes) must end (exit 1
+// with a named violation) once nothing has moved for longer than any
+// backoff or takeover, not hang; a run waiting out an outage is not stuck.
 
 using namespace outbox;
 using outbox::test::pipeline_fixture;
@@ -50,6 +51,61 @@ TEST_F(ActorCoordinatorStall, MovementRestartsTheStallClock) {
   advance(200);
   ASSERT_TRUE(report->value) << render(report->error);
   EXPECT_TRUE(nlohmann::json::parse(*report->value)["ok"].get<bool>());
+}
+
+TEST_F(ActorCoordinatorStall, BoundedRunEndsWhenItsQueuesStopMoving) {
+  auto settings = pipeline_settings();
+  settings.run.relays = 0;
+  settings.run.consumers = 1;
+  pipeline_->snapshot.queued = 5;
+  pipeline_->snapshot.in_processing = 1;
+  auto coordinator = spawn_coordinator(coordinator_config(settings, true));
+  auto report = request_report(coordinator);
+  run();
+  advance(3000);
+  EXPECT_FALSE(report->arrived) << "still within the stall timeout";
+  advance(300);
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = nlohmann::json::parse(*report->value);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_NE(r["violations"].dump().find(
+                "5 entries queued and 1 in processing lists are not consumed"),
+            std::string::npos)
+      << r["violations"].dump();
+}
+
+TEST_F(ActorCoordinatorStall, AnOutageIsWaitedOutNotAStall) {
+  pipeline_->snapshot.pending = 2;
+  auto coordinator =
+      spawn_coordinator(coordinator_config(pipeline_settings(), true));
+  auto report = request_report(coordinator);
+  run();
+  // Relays meet a read-only Redis and retry: counts stand still, the
+  // outage retries do not.
+  for (int second = 0; second < 6; ++second) {
+    metrics_->outage_retries++;
+    advance(1000);
+  }
+  EXPECT_FALSE(report->arrived) << "an outage is not a stall";
+  // Writes go through again and the rows drain.
+  pipeline_->snapshot.pending = 0;
+  pipeline_->snapshot.published = 2;
+  advance(200);
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_TRUE(nlohmann::json::parse(*report->value)["ok"].get<bool>());
+}
+
+TEST_F(ActorCoordinatorStall, RowsNobodyPublishesEndABoundedRun) {
+  pipeline_->snapshot.pending = 2;
+  auto coordinator =
+      spawn_coordinator(coordinator_config(pipeline_settings(), true));
+  auto report = request_report(coordinator);
+  run();
+  advance(3300);
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_NE(nlohmann::json::parse(*report->value)["violations"].dump().find(
+                "2 rows PENDING or SENDING are not published"),
+            std::string::npos);
 }
 
 } // namespace

@@ -212,18 +212,28 @@ broker::applied_entry fake_consume_port::apply_one(const std::string& text) {
   }
   broker::applied_entry result;
   result.committed_at = entry.committed_at;
-  // HSETNX processed: the dedup record and the effect go together.
-  if (!b.processed.emplace(entry.event_id, entry.event_type).second) {
+  auto& last = b.aggregate_seq[entry.aggregate_id];
+  auto gap_of = [&](std::int64_t seq) {
+    return entry.aggregate_id + ":" + std::to_string(seq);
+  };
+  auto skipped = b.seq_gaps.count(gap_of(entry.seq)) != 0;
+  // As the inbox script: at or below the applied seq and not a seq a jump
+  // skipped, it was applied already (even if its record is gone); else
+  // HSETNX processed decides, and the effect goes with the record.
+  if ((entry.seq <= last && !skipped) ||
+      !b.processed.emplace(entry.event_id, entry.event_type).second) {
     ++b.duplicates;
     result.result = broker::applied_entry::outcome::duplicate;
     return result;
   }
   if (order_placed)
     b.reserved[sku] += qty;
-  auto& last = b.aggregate_seq[entry.aggregate_id];
   result.order_violation = entry.seq != last + 1;
   if (result.order_violation)
     ++b.order_violations;
+  b.seq_gaps.erase(gap_of(entry.seq));
+  for (auto s = last + 1; s < entry.seq && s <= last + 1024; ++s)
+    b.seq_gaps.insert(gap_of(s));
   last = std::max(last, entry.seq);
   ++b.consumed;
   return result;

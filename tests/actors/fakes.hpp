@@ -56,6 +56,9 @@ struct fake_broker {
   std::map<std::string, std::int64_t> reserved;
   /// aggregate_id -> highest seq applied.
   std::map<std::string, std::int64_t> aggregate_seq;
+  /// "<aggregate_id>:<seq>" of seqs an out-of-order first delivery jumped
+  /// over (the inbox's gaps hash), until they arrive.
+  std::set<std::string> seq_gaps;
   std::int64_t consumed = 0;
   std::int64_t duplicates = 0;
   std::int64_t dead_lettered = 0;

@@ -137,6 +137,30 @@ TEST_F(ActorRelayLease, CrashAfterPublishDuplicatesAreAbsorbedByTheInbox) {
   EXPECT_TRUE(broker_->lists[processing].empty());
 }
 
+TEST_F(ActorRelayLease, ABatchWhoseLeaseRanOutBeforeThePushIsDropped) {
+  auto first = place_order("apple", 1);
+  auto second = place_order("pear", 1);
+  // The relay's own clock jumps a ttl between its claim and its push (a
+  // process frozen there), while the wall clock, which the lease rows use,
+  // stands still: only the monotonic check can see it.
+  auto setup = relay_config("relay-a");
+  auto calls = std::make_shared<int>(0);
+  setup.monotonic = [calls, ttl = policy_.ttl] {
+    return (*calls)++ == 0 ? storage::millis{0} : ttl;
+  };
+  spawn_relay(std::move(setup));
+  run();
+  EXPECT_EQ(metrics_->expired_leases_dropped.load(), 2);
+  // Released without an attempt spent, claimed again at once: one push in
+  // all, of the second claim.
+  ASSERT_EQ(broker_->batches.size(), 1u) << "pushed on a lapsed lease";
+  EXPECT_EQ(broker_->batches.front().size(), 2u);
+  for (const auto& id : {first.event_id, second.event_id}) {
+    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(attempts_of(id), 1) << "the dropped claim was refunded";
+  }
+}
+
 TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   auto first = place_order("apple", 1);
   auto second = place_order("pear", 1);

@@ -158,6 +158,90 @@ TEST(AuditConservation, TrimmedRecordsAreNeitherLostNorAMismatch) {
             check::state::failed);
 }
 
+/// A record as the inbox script writes it.
+std::string record(const std::string& aggregate, std::int64_t seq,
+                   const std::string& sku = "", std::int64_t qty = 0) {
+  std::string r = R"({"event_type":")" +
+                  std::string(sku.empty() ? "OrderPaid" : "OrderPlaced") +
+                  R"(","aggregate_id":")" + aggregate + R"(","seq":)" +
+                  std::to_string(seq);
+  if (!sku.empty())
+    r += R"(,"sku":")" + sku + R"(","qty":)" + std::to_string(qty);
+  return r + R"(,"at":1})";
+}
+
+storage::ledger_row row_of(std::string id, std::string aggregate,
+                           std::int64_t seq, std::int64_t published_at) {
+  storage::ledger_row r{std::move(id),
+                        std::move(aggregate),
+                        seq,
+                        "OrderPaid",
+                        "PUBLISHED",
+                        "",
+                        0};
+  r.published_at = published_at;
+  return r;
+}
+
+TEST(AuditConservation, TrimExcusesMissingRecordsOnlyWhereItTrimmed) {
+  // Trim removed one record, of aggregate a; b's published row has no
+  // record either: that one is lost, whatever the cutoff says.
+  auto a1 = row_of("a1", "a", 1, 100);
+  auto b1 = row_of("b1", "b", 1, 100);
+  broker::inbox_snapshot inbox;
+  inbox.trimmed_records = 1;
+  inbox.trimmed_before = 500;
+  inbox.trimmed_by_aggregate = {{"a", 1}};
+  auto v = evaluate({a1, b1}, inbox, {});
+  EXPECT_EQ(find(v, "published_processed").result, check::state::failed);
+  EXPECT_NE(find(v, "published_processed").detail.find("1 published events"),
+            std::string::npos)
+      << find(v, "published_processed").detail;
+  EXPECT_NE(find(v, "published_processed").detail.find("b1"),
+            std::string::npos);
+
+  inbox.trimmed_records = 2;
+  inbox.trimmed_by_aggregate = {{"a", 1}, {"b", 1}};
+  EXPECT_TRUE(evaluate({a1, b1}, inbox, {}).ok());
+}
+
+TEST(AuditConservation, AnEventAppliedAgainAfterItsTrimFailsAppliedOnce) {
+  // e1 (apple x2) was applied, trimmed, then applied again: two effects,
+  // one record, one trimmed; the reservations still add up.
+  auto e1 = row_of("e1", "o-1", 1, 100);
+  e1.event_type = "OrderPlaced";
+  e1.sku = "apple";
+  e1.qty = 2;
+  broker::inbox_snapshot inbox{{{"e1", record("o-1", 1, "apple", 2)}},
+                               {{"apple", 4}}};
+  inbox.trimmed_records = 1;
+  inbox.trimmed_before = 500;
+  inbox.trimmed_reserved = {{"apple", 2}};
+  inbox.trimmed_by_aggregate = {{"o-1", 1}};
+  auto v = evaluate({e1}, inbox, {});
+  EXPECT_EQ(find(v, "reserved_matches").result, check::state::passed);
+  EXPECT_EQ(find(v, "applied_once").result, check::state::failed);
+  EXPECT_NE(find(v, "applied_once").detail.find("o-1 applied 2 for 1"),
+            std::string::npos)
+      << find(v, "applied_once").detail;
+
+  // Without the second effect, all holds.
+  inbox.processed.clear();
+  inbox.reserved = {{"apple", 2}};
+  EXPECT_TRUE(evaluate({e1}, inbox, {}).ok())
+      << evaluate({e1}, inbox, {}).to_text();
+}
+
+TEST(AuditConservation, AMalformedReservationIsANamedFinding) {
+  broker::inbox_snapshot inbox{{{"e1", "{}"}}, {}};
+  inbox.malformed = {R"(inventory.reserved[kiwi] is not an integer: "x")"};
+  auto v = evaluate({placed("e1", "apple", 2)}, inbox, {});
+  EXPECT_EQ(find(v, "reserved_matches").result, check::state::failed);
+  EXPECT_NE(find(v, "reserved_matches").detail.find("kiwi] is not an integer"),
+            std::string::npos)
+      << find(v, "reserved_matches").detail;
+}
+
 TEST(AuditConservation, AnEmptiedAggregatesHeadCoversItsPurgedRecords) {
   // o-1 was purged to its last row (seq 2): only its head is left.
   broker::inbox_snapshot inbox{

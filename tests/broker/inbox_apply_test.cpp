@@ -94,24 +94,54 @@ TEST_F(BrokerInbox, ReloadsScriptAfterScriptFlush) {
   EXPECT_EQ(reserved("A"), 2);
 }
 
-TEST_F(BrokerInbox, FailedEffectChangesNothing) {
+TEST_F(BrokerInbox, PoisonEffectIsDeadLetteredAndItsAggregateMovesOn) {
   inbox box{conn(), names_};
   conn().command({"HSET", names_.reserved, "A", "not a number"});
-  try {
-    box.apply(order_placed("e1", "o1", 1, "A", 1));
-    FAIL() << "apply succeeded";
-  } catch (const broker_error& e) {
-    EXPECT_EQ(e.code(), broker_errc::rejected);
-    EXPECT_NE(std::string(e.what()).find("effect failed"), std::string::npos)
-        << e.what();
-  }
+  auto first = order_placed("e1", "o1", 1, "A", 1);
+  auto poisoned = box.apply(first);
+  EXPECT_EQ(poisoned.result, outcome::dead_lettered);
+  EXPECT_NE(poisoned.reason.find("effect failed"), std::string::npos)
+      << poisoned.reason;
+  EXPECT_NE(poisoned.reason.find("not an integer"), std::string::npos)
+      << poisoned.reason;
+  // Applied nowhere: no dedup record, no partial effect; the entry and why
+  // wait in the dead letters.
   EXPECT_EQ(hash_field(names_.processed, "e1"), "");
-  EXPECT_EQ(hash_field(names_.aggregate_seq, "o1"), "");
+  EXPECT_EQ(hash_field(names_.reserved, "A"), "not a number");
+  EXPECT_EQ(counter("dead_lettered"), 1);
   EXPECT_EQ(counter("consumed"), 0);
-  // Once fixed, the redelivered entry applies.
+  auto record = json::parse(
+      reply_text(*conn().command({"LINDEX", names_.dead_letter, "0"})));
+  EXPECT_EQ(record.at("entry").get<std::string>(), first);
+  EXPECT_NE(record.at("reason").get<std::string>().find("effect failed"),
+            std::string::npos);
+
+  // The aggregate's next event is in order: the poison was set aside.
+  auto next = box.apply(follow_up("e2", "o1", 2, "OrderPaid"));
+  EXPECT_EQ(next.result, outcome::applied);
+  EXPECT_FALSE(next.order_violation);
+
+  // Once the cause is fixed, a replay of the entry applies it once, late
+  // on purpose rather than out of order.
   conn().command({"HDEL", names_.reserved, "A"});
-  EXPECT_EQ(box.apply(order_placed("e1", "o1", 1, "A", 1)).result,
-            outcome::applied);
+  auto replayed = box.apply(first);
+  EXPECT_EQ(replayed.result, outcome::applied);
+  EXPECT_FALSE(replayed.order_violation);
+  EXPECT_EQ(reserved("A"), 1);
+  EXPECT_EQ(hash_field(names_.seq_gaps(), "o1:1"), "") << "mark cleared";
+  EXPECT_EQ(box.apply(first).result, outcome::duplicate);
+  EXPECT_EQ(reserved("A"), 1);
+  EXPECT_EQ(counter("order_violations"), 0);
+}
+
+TEST_F(BrokerInbox, OverflowingEffectIsDeadLettered) {
+  inbox box{conn(), names_};
+  conn().command({"HSET", names_.reserved, "A", "9223372036854775800"});
+  auto r = box.apply(order_placed("e1", "o1", 1, "A", 100));
+  EXPECT_EQ(r.result, outcome::dead_lettered);
+  EXPECT_NE(r.reason.find("overflow"), std::string::npos) << r.reason;
+  EXPECT_EQ(hash_field(names_.reserved, "A"), "9223372036854775800");
+  EXPECT_EQ(hash_field(names_.processed, "e1"), "");
 }
 
 TEST_F(BrokerInbox, WrongTypedKeyIsRejectedBeforeAnyWrite) {

@@ -210,40 +210,34 @@ TEST_F(BrokerInbox, ApplyBatchSplitsCallsAtTheByteCap) {
   EXPECT_EQ(hash_integer(names_.aggregate_seq, "o1"), 17);
 }
 
-TEST_F(BrokerInbox, FailedEffectInABatchKeepsWhatCameBefore) {
+TEST_F(BrokerInbox, PoisonEffectInABatchStopsOnlyThatEntry) {
   inbox box{conn(), names_};
   conn().command({"HSET", names_.reserved, "B", "not a number"});
   std::vector<std::string> batch = {
       order_placed("e1", "o1", 1, "A", 1), "garbage",
-      order_placed("e2", "o2", 1, "B", 1), order_placed("e3", "o3", 1, "A", 1)};
-  try {
-    box.apply_batch(batch);
-    FAIL() << "apply_batch succeeded";
-  } catch (const broker_error& e) {
-    EXPECT_EQ(e.code(), broker_errc::rejected);
-    EXPECT_NE(std::string(e.what()).find("effect failed for e2"),
-              std::string::npos)
-        << e.what();
-  }
-  // e1 and the dead letter before the failure stay, with their counts; e2
-  // changed nothing; e3 was not reached.
-  EXPECT_NE(hash_field(names_.processed, "e1"), "");
-  EXPECT_EQ(hash_field(names_.processed, "e2"), "");
-  EXPECT_EQ(hash_field(names_.processed, "e3"), "");
-  EXPECT_EQ(reserved("A"), 1);
-  EXPECT_EQ(counter("consumed"), 1);
-  EXPECT_EQ(counter("dead_lettered"), 1);
-  EXPECT_EQ(hash_field(names_.aggregate_seq, "o2"), "");
-  // Redelivered once fixed: what was applied is absorbed, the rest applies.
-  conn().command({"HDEL", names_.reserved, "B"});
+      order_placed("e2", "o2", 1, "B", 1), order_placed("e3", "o3", 1, "A", 1),
+      follow_up("e4", "o2", 2, "OrderPaid")};
   auto applied = box.apply_batch(batch);
-  EXPECT_EQ(results_of(applied),
-            (outcomes{outcome::duplicate, outcome::dead_lettered,
-                      outcome::applied, outcome::applied}));
+  EXPECT_EQ(
+      results_of(applied),
+      (outcomes{outcome::applied, outcome::dead_lettered,
+                outcome::dead_lettered, outcome::applied, outcome::applied}));
+  EXPECT_EQ(violations_of(applied), std::vector<bool>(5, false));
+  EXPECT_EQ(hash_field(names_.processed, "e2"), "");
   EXPECT_EQ(reserved("A"), 2);
-  EXPECT_EQ(reserved("B"), 1);
   EXPECT_EQ(counter("consumed"), 3);
-  EXPECT_EQ(counter("duplicates"), 1);
+  EXPECT_EQ(counter("dead_lettered"), 2);
+  // Redelivered as a whole once fixed: what was applied is absorbed, the
+  // poisoned entry applies.
+  conn().command({"HDEL", names_.reserved, "B"});
+  applied = box.apply_batch(batch);
+  EXPECT_EQ(
+      results_of(applied),
+      (outcomes{outcome::duplicate, outcome::dead_lettered, outcome::applied,
+                outcome::duplicate, outcome::duplicate}));
+  EXPECT_EQ(reserved("B"), 1);
+  EXPECT_EQ(counter("consumed"), 4);
+  EXPECT_EQ(counter("order_violations"), 0);
 }
 
 TEST_F(BrokerInbox, WrongTypedKeyRejectsABatchBeforeAnyWrite) {

@@ -132,23 +132,44 @@ TEST_F(BrokerInboxTrim, ARedeliveryOfATrimmedEventIsStillADuplicate) {
   auto cutoff = after_all();
   inbox_trim trimmer{conn(), names_};
   ASSERT_EQ(trimmer.trim(cutoff, {"e1"}).trimmed, 1);
-  // A copy the trim did not see comes back: committed before the cutoff,
-  // its aggregate already at seq 2.
+  // Copies the trim did not see come back (a zombie relay's late push):
+  // the aggregate is already past seq 1, so they are duplicates whatever
+  // their timestamps say; no clock is compared.
   inbox box{conn(), names_};
-  auto again = box.apply(
-      entry("e1", 1, "OrderPlaced", R"({"sku":"A-1","qty":3})", cutoff - 5000));
-  EXPECT_EQ(again.result, applied_entry::outcome::duplicate);
+  for (std::int64_t committed_at :
+       {std::int64_t{0}, cutoff - 5000, cutoff + 60'000}) {
+    auto again = box.apply(entry("e1", 1, "OrderPlaced",
+                                 R"({"sku":"A-1","qty":3})", committed_at));
+    EXPECT_EQ(again.result, applied_entry::outcome::duplicate) << committed_at;
+  }
   EXPECT_EQ(hash_integer(names_.reserved, "A-1"), 3) << "not reserved twice";
   EXPECT_EQ(hash_field(names_.processed, "e1"), "") << "stays trimmed";
-  EXPECT_EQ(hash_integer(names_.counters, "duplicates"), 1);
+  EXPECT_EQ(hash_integer(names_.counters, "duplicates"), 3);
+}
 
-  // Committed after the cutoff, the same shape is a first delivery out of
-  // order: applied and counted as a violation, as without a trim.
-  auto late = box.apply(
-      entry("e9", 1, "OrderPlaced", R"({"sku":"B-2","qty":1})", cutoff + 1));
+TEST_F(BrokerInboxTrim, AJumpTooLongToRecordFallsBackToRecords) {
+  // order-3 jumps from nothing to seq 2000: more skipped seqs than the
+  // inbox records, so the aggregate is marked and its seqs below 2000 are
+  // told by their records alone.
+  inbox box{conn(), names_};
+  auto of3 = [](const std::string& id, std::int64_t seq) {
+    event_entry e;
+    e.event_id = id;
+    e.aggregate_id = "order-3";
+    e.seq = seq;
+    e.event_type = "OrderPlaced";
+    e.payload = R"({"sku":"D-4","qty":1})";
+    return encode(e);
+  };
+  EXPECT_TRUE(box.apply(of3("j2000", 2000)).order_violation);
+  EXPECT_EQ(hash_field(names_.seq_gaps(), "order-3:overflow"), "1");
+  EXPECT_EQ(hash_field(names_.seq_gaps(), "order-3:1"), "1");
+  EXPECT_EQ(hash_field(names_.seq_gaps(), "order-3:1500"), "") << "not kept";
+  auto late = box.apply(of3("j1500", 1500));
   EXPECT_EQ(late.result, applied_entry::outcome::applied);
-  EXPECT_TRUE(late.order_violation);
-  EXPECT_EQ(hash_integer(names_.reserved, "B-2"), 1);
+  EXPECT_EQ(box.apply(of3("j1500", 1500)).result,
+            applied_entry::outcome::duplicate);
+  EXPECT_EQ(hash_integer(names_.reserved, "D-4"), 2);
 }
 
 TEST_F(BrokerInboxTrim, ARecordWhoseEffectCannotMoveStays) {

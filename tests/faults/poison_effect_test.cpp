@@ -1,0 +1,101 @@
+#include "faults/fault_fixture.hpp"
+
+#include "broker/keys.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <hiredis/hiredis.h>
+
+#include <chrono>
+
+namespace outbox::test {
+namespace {
+
+using json = nlohmann::json;
+
+/// Scenario: an effect that cannot apply. `inventory.reserved[sku-7]`
+/// holds a non-integer, so HINCRBY fails for every OrderPlaced of sku-7.
+/// Each such entry must go to the dead letters, applied nowhere, while the
+/// rest of its batch, its partition and its own aggregate's later events
+/// go on; a bounded run must end (naming what is missing), and `outbox
+/// verify` must name the bad value instead of crashing on it.
+class FaultPoisonEffect : public fault_fixture {
+protected:
+  broker::connection redis() const {
+    return broker::connection{redis_->connection_options()};
+  }
+
+  std::int64_t count(const std::string& query) const {
+    SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
+    db.exec("PRAGMA busy_timeout = 5000");
+    return db.execAndGet(query).getInt64();
+  }
+};
+
+TEST_F(FaultPoisonEffect, APoisonEffectIsDeadLetteredAndTheRestMovesOn) {
+  broker::keys names;
+  redis().command({"HSET", names.reserved, "sku-7", "not a number"});
+
+  auto started = std::chrono::steady_clock::now();
+  auto r = run_outbox(run_args({"--relays", "2", "--consumers", "2", "--orders",
+                                "300", "--seed", std::to_string(seed_)},
+                               true),
+                      dir_.path().string(), 90'000);
+  EXPECT_LT(std::chrono::steady_clock::now() - started,
+            std::chrono::seconds(60))
+      << "the run waited on the poison";
+  auto poisoned = count("SELECT COUNT(*) FROM orders WHERE sku = 'sku-7'");
+  ASSERT_GT(poisoned, 0) << "no order of sku-7 with this seed";
+
+  // The run ends, and says why it is not clean: published events are in
+  // the dead letters, not processed.
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto report = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out << r.err;
+  EXPECT_EQ(report.value("dead_lettered", -1), poisoned) << report.dump(2);
+  EXPECT_EQ(report.value("order_violations", -1), 0);
+  EXPECT_EQ(report.value("failed_rows", -1), 0);
+  EXPECT_NE(report.at("violations").dump().find("dead-letter"),
+            std::string::npos)
+      << report.at("violations").dump();
+  EXPECT_NE(r.err.find("effect failed"), std::string::npos) << r.err;
+
+  // Every other event was applied: the partitions moved on, including the
+  // poisoned orders' own follow-ups, in order.
+  auto conn = redis();
+  auto processed = conn.command({"HLEN", names.processed})->integer;
+  EXPECT_EQ(processed, count("SELECT COUNT(*) FROM outbox") - poisoned);
+  EXPECT_EQ(conn.command({"LLEN", names.dead_letter})->integer, poisoned);
+  EXPECT_EQ(
+      broker::reply_text(*conn.command({"HGET", names.reserved, "sku-7"})),
+      "not a number")
+      << "no partial effect";
+  SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
+  SQLite::Statement heads{
+      db, "SELECT 'order-' || o.id, (SELECT MAX(seq) FROM outbox WHERE "
+          "aggregate_id = 'order-' || o.id) FROM orders o WHERE o.sku = "
+          "'sku-7'"};
+  while (heads.executeStep()) {
+    auto aggregate = heads.getColumn(0).getString();
+    auto applied = conn.command({"HGET", names.aggregate_seq, aggregate});
+    EXPECT_EQ(broker::reply_text(*applied),
+              std::to_string(heads.getColumn(1).getInt64()))
+        << aggregate << ": its later events did not move on";
+  }
+
+  // verify names the bad value and the missing events; it never crashes.
+  auto verify =
+      run_outbox({"verify", "--json", "--db", db_path_, "--redis",
+                  redis_->endpoint().to_string(), "--config", config_path_},
+                 dir_.path().string());
+  EXPECT_EQ(verify.exit_code, 1) << verify.out << verify.err;
+  auto verdict = json::parse(verify.out, nullptr, false);
+  ASSERT_FALSE(verdict.is_discarded()) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("inventory.reserved[sku-7] is not an integer"),
+            std::string::npos)
+      << verify.out;
+  EXPECT_EQ(verify.err.find("stoll"), std::string::npos) << verify.err;
+}
+
+} // namespace
+} // namespace outbox::test

@@ -1,0 +1,150 @@
+#include "faults/fault_fixture.hpp"
+
+#include "broker/broker_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <csignal>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+namespace outbox::test {
+namespace {
+
+/// Scenario: the Redis the pipeline points at stops taking writes for a
+/// while, as after a failover (the address now names a replica: READONLY)
+/// or when it is full (maxmemory under noeviction: OOM), for much longer
+/// than lease.max_attempts x backoff. That is an outage, not a refusal:
+/// no row may pay an attempt or end FAILED, the run says once what is
+/// wrong and waits, and once writes go through again everything drains.
+class FaultRedisFailover : public fault_fixture {
+protected:
+  void SetUp() override {
+    fault_fixture::SetUp();
+    // Few attempts and short backoffs: charged for the outage, every row
+    // would be FAILED within a fraction of a second.
+    std::ofstream{config_path_} << R"({
+      "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 2000},
+      "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 3,
+                "backoff_base_ms": 10, "backoff_max_ms": 40},
+      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
+              "consumer_block_ms": 50}
+    })";
+  }
+
+  broker::connection redis() { return broker::connection{options()}; }
+
+  broker::connection_options options() const {
+    return redis_->connection_options();
+  }
+
+  /// Rows charged so far: FAILED, or PENDING with an attempt left over (a
+  /// released row is refunded; a leased one holds the attempt of its claim).
+  int charged_rows() const {
+    SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
+    db.exec("PRAGMA busy_timeout = 5000");
+    return db
+        .execAndGet("SELECT COUNT(*) FROM outbox WHERE status = 'FAILED' "
+                    "OR (status = 'PENDING' AND attempts > 0)")
+        .getInt();
+  }
+
+  int count(const std::string& query) const {
+    SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
+    db.exec("PRAGMA busy_timeout = 5000");
+    return db.execAndGet(query).getInt();
+  }
+
+  /// Runs a bounded pipeline through an outage that `begin` starts and
+  /// `end` ends, and checks everything it must hold.
+  void ride_out(const std::string& announcement,
+                const std::function<void()>& begin,
+                const std::function<void()>& end, const std::string& name) {
+    begin();
+    auto run = start_run({"--relays", "2", "--consumers", "1", "--orders",
+                          "300", "--seed", std::to_string(seed_)},
+                         true);
+    ASSERT_TRUE(run->wait_for_stderr(announcement, 30'000))
+        << "the run never said what is wrong with Redis";
+    // Every order committed (the writer needs no Redis)...
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (count("SELECT COUNT(*) FROM orders") < 300 &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // ...then the outage outlasts max_attempts x backoff many times over
+    // (a duration is the condition here, not a synchronisation).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    EXPECT_EQ(charged_rows(), 0) << "rows paid attempts for an outage";
+    EXPECT_EQ(count("SELECT COUNT(*) FROM outbox WHERE status = "
+                    "'PUBLISHED'"),
+              0);
+    EXPECT_FALSE(run->exited_within(0)) << "the bounded run gave up";
+
+    end();
+    auto r = run->wait(60'000);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    auto report = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(report.is_discarded()) << r.out << r.err;
+    EXPECT_TRUE(report.value("ok", false)) << report.dump(2);
+    EXPECT_EQ(report.value("failed_rows", -1), 0);
+    // Said once, however many relays and retries met it.
+    auto first = r.err.find(announcement);
+    ASSERT_NE(first, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(announcement, first + 1), std::string::npos) << r.err;
+
+    auto check = finish(name, 0);
+    EXPECT_EQ(check.figures.failed_rows, 0);
+    EXPECT_EQ(check.figures.orders, 300);
+    EXPECT_EQ(check.figures.published, check.figures.outbox_rows);
+  }
+};
+
+TEST_F(FaultRedisFailover, AReplicaIsAnOutageUntilPromoted) {
+  redis_server primary;
+  auto where = redis_->endpoint().to_string();
+  auto replica_of = [&](const std::vector<std::string>& target) {
+    auto conn = redis();
+    std::vector<std::string> argv{"REPLICAOF"};
+    argv.insert(argv.end(), target.begin(), target.end());
+    conn.command(argv);
+  };
+  ride_out(
+      "Redis at " + where + " is read-only (a replica): waiting",
+      [&] {
+        replica_of({"127.0.0.1", std::to_string(primary.endpoint().port)});
+        // Synced, it answers as a replica (READONLY), not as a Redis
+        // loading the primary's dataset (LOADING).
+        auto conn = redis();
+        auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (broker::reply_text(*conn.command({"INFO", "replication"}))
+                       .find("master_link_status:up") == std::string::npos &&
+               std::chrono::steady_clock::now() < deadline)
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        EXPECT_THROW(conn.command({"SET", "probe", "1"}), broker::broker_error);
+      },
+      [&] {
+        replica_of({"NO", "ONE"});
+      },
+      "FaultRedisFailover.replica");
+}
+
+TEST_F(FaultRedisFailover, AFullRedisIsAnOutageUntilItHasRoom) {
+  auto where = redis_->endpoint().to_string();
+  auto set_maxmemory = [&](const std::string& bytes) {
+    redis().command({"CONFIG", "SET", "maxmemory", bytes});
+  };
+  ride_out(
+      "Redis at " + where +
+          " is out of memory (maxmemory reached, noeviction): waiting",
+      [&] {
+        redis().command({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+        set_maxmemory("1");
+      },
+      [&] { set_maxmemory("0"); }, "FaultRedisFailover.oom");
+}
+
+} // namespace
+} // namespace outbox::test
