@@ -57,6 +57,8 @@ std::string run_report_json(const run_outcome& o, const run_metrics& m) {
       {"injected_crashes", m.injected_crashes.load()},
       {"zombie_pauses", m.zombie_pauses.load()},
       {"fenced_acks_rejected", m.fenced_acks_rejected.load()},
+      {"fenced_moves_refused", m.fenced_moves_refused.load()},
+      {"recovered_entries", m.recovered_entries.load()},
       {"lease_takeovers", m.lease_takeovers.load()},
       {"order_violations", s.order_violations},
       {"dead_lettered", s.dead_lettered},
@@ -95,6 +97,8 @@ std::string run_report_text(const std::string& report_json) {
       << "  relay restarts " << r["relay_restarts"] << ", consumer restarts "
       << r["consumer_restarts"] << ", lease takeovers " << r["lease_takeovers"]
       << ", fenced acks rejected " << r["fenced_acks_rejected"] << '\n'
+      << "  in-flight entries recovered " << r["recovered_entries"]
+      << ", fenced consumer moves refused " << r["fenced_moves_refused"] << '\n'
       << "  order violations " << r["order_violations"] << ", dead-lettered "
       << r["dead_lettered"] << ", FAILED rows " << r["failed_rows"] << '\n'
       << "  throughput " << r["throughput"]["orders_per_s"].get<double>()
