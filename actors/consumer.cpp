@@ -294,6 +294,8 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
           if (e.code() == broker::broker_errc::fenced) {
             // Another process took the queues over (and our in-flight
             // entries with them): nothing here may move or apply any more.
+            // Pops, applies, removes and recoveries are all refused alike.
+            st.setup.metrics->fenced_moves_refused++;
             spdlog::warn("consumer {}: stopping, another process consumes "
                          "the queues now: {}",
                          st.setup.name, e.what());

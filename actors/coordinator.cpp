@@ -3,6 +3,7 @@
 #include "actors/consumer.hpp"
 #include "actors/coordinator_consumers.hpp"
 #include "actors/coordinator_progress.hpp"
+#include "actors/coordinator_recovery.hpp"
 #include "actors/coordinator_report.hpp"
 #include "actors/load_generator.hpp"
 #include "actors/messages.hpp"
@@ -128,10 +129,14 @@ void respawn(coordinator_actor* self, worker_slot& slot) {
   std::size_t recovered = 0;
   if (slot.kind == worker_slot::role::consumer) {
     try {
-      recovered = st.probe->recover_consumer(slot.name);
-      st.setup.metrics->recovered_entries +=
-          static_cast<std::int64_t>(recovered);
+      recovered = recover_lists_of(self, slot.name);
     } catch (const std::exception& e) {
+      if (is_fenced(e)) {
+        // Frozen past the lock's ttl: those lists may be the new holder's
+        // business now. The slot stays parked until the lock is ours again.
+        recovery_refused(self, slot.name + "'s processing lists", e);
+        return;
+      }
       // Retried every check interval while Redis is down: warn once.
       auto level = slot.recovery.failure_level(st.setup.clock());
       spdlog::log(level,

@@ -55,6 +55,10 @@ struct coordinator_setup {
   /// How long the end of a run waits for Redis or the database to come
   /// back when they are out just as it reads the final state.
   storage::millis final_read_patience_ms = 30'000;
+  /// How an injected recovery pause (crash.recovery_pause_ms) freezes the
+  /// coordinator for the given ms. Empty: it sleeps, blocking its thread
+  /// like a stopped process; deterministic tests stand in for it.
+  std::function<void(storage::millis)> freeze;
 };
 
 /// A supervised relay or consumer position; its actor changes on restart.

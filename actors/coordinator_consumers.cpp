@@ -1,5 +1,6 @@
 #include "actors/coordinator_consumers.hpp"
 
+#include "actors/coordinator_recovery.hpp"
 #include "actors/messages.hpp"
 
 #include <caf/all.hpp>
@@ -22,11 +23,12 @@ bool any_consumer_running(const coordinator_state& st) {
 /// uses none). What sits in processing lists was left by consumers that
 /// are gone: earlier runs, or the process whose lock ran out (the fence
 /// keeps it from moving anything now). It goes back to the head of its
-/// queues first, in order. Throws broker_error (retried at the next check).
+/// queues first, in order, each list under this acquisition's fence.
+/// Throws broker_error (fenced: the lock went elsewhere meanwhile; else
+/// retried at the next check).
 void start_consumers(coordinator_actor* self) {
   auto& st = self->state;
-  auto moved = st.probe->recover_all();
-  st.setup.metrics->recovered_entries += static_cast<std::int64_t>(moved);
+  auto moved = recover_all_lists(self);
   if (moved > 0)
     spdlog::info("coordinator {}: recovered {} in-flight entries of "
                  "earlier consumers",
@@ -130,6 +132,11 @@ void keep_consumers(coordinator_actor* self) {
     spdlog::info("coordinator {}: consuming the queues (holds {} as {})",
                  st.setup.name_prefix, s.broker.consumer_lock(), st.lock_token);
   } catch (const std::exception& e) {
+    if (is_fenced(e)) {
+      // Frozen past the ttl between two lists: the rest is another's now.
+      recovery_refused(self, "the processing lists left in flight", e);
+      return;
+    }
     // The lock stays ours (renewed at every check) until this succeeds.
     auto level = st.start_trouble.failure_level(st.setup.clock());
     spdlog::log(level,

@@ -44,6 +44,7 @@ const counter_spec counter_specs[] = {
   {"outbox_order_violations_total", "Events applied before a lower seq of their aggregate.", &run_metrics::order_violations},
   {"outbox_recovered_entries_total", "In-flight entries of dead consumers put back on their queues.", &run_metrics::recovered_entries},
   {"outbox_consumer_errors_total", "Consumer operations that failed.", &run_metrics::consumer_errors},
+  {"outbox_fenced_moves_refused_total", "Consumer pops, applies, removes and recoveries the fence refused (this process's consumers' lock had gone elsewhere or lapsed).", &run_metrics::fenced_moves_refused},
   {"outbox_relay_restarts_total", "Relays the coordinator restarted.", &run_metrics::relay_restarts},
   {"outbox_consumer_restarts_total", "Consumers the coordinator restarted.", &run_metrics::consumer_restarts},
   {"outbox_injected_crashes_total", "Crashes injected by the crash.* settings.", &run_metrics::injected_crashes},

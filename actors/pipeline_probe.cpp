@@ -14,6 +14,10 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <optional>
+#include <utility>
+#include <vector>
+
 namespace outbox::actors {
 
 namespace {
@@ -67,22 +71,25 @@ public:
     return snap;
   }
 
-  std::size_t recover_consumer(const std::string& consumer) override {
-    std::size_t moved = 0;
+  std::size_t recover_consumer(const std::string& consumer,
+                               const std::string& token,
+                               const recovery_step& step) override {
+    std::vector<std::pair<std::string, std::string>> lists;
     for (std::size_t i = 0; i < std::max<std::size_t>(names_.partitions, 1);
          ++i) {
       auto queue = names_.partition(i);
-      moved += queue_.recover(names_.processing_for(queue, consumer), queue);
+      lists.emplace_back(names_.processing_for(queue, consumer), queue);
     }
-    return moved;
+    return recover(lists, token, step);
   }
 
-  std::size_t recover_all() override {
-    std::size_t moved = 0;
+  std::size_t recover_all(const std::string& token,
+                          const recovery_step& step) override {
+    std::vector<std::pair<std::string, std::string>> lists;
     for (const auto& list : queue_.processing_lists(names_.processing_prefix))
       if (auto queue = names_.queue_of(list))
-        moved += queue_.recover(list, *queue);
-    return moved;
+        lists.emplace_back(list, *queue);
+    return recover(lists, token, step);
   }
 
   std::string acquire_consumer_lock(const std::string& token,
@@ -111,12 +118,41 @@ public:
   }
 
 private:
+  /// Each (processing list, queue) back to its queue, one fenced script
+  /// call per list: a process frozen between two lists and woken after
+  /// another took the lock over is refused at the next one.
+  std::size_t
+  recover(const std::vector<std::pair<std::string, std::string>>& lists,
+          const std::string& token, const recovery_step& step) {
+    auto& queue = fenced_queue(token);
+    std::size_t moved = 0;
+    for (std::size_t i = 0; i < lists.size(); ++i) {
+      auto here = queue.recover(lists[i].first, lists[i].second);
+      moved += here;
+      if (step)
+        step(here, lists.size() - i - 1);
+    }
+    return moved;
+  }
+
+  /// A queue carrying this acquisition's fence, made anew when the token
+  /// changes (once per acquisition, like the consumers' ports).
+  broker::reliable_queue& fenced_queue(const std::string& token) {
+    if (!fenced_ || fenced_token_ != token) {
+      fenced_.emplace(redis_, broker::fence{names_.consumer_lock(), token});
+      fenced_token_ = token;
+    }
+    return *fenced_;
+  }
+
   broker::keys names_;
   std::unique_ptr<SQLite::Database> db_;
   storage::outbox_store store_;
   broker::connection redis_;
   broker::reliable_queue queue_;
   broker::consumer_lock lock_{redis_, names_.consumer_lock()};
+  std::optional<broker::reliable_queue> fenced_;
+  std::string fenced_token_;
 };
 
 } // namespace

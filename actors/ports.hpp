@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -110,13 +111,28 @@ public:
   /// Counts from the database and Redis. Never throws: trouble is reported.
   virtual pipeline_snapshot snapshot() = 0;
 
-  /// Puts a dead consumer's in-flight entries back at the head of their
-  /// queues, in order. Returns entries moved. Throws broker_error.
-  virtual std::size_t recover_consumer(const std::string& consumer) = 0;
+  /// Told after each processing list a recovery put back: the entries it
+  /// moved and how many lists are still to do. The coordinator counts as
+  /// it goes (a refusal midway keeps what was moved counted) and may pause
+  /// there (crash.recovery_pause_ms).
+  using recovery_step =
+      std::function<void(std::size_t moved, std::size_t lists_left)>;
 
-  /// Recovers every processing list (a run starting its consumers: earlier
-  /// processes' consumers are gone). Returns entries moved.
-  virtual std::size_t recover_all() = 0;
+  /// Puts a dead consumer's in-flight entries back at the head of their
+  /// queues, in order. Returns entries moved. With a lock `token` (the
+  /// acquisition's; "" for none), each list's move first checks in the
+  /// same script that the lock is still `token`'s: broker_error(fenced),
+  /// that list untouched, when it is not. Throws broker_error.
+  virtual std::size_t recover_consumer(const std::string& consumer,
+                                       const std::string& token,
+                                       const recovery_step& step) = 0;
+
+  /// Recovers every processing list (a process taking the consumers' lock,
+  /// or starting its consumers without one: earlier consumers are gone),
+  /// fenced by `token` list by list as recover_consumer. Returns entries
+  /// moved. Throws broker_error.
+  virtual std::size_t recover_all(const std::string& token,
+                                  const recovery_step& step) = 0;
 
   /// The consumers' lock (broker/consumer_lock.hpp): takes it for `token`
   /// if free; returns who holds it after the call. Throws broker_error.

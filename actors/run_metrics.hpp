@@ -82,6 +82,10 @@ struct run_metrics {
   counter order_violations{0};
   counter recovered_entries{0};
   counter consumer_errors{0};
+  /// Pops, applies, removes and recoveries (the consumers' and the
+  /// coordinator's) the fence refused: this process's lock acquisition had
+  /// lapsed or gone to another process.
+  counter fenced_moves_refused{0};
   // supervision
   counter relay_restarts{0};
   counter consumer_restarts{0};

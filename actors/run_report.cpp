@@ -58,6 +58,8 @@ std::string run_report_json(const run_outcome& o, const run_metrics& m) {
       {"zombie_pauses", m.zombie_pauses.load()},
       {"fenced_acks_rejected", m.fenced_acks_rejected.load()},
       {"expired_leases_dropped", m.expired_leases_dropped.load()},
+      {"fenced_moves_refused", m.fenced_moves_refused.load()},
+      {"recovered_entries", m.recovered_entries.load()},
       {"lease_takeovers", m.lease_takeovers.load()},
       {"order_violations", s.order_violations},
       {"dead_lettered", s.dead_lettered},
@@ -97,6 +99,8 @@ std::string run_report_text(const std::string& report_json) {
       << r["consumer_restarts"] << ", lease takeovers " << r["lease_takeovers"]
       << ", fenced acks rejected " << r["fenced_acks_rejected"]
       << ", expired leases dropped " << r["expired_leases_dropped"] << '\n'
+      << "  in-flight entries recovered " << r["recovered_entries"]
+      << ", fenced consumer moves refused " << r["fenced_moves_refused"] << '\n'
       << "  order violations " << r["order_violations"] << ", dead-lettered "
       << r["dead_lettered"] << ", FAILED rows " << r["failed_rows"] << '\n'
       << "  throughput " << r["throughput"]["orders_per_s"].get<double>()

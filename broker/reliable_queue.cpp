@@ -51,36 +51,53 @@ return moved
 /// recovery that raced us it may hold more in front (or less). So LTRIM
 /// only once the head is seen to be the batch, entry by entry (the normal
 /// case, two calls for the batch); else LREM each.
-const char* remove_batch_source = R"lua(
--- KEYS[1]: the processing list. ARGV: the applied entries, oldest first.
-local head = redis.call('LRANGE', KEYS[1], 0, #ARGV - 1)
-local is_head = #head == #ARGV
+const std::string& remove_batch_source() {
+  static const std::string source = lua_fence_check() + std::string{R"lua(
+-- KEYS[1]: the processing list, KEYS[2]: the consumers' lock. ARGV: the
+-- fence's holder ('' for none), then the applied entries, oldest first.
+local refusal = fence_refusal(KEYS[2], ARGV[1])
+if refusal then
+  return refusal
+end
+local count = #ARGV - 1
+local head = redis.call('LRANGE', KEYS[1], 0, count - 1)
+local is_head = #head == count
 for i = 1, #head do
   if not is_head then break end
-  is_head = head[i] == ARGV[i]
+  is_head = head[i] == ARGV[i + 1]
 end
 if is_head then
-  redis.call('LTRIM', KEYS[1], #ARGV, -1)
-  return #ARGV
+  redis.call('LTRIM', KEYS[1], count, -1)
+  return count
 end
 local removed = 0
-for i = 1, #ARGV do
+for i = 2, #ARGV do
   removed = removed + redis.call('LREM', KEYS[1], 1, ARGV[i])
 end
 return removed
-)lua";
+)lua"};
+  return source;
+}
 
 /// Moves the processing list back to the head of the queue: taking from its
 /// tail and pushing on the queue's head keeps the original order. Bounded by
 /// the length read first, so it cannot spin.
-const char* recover_source = R"lua(
--- KEYS[1]: the processing list, KEYS[2]: the queue.
+const std::string& recover_source() {
+  static const std::string source = lua_fence_check() + std::string{R"lua(
+-- KEYS[1]: the processing list, KEYS[2]: the queue, KEYS[3]: the
+-- consumers' lock. ARGV[1]: the fence's holder ('' for none).
+local refusal = fence_refusal(KEYS[3], ARGV[1])
+if refusal then
+  return refusal
+end
 local count = redis.call('LLEN', KEYS[1])
 for _ = 1, count do
   redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
 end
 return count
-)lua";
+)lua"};
+  return source;
+}
 
 /// BLMOVE's timeout in seconds, as a decimal ("0.25").
 std::string seconds(int timeout_ms) {
@@ -115,12 +132,21 @@ std::optional<std::string> moved_entry(const redisReply& r) {
 reliable_queue::reliable_queue(connection& conn, fence fenced_by)
     : conn_(conn), fence_(std::move(fenced_by)),
       pop_batch_script_(pop_batch_source()),
-      remove_batch_script_(remove_batch_source),
-      recover_script_(recover_source) {}
+      remove_batch_script_(remove_batch_source()),
+      recover_script_(recover_source()) {}
+
+const std::string&
+reliable_queue::lock_key(const std::string& placeholder) const {
+  // Without a fence the lock key is only a placeholder the script ignores.
+  return fence_.active() ? fence_.lock : placeholder;
+}
 
 std::optional<std::string> reliable_queue::pop(const std::string& queue,
                                                const std::string& processing,
                                                int timeout_ms) {
+  if (fence_.active())
+    throw std::logic_error("pop: a blocking move cannot carry the fence; a "
+                           "fenced consumer pops with pop_batch");
   // BLMOVE with timeout 0 would block forever: "do not wait" is LMOVE.
   if (timeout_ms <= 0)
     return moved_entry(
@@ -149,9 +175,8 @@ reliable_queue::pop_batch(const std::string& queue,
     throw std::invalid_argument("pop_batch: the processing list is the queue");
   if (max_entries == 0)
     return {};
-  // Without a fence the lock key is only a placeholder the script ignores.
   auto r = pop_batch_script_.run(
-      conn_, {queue, processing, fence_.active() ? fence_.lock : queue},
+      conn_, {queue, processing, lock_key(queue)},
       {std::to_string(max_entries), std::to_string(max_bytes), fence_.holder});
   if (r->type != REDIS_REPLY_ARRAY)
     throw broker_error(broker_errc::rejected, "unexpected reply to pop_batch");
@@ -168,6 +193,11 @@ reliable_queue::pop_batch(const std::string& queue,
 
 void reliable_queue::remove(const std::string& processing,
                             const std::string& entry) {
+  // Fenced, the batch script does the same removal after the lock check.
+  if (fence_.active()) {
+    remove_batch(processing, {entry});
+    return;
+  }
   // The processing list is in pop order, so counting from the head removes
   // the oldest copy should the same text have been delivered twice.
   conn_.command({"LREM", processing, "1", entry});
@@ -178,7 +208,9 @@ reliable_queue::remove_batch(const std::string& processing,
                              const std::vector<std::string>& entries) {
   if (entries.empty())
     return 0;
-  auto r = remove_batch_script_.run(conn_, {processing}, entries);
+  auto r =
+      remove_batch_script_.run(conn_, {processing, lock_key(processing)},
+                               {fence_.holder}, entries.begin(), entries.end());
   if (r->type != REDIS_REPLY_INTEGER || r->integer < 0)
     throw broker_error(broker_errc::rejected,
                        "unexpected reply to remove_batch");
@@ -189,7 +221,8 @@ std::size_t reliable_queue::recover(const std::string& processing,
                                     const std::string& queue) {
   if (processing == queue)
     throw std::invalid_argument("recover: the processing list is the queue");
-  auto r = recover_script_.run(conn_, {processing, queue}, {});
+  auto r = recover_script_.run(conn_, {processing, queue, lock_key(queue)},
+                               {fence_.holder});
   if (r->type != REDIS_REPLY_INTEGER || r->integer < 0)
     throw broker_error(broker_errc::rejected, "unexpected reply to recover");
   return static_cast<std::size_t>(r->integer);

@@ -18,13 +18,17 @@ class connection;
 /// recover() puts them back.
 class reliable_queue {
 public:
-  /// With an active `fenced_by`, pop_batch first checks that this process
-  /// still holds the consumers' lock and throws broker_error(fenced),
-  /// moving nothing, when it does not.
+  /// With an active `fenced_by`, pop_batch, remove, remove_batch and
+  /// recover first check, in the same script, that this process still holds
+  /// the consumers' lock, and throw broker_error(fenced), moving nothing,
+  /// when it does not: a process that lost the lock cannot touch the lists
+  /// of the one that took it over.
   explicit reliable_queue(connection& conn, fence fenced_by = {});
 
   /// Moves the head of `queue` to the tail of `processing` (BLMOVE LEFT
   /// RIGHT), waiting up to `timeout_ms` (0: do not wait). Nothing on timeout.
+  /// Unfenced only (a blocking move cannot check the lock): with a fence it
+  /// throws std::logic_error; a fenced consumer uses pop_batch.
   std::optional<std::string> pop(const std::string& queue,
                                  const std::string& processing, int timeout_ms);
 
@@ -62,6 +66,10 @@ public:
   std::vector<std::string> processing_lists(const std::string& prefix);
 
 private:
+  /// The lock key the scripts check, or `placeholder` (a key the call
+  /// already names) when there is no fence.
+  const std::string& lock_key(const std::string& placeholder) const;
+
   connection& conn_;
   fence fence_;
   lua_script pop_batch_script_;

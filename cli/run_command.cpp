@@ -45,6 +45,7 @@ struct run_options {
   std::optional<double> crash_pause;
   std::optional<double> crash_after_pop;
   std::optional<double> crash_after_effect;
+  std::optional<int> crash_recovery_pause_ms;
   int metrics_port = 0;
   bool until_drained = false;
   bool json = false;
@@ -70,6 +71,7 @@ config::settings settings_for(const run_options& o) {
   override_with(s.crash.relay_pause, o.crash_pause);
   override_with(s.crash.consumer_after_pop, o.crash_after_pop);
   override_with(s.crash.consumer_after_effect, o.crash_after_effect);
+  override_with(s.crash.recovery_pause_ms, o.crash_recovery_pause_ms);
   config::validate(s);
   return s;
 }
@@ -250,6 +252,9 @@ void add_run_command(CLI::App& app, command_action& action) {
   command->add_option("--crash-consumer-after-effect", o->crash_after_effect,
                       "probability a consumer dies after the effect, before "
                       "removing the entry");
+  command->add_option("--crash-recovery-pause-ms", o->crash_recovery_pause_ms,
+                      "the coordinator freezes this long between two "
+                      "processing lists it recovers (0 = never)");
   command
       ->add_option("--metrics-port", o->metrics_port,
                    "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "

@@ -141,6 +141,8 @@ std::vector<field> make_fields() {
           "crash", "consumer_after_pop"),
       probability<&S::crash, &crash_settings::consumer_after_effect>(
           "crash", "consumer_after_effect"),
+      integer<&S::crash, &crash_settings::recovery_pause_ms>(
+          "crash", "recovery_pause_ms", 0, dur),
   };
 }
 

@@ -50,6 +50,11 @@ struct crash_settings {
   double relay_pause = 0;
   double consumer_after_pop = 0;
   double consumer_after_effect = 0;
+  /// After each processing list a recovery puts back with more to do, the
+  /// coordinator freezes this long (0: never); past the consumers' lock's
+  /// ttl, the fence must refuse the lists left. A test hook: a window in
+  /// which to SIGSTOP a process exactly mid-recovery.
+  int recovery_pause_ms = 0;
 };
 
 /// Everything configurable, with defaults. config/outbox.json documents the

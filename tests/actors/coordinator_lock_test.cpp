@@ -2,14 +2,20 @@
 
 #include "pipeline_fixture.hpp"
 
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+
+#include <deque>
 #include <string>
+#include <vector>
 
 // The consumers' lock on the test coordinator, with a fake pipeline port
 // holding the lock and a fake broker: a process whose lock is someone
 // else's keeps its consumers stopped (standby) and starts them, after
 // recovering what the holder left in flight, once the lock is free; it
 // stops them (without counting a restart) when the lock goes to another
-// process or the fence refuses them; it releases the lock when it stops.
+// process or the fence refuses them, its recoveries included (each carries
+// the acquisition's token); it releases the lock when it stops.
 
 using namespace outbox;
 using outbox::test::pipeline_fixture;
@@ -131,6 +137,71 @@ TEST_F(ActorCoordinatorLock, AFencedConsumerStopsItsProcessesConsumers) {
   EXPECT_TRUE(consumer_slot(coordinator).parked);
   EXPECT_FALSE(coordinator_of(coordinator).consuming);
   EXPECT_EQ(metrics_->consumer_restarts.load(), 0) << "fenced is no crash";
+  request_shutdown(coordinator);
+  run();
+}
+
+TEST_F(ActorCoordinatorLock, FrozenInItsRecoveryItIsRefusedAtTheNextList) {
+  auto s = pipeline_settings();
+  s.run.consumers = 1;
+  s.crash.recovery_pause_ms = 3 * s.lease.ttl;
+  auto setup = coordinator_config(s);
+  setup.consumer_lock_holder = "me";
+  check_ms_ = setup.check_interval_ms;
+  // Two lists consumers of an earlier process left in flight.
+  auto first = pipeline_->names.processing_for(broker_->queue, "gone-a");
+  auto second = pipeline_->names.processing_for(broker_->queue, "gone-b");
+  broker_->lists[first] = {"a1", "a2"};
+  broker_->lists[second] = {"b1"};
+  std::vector<storage::millis> froze;
+  setup.freeze = [&](storage::millis ms) {
+    froze.push_back(ms);
+    pipeline_->lock_holder = "other#1"; // our ttl ran out, it took over
+  };
+  auto coordinator = spawn_coordinator(setup);
+  run();
+  EXPECT_EQ(froze, std::vector<storage::millis>{3 * s.lease.ttl})
+      << "once, between the two lists";
+  EXPECT_EQ(pipeline_->recovery_tokens, std::vector<std::string>{"me#1"});
+  EXPECT_EQ(metrics_->recovered_entries.load(), 2) << "the first list only";
+  EXPECT_TRUE(broker_->lists[first].empty());
+  EXPECT_EQ(broker_->lists[second], std::deque<std::string>{"b1"})
+      << "the fence refused the list left: it is the new holder's";
+  EXPECT_EQ(metrics_->fenced_moves_refused.load(), 1);
+  EXPECT_EQ(metrics_->zombie_pauses.load(), 1);
+  EXPECT_FALSE(consumer_slot(coordinator).running) << "never started";
+  EXPECT_FALSE(coordinator_of(coordinator).consuming);
+  advance(check_ms_);
+  EXPECT_EQ(coordinator_of(coordinator).standby_behind, "other#1");
+  EXPECT_EQ(pipeline_->lock_holder, "other#1") << "not taken back";
+  EXPECT_FALSE(consumer_slot(coordinator).running);
+  request_shutdown(coordinator);
+  run();
+}
+
+TEST_F(ActorCoordinatorLock, ARestartsRecoveryCarriesTheFenceToo) {
+  auto coordinator = spawn_as_me();
+  ASSERT_TRUE(consumer_slot(coordinator).running);
+  auto dead = consumer_slot(coordinator).name;
+  // The consumer dies while this process, frozen past the ttl, lost the
+  // lock: its lists are the new holder's to recover.
+  pipeline_->lock_holder = "other#1";
+  auto killed = watch(consumer_slot(coordinator).actor);
+  // A failure, not `kill`: that would take the linked coordinator along.
+  caf::anon_send_exit(consumer_slot(coordinator).actor,
+                      caf::exit_reason::unhandled_exception);
+  run();
+  ASSERT_TRUE(killed->exited);
+  EXPECT_EQ(pipeline_->recovered_consumers, std::vector<std::string>{dead});
+  ASSERT_FALSE(pipeline_->recovery_tokens.empty());
+  EXPECT_EQ(pipeline_->recovery_tokens.back(), "me#1");
+  EXPECT_EQ(metrics_->fenced_moves_refused.load(), 1);
+  EXPECT_FALSE(consumer_slot(coordinator).running)
+      << "not restarted over lists that are not ours";
+  EXPECT_TRUE(consumer_slot(coordinator).parked);
+  advance(3 * check_ms_);
+  EXPECT_FALSE(consumer_slot(coordinator).running);
+  EXPECT_EQ(pipeline_->lock_holder, "other#1");
   request_shutdown(coordinator);
   run();
 }

@@ -241,6 +241,7 @@ broker::applied_entry fake_consume_port::apply_one(const std::string& text) {
 
 void fake_consume_port::remove(const std::string& processing,
                                const std::string& entry) {
+  throw_if_fenced();
   broker_->trace.push_back("remove " + processing);
   maybe_fail_remove();
   remove_one(processing, entry);
@@ -249,6 +250,7 @@ void fake_consume_port::remove(const std::string& processing,
 std::size_t
 fake_consume_port::remove_batch(const std::string& processing,
                                 const std::vector<std::string>& entries) {
+  throw_if_fenced();
   broker_->trace.push_back("remove " + processing);
   maybe_fail_remove();
   std::size_t removed = 0;
@@ -268,17 +270,29 @@ bool fake_consume_port::remove_one(const std::string& processing,
   return true;
 }
 
-std::size_t fake_consume_port::recover(const std::string& processing,
-                                       const std::string& queue) {
+namespace {
+
+/// The recover script's move, traced: the processing list back at the
+/// head of the queue, in order.
+std::size_t move_back(fake_broker& b, const std::string& processing,
+                      const std::string& queue) {
   if (processing == queue)
     throw std::invalid_argument("recover: the processing list is the queue");
-  broker_->trace.push_back("recover " + processing);
-  auto& in_flight = broker_->lists[processing];
-  auto& target = broker_->lists[queue];
+  b.trace.push_back("recover " + processing);
+  auto& in_flight = b.lists[processing];
+  auto& target = b.lists[queue];
   auto moved = in_flight.size();
   target.insert(target.begin(), in_flight.begin(), in_flight.end());
   in_flight.clear();
   return moved;
+}
+
+} // namespace
+
+std::size_t fake_consume_port::recover(const std::string& processing,
+                                       const std::string& queue) {
+  throw_if_fenced();
+  return move_back(*broker_, processing, queue);
 }
 
 std::function<std::unique_ptr<actors::publish_port>()>
@@ -299,16 +313,22 @@ actors::pipeline_snapshot fake_pipeline_port::snapshot() {
   return pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
 }
 
-std::size_t fake_pipeline_port::recover_consumer(const std::string& consumer) {
+std::size_t fake_pipeline_port::recover_consumer(const std::string& consumer,
+                                                 const std::string& token,
+                                                 const recovery_step& step) {
   pipeline_->recovered_consumers.push_back(consumer);
+  pipeline_->recovery_tokens.push_back(token);
   if (pipeline_->on_recover_consumer)
     pipeline_->on_recover_consumer(consumer);
-  return recover_if([&](const std::string& name) { return name == consumer; });
+  return recover_if([&](const std::string& name) { return name == consumer; },
+                    token, step);
 }
 
-std::size_t fake_pipeline_port::recover_all() {
+std::size_t fake_pipeline_port::recover_all(const std::string& token,
+                                            const recovery_step& step) {
   ++pipeline_->recover_all_calls;
-  return recover_if([](const std::string&) { return true; });
+  pipeline_->recovery_tokens.push_back(token);
+  return recover_if([](const std::string&) { return true; }, token, step);
 }
 
 std::pair<std::string, bool> fake_pipeline_port::audit() {
@@ -347,9 +367,19 @@ void fake_pipeline_port::release_consumer_lock(const std::string& token) {
 }
 
 std::size_t fake_pipeline_port::recover_if(
-    const std::function<bool(const std::string&)>& match) {
-  if (!pipeline_->broker)
+    const std::function<bool(const std::string&)>& match,
+    const std::string& token, const recovery_step& step) {
+  auto check_fence = [&] {
+    if (!token.empty() && pipeline_->lock_holder != token)
+      throw broker::broker_error(broker::broker_errc::fenced,
+                                 "OUTBOX_FENCED fake: the lock is " +
+                                     pipeline_->lock_holder + "'s, not " +
+                                     token + "'s");
+  };
+  if (!pipeline_->broker) {
+    check_fence(); // the real port makes one script call at least
     return 0;
+  }
   // Collect first: recovering inserts into the map being walked.
   std::vector<std::pair<std::string, std::string>> found;
   for (const auto& item : pipeline_->broker->lists) {
@@ -359,10 +389,17 @@ std::size_t fake_pipeline_port::recover_if(
     if (queue && slash != std::string::npos && match(list.substr(slash + 1)))
       found.emplace_back(list, *queue);
   }
-  fake_consume_port port{pipeline_->broker};
+  // The pipeline's fence is its lock token, not the consumers' flag.
+  if (found.empty())
+    check_fence();
   std::size_t moved = 0;
-  for (const auto& [list, queue] : found)
-    moved += port.recover(list, queue);
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    check_fence();
+    auto here = move_back(*pipeline_->broker, found[i].first, found[i].second);
+    moved += here;
+    if (step)
+      step(here, found.size() - i - 1);
+  }
   return moved;
 }
 

@@ -79,9 +79,9 @@ struct fake_broker {
   /// The next `fail_removes` removes (single or batch) throw
   /// broker_error(unavailable) without removing anything.
   int fail_removes = 0;
-  /// While set, batch pops and applies throw broker_error(fenced) without
-  /// moving or applying anything: another process holds the consumers'
-  /// lock.
+  /// While set, batch pops, applies, removes and recovers throw
+  /// broker_error(fenced) without moving or applying anything: another
+  /// process holds the consumers' lock.
   bool fenced = false;
   /// "pop <processing>" for every entry popped (one per entry of a batch),
   /// "apply <n>" for every apply call of n entries, "remove <processing>"
@@ -178,6 +178,10 @@ struct fake_pipeline {
   /// Called by recover_consumer (with its argument) before it recovers.
   std::function<void(const std::string&)> on_recover_consumer;
   int recover_all_calls = 0;
+  /// The lock token every recovery carried, in order ("" for none). A
+  /// recovery with a token other than `lock_holder` is refused list by
+  /// list (broker_error fenced), as the fenced recover script would.
+  std::vector<std::string> recovery_tokens;
   /// What audit() returns.
   std::pair<std::string, bool> verdict{R"({"ok":true,"checks":[]})", true};
   /// How many audit() calls throw broker_error(unavailable) first.
@@ -200,8 +204,11 @@ public:
   explicit fake_pipeline_port(std::shared_ptr<fake_pipeline> pipeline);
 
   actors::pipeline_snapshot snapshot() override;
-  std::size_t recover_consumer(const std::string& consumer) override;
-  std::size_t recover_all() override;
+  std::size_t recover_consumer(const std::string& consumer,
+                               const std::string& token,
+                               const recovery_step& step) override;
+  std::size_t recover_all(const std::string& token,
+                          const recovery_step& step) override;
   std::pair<std::string, bool> audit() override;
   std::string acquire_consumer_lock(const std::string& token,
                                     std::int64_t ttl_ms) override;
@@ -210,8 +217,10 @@ public:
   void release_consumer_lock(const std::string& token) override;
 
 private:
-  /// Recovers the processing lists whose consumer name passes `match`.
-  std::size_t recover_if(const std::function<bool(const std::string&)>& match);
+  /// Recovers the processing lists whose consumer name passes `match`, in
+  /// name order, each under the fence of `token`.
+  std::size_t recover_if(const std::function<bool(const std::string&)>& match,
+                         const std::string& token, const recovery_step& step);
 
   std::shared_ptr<fake_pipeline> pipeline_;
 };

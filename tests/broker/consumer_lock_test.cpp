@@ -7,12 +7,13 @@
 
 #include <hiredis/hiredis.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 // The consumers' lock and the fence on a private Redis: one holder at a
-// time, renewal, release only by the holder; a fenced pop or apply by a
-// process that lost the lock moves and applies nothing.
+// time, renewal, release only by the holder; a fenced pop, apply, remove or
+// recover by a process that lost the lock moves and applies nothing.
 
 namespace outbox::test {
 namespace {
@@ -117,6 +118,54 @@ TEST_F(BrokerConsumerLock, AFencedPopMovesNothing) {
             (std::vector<std::string>{"x1", "x2"}));
 }
 
+TEST_F(BrokerConsumerLock, AFencedRemoveRemovesNothing) {
+  // Frozen between apply and remove: the new holder recovered the batch and
+  // may have popped it again; the woken process must not take it away.
+  broker::consumer_lock{conn(), names_.consumer_lock()}.acquire("b#1", 60'000);
+  conn().command({"RPUSH", "p", "x1", "x2", "x3"});
+  broker::reliable_queue fenced{conn(), fence_of("a#1")};
+  expect_fenced([&] { fenced.remove_batch("p", {"x1", "x2"}); }, "b#1");
+  expect_fenced([&] { fenced.remove("p", "x1"); }, "b#1");
+  EXPECT_EQ(list("p"), (std::vector<std::string>{"x1", "x2", "x3"}));
+
+  broker::reliable_queue holder{conn(), fence_of("b#1")};
+  EXPECT_EQ(holder.remove_batch("p", {"x1", "x2"}), 2u);
+  holder.remove("p", "x3");
+  EXPECT_TRUE(list("p").empty());
+}
+
+TEST_F(BrokerConsumerLock, AFencedRecoverMovesNothing) {
+  // Frozen between two lists of its recovery: the lists left are the new
+  // holder's business now.
+  broker::consumer_lock{conn(), names_.consumer_lock()}.acquire("b#1", 60'000);
+  conn().command({"RPUSH", "p", "x1", "x2"});
+  conn().command({"RPUSH", "q", "y1"});
+  broker::reliable_queue fenced{conn(), fence_of("a#1")};
+  expect_fenced([&] { fenced.recover("p", "q"); }, "b#1");
+  EXPECT_EQ(list("p"), (std::vector<std::string>{"x1", "x2"}));
+  EXPECT_EQ(list("q"), std::vector<std::string>{"y1"});
+
+  broker::reliable_queue holder{conn(), fence_of("b#1")};
+  EXPECT_EQ(holder.recover("p", "q"), 2u);
+  EXPECT_EQ(list("q"), (std::vector<std::string>{"x1", "x2", "y1"}));
+}
+
+TEST_F(BrokerConsumerLock, ALapsedLockRefusesRemoveAndRecover) {
+  conn().command({"RPUSH", "p", "x1"});
+  broker::reliable_queue fenced{conn(), fence_of("a#1")};
+  expect_fenced([&] { fenced.recover("p", "q"); }, "nobody");
+  expect_fenced([&] { fenced.remove_batch("p", {"x1"}); }, "nobody");
+  EXPECT_EQ(list("p"), std::vector<std::string>{"x1"});
+  EXPECT_TRUE(list("q").empty());
+  EXPECT_EQ(holder_of(), "") << "the fence never takes the lock";
+}
+
+TEST_F(BrokerConsumerLock, AFencedQueueHasNoBlockingPop) {
+  // BLMOVE cannot check the lock: a fenced consumer waits on doorbells.
+  broker::reliable_queue fenced{conn(), fence_of("a#1")};
+  EXPECT_THROW(fenced.pop("q", "q.processing", 0), std::logic_error);
+}
+
 TEST_F(BrokerConsumerLock, WithoutAFenceNothingIsChecked) {
   broker::consumer_lock{conn(), names_.consumer_lock()}.acquire("b", 60'000);
   broker::inbox unfenced{conn(), names_};
@@ -125,6 +174,11 @@ TEST_F(BrokerConsumerLock, WithoutAFenceNothingIsChecked) {
   conn().command({"RPUSH", "q", "x1"});
   broker::reliable_queue queue{conn()};
   EXPECT_EQ(queue.pop_batch("q", "q.processing", 10, 1 << 20).size(), 1u);
+  conn().command({"RPUSH", "q.processing", "x2", "x3"});
+  EXPECT_EQ(queue.remove_batch("q.processing", {"x1"}), 1u);
+  queue.remove("q.processing", "x2");
+  EXPECT_EQ(queue.recover("q.processing", "q"), 1u);
+  EXPECT_EQ(list("q"), std::vector<std::string>{"x3"});
   EXPECT_EQ(holder_of(), "b");
 }
 

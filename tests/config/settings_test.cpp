@@ -62,6 +62,7 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_DOUBLE_EQ(a.crash.consumer_after_pop, b.crash.consumer_after_pop);
   EXPECT_DOUBLE_EQ(a.crash.consumer_after_effect,
                    b.crash.consumer_after_effect);
+  EXPECT_EQ(a.crash.recovery_pause_ms, b.crash.recovery_pause_ms);
 }
 
 const std::string shipped_file = OUTBOX_SOURCE_DIR "/config/outbox.json";
@@ -204,6 +205,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.crash.relay_pause = 1;
   s.crash.consumer_after_pop = 0.5;
   s.crash.consumer_after_effect = 0.999;
+  s.crash.recovery_pause_ms = 2500;
   ASSERT_NO_THROW(validate(s));
 
   auto text = to_json(s);
