@@ -50,7 +50,8 @@ struct coordinator_setup {
   /// Called with a one-line progress summary (at most every
   /// progress_interval_ms); may be empty.
   std::function<void(const std::string&)> progress;
-  int check_interval_ms = 100;
+  /// Also how often the consumers' lock is renewed.
+  int check_interval_ms = config::consumer_lock_renewal_ms;
   int progress_interval_ms = 1000;
   /// How long the end of a run waits for Redis or the database to come
   /// back when they are out just as it reads the final state.

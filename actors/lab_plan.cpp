@@ -1,5 +1,6 @@
 #include "actors/lab_plan.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace outbox::actors {
@@ -78,6 +79,11 @@ config::settings lab_settings(config::settings base, const lab_files& files) {
   base.run.poll_interval_ms = 20;
   base.run.idle_poll_max_ms = 200;
   base.run.consumer_block_ms = 100;
+  // The short lease must outlast a check that waits for both stores
+  // (config/validate.cpp): the lab's stores are local and idle, so short
+  // timeouts cost nothing.
+  base.db.busy_timeout_ms = std::min(base.db.busy_timeout_ms, lab_timeout_ms);
+  base.redis.io_timeout_ms = std::min(base.redis.io_timeout_ms, lab_timeout_ms);
   base.crash = config::crash_settings{};
   config::validate(base);
   return base;

@@ -69,6 +69,10 @@ inline constexpr const char* dualwrite_list = "dualwrite.events";
 /// takeover is seen within seconds instead of the production ttl.
 inline constexpr storage::millis lab_lease_ttl_ms = 1500;
 
+/// The lab's cap on db.busy_timeout_ms and redis.io_timeout_ms, so that
+/// both together stay under its lease (lease.ttl_ms must exceed their sum).
+inline constexpr int lab_timeout_ms = 500;
+
 /// The settings the lab runs with: `base` (config file, --redis) with the
 /// database forced to D/app.db, the seed's key names on a single queue
 /// (partitions = 1: the list `outbox.events`, the hash `processed`), the

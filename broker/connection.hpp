@@ -26,8 +26,10 @@ struct connection_options {
   endpoint where;
   int connect_timeout_ms = 2000;
   /// Bound on every read and write. A blocking command's read waits this
-  /// much longer than the time it may block (see blocking_command).
-  int io_timeout_ms = 5000;
+  /// much longer than the time it may block (see blocking_command). 4 s, so
+  /// that with the database's 5 s busy timeout the default lease.ttl_ms
+  /// (10 s) still outlasts a check held up by both stores (config/validate).
+  int io_timeout_ms = 4000;
 };
 
 struct reply_deleter {

@@ -33,6 +33,10 @@ std::string keys::consumer_lock() const {
   return queue + ".consumers";
 }
 
+std::string keys::partitions_record() const {
+  return queue + ".partitions";
+}
+
 std::string keys::trimmed_summary() const {
   return processed + ".trimmed";
 }

@@ -70,6 +70,10 @@ struct keys {
   /// renewed while it lives; its pops and applies are fenced by it
   /// (broker/fence.hpp): "<queue>.consumers".
   std::string consumer_lock() const;
+  /// The partition count the first relay or consumer process recorded
+  /// (SET NX), "<queue>.partitions": processes with another count refuse to
+  /// start, so a rolling deploy never sends one aggregate to two lists.
+  std::string partitions_record() const;
   /// The partitions consumer slot `index` of `consumers` owns: partition p
   /// goes to slot p mod consumers.
   std::vector<std::string> owned_partitions(std::size_t index,

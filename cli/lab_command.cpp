@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/redis_preflight.hpp"
 #include "storage/database.hpp"
 
 #include <CLI/CLI.hpp>
@@ -37,6 +38,7 @@ struct lab_options {
   common_options common;
   std::string dir;
   std::string step;
+  bool allow_evicting_redis = false;
 };
 
 /// Why the lab cannot start; empty when it can.
@@ -124,6 +126,8 @@ int run_lab(const lab_options& o) {
   }
   actors::lab_files files{fs::path{o.dir}};
   auto s = actors::lab_settings(resolve_settings(o.common), files);
+  if (o.allow_evicting_redis)
+    s.allow_evicting_redis = true;
   bool full = !step;
   bool init_only = step == actors::lab_step::init;
   if (auto p = prepare_folder(files.dir, full || init_only))
@@ -133,9 +137,16 @@ int run_lab(const lab_options& o) {
       return fail(*p, exit_failure);
   // init on a folder without app.db starts a new lab: it resets the lab's
   // Redis keys, so it needs Redis too.
-  if (!init_only || !fs::exists(files.app_db()))
+  if (!init_only || !fs::exists(files.app_db())) {
     if (auto p = require_redis(s))
       return fail(*p, exit_failure);
+    // The lab checks Redis's settings like `outbox run`, but not the
+    // partition count: it always uses its single list outbox.events and
+    // leaves the count recorded for the pipeline alone.
+    broker::connection conn{s.redis};
+    if (auto stop = check_redis_settings(conn, s, "outbox lab"))
+      return *stop;
+  }
 
   actors::lab_setup setup;
   setup.settings = s;
@@ -170,6 +181,9 @@ void add_lab_command(CLI::App& app, command_action& action) {
   command->add_option("--step", o->step,
                       "run one step on the existing state: " +
                           actors::lab_step_names());
+  command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,
+                    "start even when Redis's maxmemory-policy may evict keys "
+                    "(redis.allow_evicting)");
   add_common_options(*command, o->common);
   // The lab's database is always <dir>/app.db.
   command->remove_option(command->get_option("--db"));

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/redis_preflight.hpp"
 #include "storage/database.hpp"
 
 #include <CLI/CLI.hpp>
@@ -23,6 +24,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -49,6 +51,7 @@ struct run_options {
   int metrics_port = 0;
   bool until_drained = false;
   bool json = false;
+  bool allow_evicting_redis = false;
 };
 
 template <class T>
@@ -72,8 +75,23 @@ config::settings settings_for(const run_options& o) {
   override_with(s.crash.consumer_after_pop, o.crash_after_pop);
   override_with(s.crash.consumer_after_effect, o.crash_after_effect);
   override_with(s.crash.recovery_pause_ms, o.crash_recovery_pause_ms);
+  if (o.allow_evicting_redis)
+    s.allow_evicting_redis = true;
   config::validate(s);
   return s;
+}
+
+/// Writes the partition count every relay and consumer process must share
+/// (cli/redis_preflight.hpp). A writer-only process neither records nor
+/// compares one: the relays choose the lists, so its broker.partitions is
+/// never used, and a stale one in its config must neither block the writer
+/// nor fix the count for the relays. Returns the exit code when the run
+/// must not start.
+std::optional<int> agree_on_partitions(broker::connection& conn,
+                                       const config::settings& s) {
+  if (s.run.relays == 0 && s.run.consumers == 0)
+    return std::nullopt;
+  return check_partitions(conn, s, "outbox run");
 }
 
 /// Progress on stderr: refreshed in place on a terminal, plain lines else.
@@ -146,10 +164,18 @@ int run(const run_options& options) {
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   apply_log_level(options.common.log_level);
   auto s = settings_for(options);
+  broker::connection redis{s.redis};
+  redis.ensure_connected();
+  // Read-only, before anything is created: a refused Redis leaves nothing.
+  if (auto stop = check_redis_settings(redis, s, "outbox run"))
+    return *stop;
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
   storage::open_and_migrate(s.db);
-  broker::connection{s.redis}.ensure_connected();
+  // After the database: a process that cannot start must not be the one
+  // that fixes the count for all the others.
+  if (auto stop = agree_on_partitions(redis, s))
+    return *stop;
   auto metrics = std::make_shared<actors::run_metrics>();
   std::unique_ptr<actors::metrics_exporter> exporter;
   if (options.metrics_port > 0) {
@@ -261,6 +287,9 @@ void add_run_command(CLI::App& app, command_action& action) {
                    "0 = none")
       ->check(CLI::Range(0, 65535));
   command->add_flag("--json", o->json, "print the report as one JSON object");
+  command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,
+                    "start even when Redis's maxmemory-policy may evict keys "
+                    "(redis.allow_evicting)");
   add_common_options(*command, o->common);
   command->callback([o, &action] { action = [o] { return run(*o); }; });
 }

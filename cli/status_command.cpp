@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/redis_settings_view.hpp"
 #include "cli/text_table.hpp"
 #include "storage/outbox_store.hpp"
 
@@ -198,11 +199,14 @@ std::string redis_text(const broker::broker_stats& redis,
 
 void print_text(const storage::outbox_stats& db,
                 const std::optional<broker::broker_stats>& redis,
+                const std::optional<redis_setup>& setup,
                 const std::string& redis_error, const broker::keys& names,
                 storage::millis now) {
   auto text = outbox_text(db, now) + '\n';
   text += redis ? redis_text(*redis, names)
                 : "REDIS  unavailable: " + redis_error + '\n';
+  if (redis && setup)
+    text += '\n' + redis_setup_text(*setup);
   // One write per snapshot: --watch redraws without a half-drawn screen.
   std::cout << text;
 }
@@ -214,20 +218,25 @@ int show(const status_options& options, const config::settings& settings,
   auto outbox = storage::outbox_store{db}.stats(now);
   // The database half is useful on its own: show it even if Redis is down.
   std::optional<broker::broker_stats> redis;
+  std::optional<redis_setup> setup;
   std::string redis_error;
   try {
     broker::connection conn{settings.redis};
     redis = broker::read_stats(conn, settings.broker);
+    setup = read_redis_setup(conn, settings.broker);
   } catch (const broker::broker_error& e) {
+    redis.reset();
     redis_error = e.what();
   }
   if (options.json) {
     nlohmann::json out{{"outbox", outbox_json(outbox)}};
     out["redis"] =
         redis ? broker_json(*redis) : nlohmann::json{{"error", redis_error}};
+    if (redis && setup)
+      out["redis"].update(redis_setup_json(*setup));
     std::cout << out.dump() << '\n';
   } else {
-    print_text(outbox, redis, redis_error, settings.broker, now);
+    print_text(outbox, redis, setup, redis_error, settings.broker, now);
   }
   std::cout << std::flush;
   return redis ? exit_ok : exit_failure;

@@ -22,8 +22,9 @@ inline constexpr std::int64_t int64_max =
     std::numeric_limits<std::int64_t>::max();
 
 /// The JSON type a key takes. Integers are any C++ integer member (read and
-/// written as int64); numbers are doubles and accept JSON integers too.
-enum class kind { integer, number, string };
+/// written as int64); numbers are doubles and accept JSON integers too;
+/// booleans take only true or false (not 0, 1 or "yes").
+enum class kind { integer, number, string, boolean };
 
 /// One config key and how to reach its member of `settings`.
 struct field {
@@ -42,6 +43,8 @@ struct field {
   void (*set_number)(settings&, double) = nullptr;
   const std::string& (*get_string)(const settings&) = nullptr;
   void (*set_string)(settings&, std::string) = nullptr;
+  bool (*get_boolean)(const settings&) = nullptr;
+  void (*set_boolean)(settings&, bool) = nullptr;
 
   /// The dotted path: "lease.ttl_ms".
   std::string path() const { return std::string{section} + "." + key; }

@@ -241,6 +241,13 @@ void apply_value(const field& f, const json& value, settings& s) {
     f.set_string(s, std::move(text));
     break;
   }
+  case kind::boolean:
+    // A switch that loses data when on: only an explicit true turns it on.
+    if (!value.is_boolean())
+      throw config_error(f.path(),
+                         "expected true or false, got " + describe(value));
+    f.set_boolean(s, value.get<bool>());
+    break;
   }
 }
 

@@ -58,6 +58,14 @@ field text(const char* section, const char* key,
   return f;
 }
 
+template <auto... Path>
+field flag(const char* section, const char* key) {
+  field f{section, key, kind::boolean};
+  f.get_boolean = [](const settings& s) -> bool { return member<Path...>(s); };
+  f.set_boolean = [](settings& s, bool value) { member<Path...>(s) = value; };
+  return f;
+}
+
 using S = settings;
 using storage::db_options;
 using storage::lease_policy;
@@ -83,6 +91,7 @@ std::vector<field> make_fields() {
           "redis", "connect_timeout_ms", 1, dur),
       integer<&S::redis, &conn::io_timeout_ms>("redis", "io_timeout_ms", 1,
                                                dur),
+      flag<&S::allow_evicting_redis>("redis", "allow_evicting"),
 
       text<&S::broker, &keys::queue>("broker", "queue"),
       integer<&S::broker, &keys::partitions>("broker", "partitions", 1, 1024),
@@ -215,6 +224,8 @@ void check_field(const field& f, const settings& s) {
   case kind::string:
     check_string(f, f.get_string(s));
     break;
+  case kind::boolean: // either value is valid
+    break;
   }
 }
 
@@ -235,6 +246,9 @@ std::string to_json(const settings& s) {
       break;
     case detail::kind::string:
       slot = f.get_string(s);
+      break;
+    case detail::kind::boolean:
+      slot = f.get_boolean(s);
       break;
     }
   }

@@ -57,11 +57,21 @@ struct crash_settings {
   int recovery_pause_ms = 0;
 };
 
+/// How often the coordinator renews the consumers' lock (its check
+/// interval). lease.ttl_ms is also the lock's ttl, so validation requires
+/// room for several renewals.
+inline constexpr int consumer_lock_renewal_ms = 100;
+
 /// Everything configurable, with defaults. config/outbox.json documents the
 /// same keys; README.md explains each.
 struct settings {
   storage::db_options db;
   broker::connection_options redis;
+  /// Start even when Redis may evict keys (a maxmemory-policy other than
+  /// noeviction), which drops queued events or dedup records once Redis is
+  /// full. Off: `outbox run` and `outbox lab` refuse such a Redis
+  /// (redis.allow_evicting, --allow-evicting-redis).
+  bool allow_evicting_redis = false;
   /// Four partitions by default so up to four consumers work in parallel
   /// while each aggregate stays on one list (one consumer): order holds.
   broker::keys broker = [] {

@@ -13,6 +13,36 @@ std::string number(std::int64_t value) {
   return std::to_string(value);
 }
 
+/// lease.ttl_ms is also the ttl of the consumers' lock, which the
+/// coordinator renews at every check (consumer_lock_renewal_ms). A check
+/// first reads both stores for its progress probe: the database read can
+/// wait out db.busy_timeout_ms and the Redis read redis.io_timeout_ms
+/// before the next renewal goes out. A ttl shorter than that lets the lock
+/// lapse under a slow store and the consumers stop (a 100 ms ttl lapsed
+/// 107 ms into a run); three renewals is the least that survives one late
+/// one.
+void check_lock_ttl(const settings& s) {
+  constexpr std::int64_t renewals = 3;
+  if (s.lease.ttl < renewals * consumer_lock_renewal_ms)
+    throw config_error("lease.ttl_ms",
+                       "must be at least " +
+                           number(renewals * consumer_lock_renewal_ms) +
+                           " (three renewals of the consumers' lock, every " +
+                           number(consumer_lock_renewal_ms) + " ms), got " +
+                           number(s.lease.ttl));
+  auto stores =
+      static_cast<std::int64_t>(s.db.busy_timeout_ms) + s.redis.io_timeout_ms;
+  if (s.lease.ttl <= stores)
+    throw config_error(
+        "lease.ttl_ms",
+        "must be greater than db.busy_timeout_ms (" +
+            number(s.db.busy_timeout_ms) + ") + redis.io_timeout_ms (" +
+            number(s.redis.io_timeout_ms) + ") = " + number(stores) + ", got " +
+            number(s.lease.ttl) +
+            ": the consumers' lock would lapse while a check waits for a "
+            "slow store; raise the ttl or lower the timeouts");
+}
+
 /// Rules between keys. Each names the key a user would most likely change.
 void check_relations(const settings& s) {
   // A relay holding leases renews them from its loop, which wakes at least
@@ -27,6 +57,8 @@ void check_relations(const settings& s) {
                            number(s.run.poll_interval_ms) + "), got " +
                            number(s.lease.ttl) +
                            ": a relay renews its leases once per poll");
+
+  check_lock_ttl(s);
 
   if (s.lease.backoff_base > s.lease.backoff_max)
     throw config_error("lease.backoff_base_ms",

@@ -113,9 +113,9 @@ TEST_F(CliAudit, StatusTablesAreAlignedAndShowFailedRowsAndLeases) {
   std::vector<std::string> titles;
   for (auto& table : tables)
     titles.push_back(cells_of(table.front())[0].text);
-  EXPECT_EQ(titles, (std::vector<std::string>{"STATUS", "ORDERS", "LEASE OWNER",
-                                              "FAILED EVENT", "QUEUE",
-                                              "PROCESSING LIST", "REDIS"}))
+  EXPECT_EQ(titles, (std::vector<std::string>{
+                        "STATUS", "ORDERS", "LEASE OWNER", "FAILED EVENT",
+                        "QUEUE", "PROCESSING LIST", "REDIS", "REDIS SETTING"}))
       << r.out;
 
   auto statuses = table_titled(r.out, "STATUS");

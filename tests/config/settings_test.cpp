@@ -29,6 +29,7 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.redis.where.port, b.redis.where.port);
   EXPECT_EQ(a.redis.connect_timeout_ms, b.redis.connect_timeout_ms);
   EXPECT_EQ(a.redis.io_timeout_ms, b.redis.io_timeout_ms);
+  EXPECT_EQ(a.allow_evicting_redis, b.allow_evicting_redis);
   EXPECT_EQ(a.broker.queue, b.broker.queue);
   EXPECT_EQ(a.broker.partitions, b.broker.partitions);
   EXPECT_EQ(a.broker.processed, b.broker.processed);
@@ -76,6 +77,8 @@ TEST(ConfigDefaults, MatchTheDocumentedValues) {
   EXPECT_EQ(s.db.relay_synchronous, "NORMAL");
   EXPECT_EQ(s.redis.where.host, "127.0.0.1");
   EXPECT_EQ(s.redis.where.port, 6379);
+  EXPECT_EQ(s.redis.io_timeout_ms, 4000);
+  EXPECT_FALSE(s.allow_evicting_redis);
   EXPECT_EQ(s.broker.queue, "outbox.events");
   EXPECT_EQ(s.broker.processed, "processed");
   EXPECT_EQ(s.lease.ttl, 10000);
@@ -113,7 +116,8 @@ TEST(ConfigShippedFile, ListsEveryKeyInTheOutputShape) {
 TEST(ConfigOverrides, FileChangesOnlyItsKeys) {
   temp_dir dir;
   auto path = dir.write("partial.json", R"({
-    "redis": {"host": "redis.local", "port": 7000},
+    "db": {"busy_timeout_ms": 1000},
+    "redis": {"host": "redis.local", "port": 7000, "io_timeout_ms": 1000},
     "lease": {"ttl_ms": 2500},
     "run": {"relays": 0, "followup_share": 0.25},
     "crash": {"relay_after_publish": 0.125}
@@ -122,6 +126,8 @@ TEST(ConfigOverrides, FileChangesOnlyItsKeys) {
   settings expected;
   expected.redis.where.host = "redis.local";
   expected.redis.where.port = 7000;
+  expected.db.busy_timeout_ms = 1000;
+  expected.redis.io_timeout_ms = 1000;
   expected.lease.ttl = 2500;
   expected.run.relays = 0;
   expected.run.followup_share = 0.25;
@@ -173,6 +179,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.redis.where.port = 6380;
   s.redis.connect_timeout_ms = 10;
   s.redis.io_timeout_ms = 900;
+  s.allow_evicting_redis = true;
   s.broker.queue = "q";
   s.broker.partitions = 8;
   s.broker.processed = "p";
@@ -244,11 +251,64 @@ TEST(ConfigValidate, ChecksValuesSetInCode) {
 TEST(ConfigValidate, TtlNeedNotExceedTheIdlePollCap) {
   // Only the poll interval bounds the ttl (see validate.cpp): an idle relay
   // holds no lease.
-  auto s = apply_json(R"({"lease": {"ttl_ms": 500},
+  auto s = apply_json(R"({"db": {"busy_timeout_ms": 100},
+                         "redis": {"io_timeout_ms": 300},
+                         "lease": {"ttl_ms": 500},
                          "run": {"poll_interval_ms": 100,
                                  "idle_poll_max_ms": 2000}})",
                       "test");
   EXPECT_NO_THROW(validate(s));
+}
+
+TEST(ConfigValidate, TtlJustAboveBothStoreTimeoutsAndThreeRenewals) {
+  // 300 = three renewals of the consumers' lock; 299 = 49 + 250.
+  auto s = apply_json(R"({"db": {"busy_timeout_ms": 49},
+                         "redis": {"io_timeout_ms": 250},
+                         "lease": {"ttl_ms": 300},
+                         "run": {"poll_interval_ms": 10}})",
+                      "test");
+  EXPECT_NO_THROW(validate(s));
+  s.db.busy_timeout_ms = 50; // 300 = 50 + 250: not more
+  EXPECT_THROW(validate(s), config_error);
+  s.lease.ttl = 301;
+  EXPECT_NO_THROW(validate(s));
+}
+
+TEST(ConfigValidate, TheLockTtlRuleNamesEveryKeyAndValue) {
+  settings s;
+  s.lease.ttl = 100;
+  s.run.poll_interval_ms = 10;
+  try {
+    validate(s);
+    FAIL() << "no error";
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), "lease.ttl_ms");
+    EXPECT_STREQ(e.what(), "lease.ttl_ms: must be at least 300 (three "
+                           "renewals of the consumers' lock, every 100 ms), "
+                           "got 100");
+  }
+  s.lease.ttl = 2000;
+  s.db.busy_timeout_ms = 1500;
+  s.redis.io_timeout_ms = 600;
+  try {
+    validate(s);
+    FAIL() << "no error";
+  } catch (const config_error& e) {
+    std::string what = e.what();
+    EXPECT_EQ(what.rfind("lease.ttl_ms: must be greater than "
+                         "db.busy_timeout_ms (1500) + redis.io_timeout_ms "
+                         "(600) = 2100, got 2000",
+                         0),
+              0u)
+        << what;
+  }
+}
+
+TEST(ConfigOverrides, AllowEvictingTakesABoolean) {
+  EXPECT_TRUE(apply_json(R"({"redis": {"allow_evicting": true}})", "test")
+                  .allow_evicting_redis);
+  EXPECT_FALSE(apply_json(R"({"redis": {"allow_evicting": false}})", "test")
+                   .allow_evicting_redis);
 }
 
 TEST(ConfigErrors, NameTheOriginFile) {

@@ -62,10 +62,12 @@ std::int64_t count_rows(const std::string& db_path, const std::string& table) {
 class FaultDatabase : public ::testing::Test {
 protected:
   void SetUp() override {
-    // A short busy timeout so "locked past it" comes quickly.
+    // A short busy timeout so "locked past it" comes quickly; the lease
+    // outlasts it and the Redis timeout together, as validation requires.
     std::ofstream{config_} << R"({
       "db": {"busy_timeout_ms": 250},
-      "lease": {"ttl_ms": 400, "batch": 64},
+      "redis": {"io_timeout_ms": 300},
+      "lease": {"ttl_ms": 700, "batch": 64},
       "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
               "consumer_block_ms": 50}
     })";

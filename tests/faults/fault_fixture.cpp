@@ -16,9 +16,12 @@ namespace outbox::test {
 namespace {
 
 /// Short leases and fast polling, so takeovers happen within a second; many
-/// attempts, since every killed relay spends one on the rows it held.
+/// attempts, since every killed relay spends one on the rows it held. The
+/// stores' timeouts are short too: the lease (also the consumers' lock)
+/// must outlast both (lease.ttl_ms > busy_timeout_ms + io_timeout_ms).
 constexpr const char* fault_config = R"({
-  "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 2000},
+  "db": {"busy_timeout_ms": 200},
+  "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 250},
   "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 200,
             "backoff_base_ms": 10, "backoff_max_ms": 200},
   "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,

@@ -68,6 +68,11 @@ protected:
     };
     doc["broker"].update(broker);
     doc["lease"].update(lease);
+    // The lease (also the consumers' lock) must outlast both stores'
+    // timeouts: a third of it each.
+    auto third = doc["lease"]["ttl_ms"].get<int>() / 3;
+    doc["db"] = {{"busy_timeout_ms", third}};
+    doc["redis"] = {{"io_timeout_ms", third}};
     auto path = dir_.file(name);
     std::ofstream{path} << doc.dump(2);
     return path;

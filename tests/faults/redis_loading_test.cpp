@@ -91,6 +91,8 @@ using FaultRedisLoading = fault_fixture;
 /// (and so never turn them FAILED), then retry once Redis is ready.
 TEST_F(FaultRedisLoading, LoadingRedisIsUnavailableNotARefusal) {
   std::ofstream{config_path_} << R"({
+    "db": {"busy_timeout_ms": 200},
+    "redis": {"io_timeout_ms": 250},
     "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 2,
               "backoff_base_ms": 10, "backoff_max_ms": 20},
     "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 20,

@@ -170,6 +170,8 @@ bool redis_server::launch() {
   } else {
     args.insert(args.end(), {"--appendonly", "no"});
   }
+  args.insert(args.end(), options_.extra_args.begin(),
+              options_.extra_args.end());
   std::vector<char*> argv;
   for (auto& arg : args)
     argv.push_back(arg.data());

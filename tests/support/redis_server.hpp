@@ -4,6 +4,7 @@
 
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace outbox::test {
 
@@ -17,6 +18,9 @@ public:
     /// Turns on AOF with appendfsync always, so what was acknowledged
     /// survives kill() and start() (restart tests).
     bool aof = false;
+    /// More redis-server arguments, e.g. {"--maxmemory-policy",
+    /// "allkeys-lru"} or {"--rename-command", "CONFIG", ""}.
+    std::vector<std::string> extra_args = {};
   };
 
   /// Starts the server; throws std::runtime_error if it does not answer

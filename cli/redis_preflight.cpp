@@ -1,0 +1,93 @@
+#include "cli/redis_preflight.hpp"
+
+#include "broker/connection.hpp"
+#include "broker/partitions_record.hpp"
+#include "cli/exit_codes.hpp"
+
+#include <iostream>
+
+namespace outbox::cli {
+
+namespace {
+
+/// The fix for an evicting policy, in the words an operator types.
+constexpr const char* eviction_fix =
+    "CONFIG SET maxmemory-policy noeviction (and the same in redis.conf)";
+
+std::string eviction_risk(const std::string& policy) {
+  std::string risk =
+      "maxmemory-policy is " + policy +
+      ": once Redis reaches maxmemory it deletes keys, dropping queued "
+      "events (lost) or dedup records (their redeliveries applied twice)";
+  // volatile-* only evicts keys with a ttl. The pipeline's data keys have
+  // none, but the consumers' lock has one, and nothing stops a ttl from
+  // being put on a key later; judged like the others.
+  if (policy.rfind("volatile-", 0) == 0)
+    risk += " (volatile-* evicts only keys with a ttl, such as the "
+            "consumers' lock)";
+  return risk;
+}
+
+} // namespace
+
+redis_verdict judge_redis(const broker::redis_settings& seen,
+                          bool allow_evicting) {
+  redis_verdict verdict;
+  if (!seen.config_error.empty())
+    verdict.warnings.push_back(
+        "cannot read Redis's settings (CONFIG GET: " + seen.config_error +
+        "); not checked: maxmemory-policy must be noeviction and AOF "
+        "(appendonly yes) should be on, or Redis itself can lose events");
+  if (seen.may_evict()) {
+    auto risk = eviction_risk(*seen.maxmemory_policy);
+    if (allow_evicting)
+      verdict.warnings.push_back("Redis " + risk +
+                                 "; starting anyway (--allow-evicting-redis)");
+    else
+      verdict.refusal = "refusing to start: Redis " + risk +
+                        ". Fix: " + eviction_fix +
+                        "; or accept the risk with --allow-evicting-redis "
+                        "(redis.allow_evicting)";
+  }
+  if (seen.persists_nothing())
+    verdict.warnings.push_back(
+        "Redis has no persistence (appendonly no, save \"\"): a Redis restart "
+        "loses every queued event and every dedup record (redeliveries are "
+        "then applied twice). Fix: CONFIG SET appendonly yes");
+  return verdict;
+}
+
+std::optional<int> check_redis_settings(broker::connection& conn,
+                                        const config::settings& s,
+                                        const std::string& command) {
+  auto verdict =
+      judge_redis(broker::read_redis_settings(conn), s.allow_evicting_redis);
+  for (const auto& line : verdict.warnings)
+    std::cerr << command << ": warning: " << line << '\n';
+  if (verdict.refusal.empty())
+    return std::nullopt;
+  std::cerr << command << ": " << verdict.refusal << '\n';
+  return exit_failure;
+}
+
+std::optional<int> check_partitions(broker::connection& conn,
+                                    const config::settings& s,
+                                    const std::string& command) {
+  auto ours = s.broker.partitions <= 1 ? 1 : s.broker.partitions;
+  auto recorded = broker::record_partitions(conn, s.broker);
+  if (recorded == ours)
+    return std::nullopt;
+  const auto key = s.broker.partitions_record();
+  std::cerr << command << ": broker.partitions is " << ours << " here, but "
+            << recorded << " is recorded in Redis (" << key
+            << ") by the first process: with two counts one aggregate's "
+               "events go to two lists and can be applied out of order. Use "
+            << recorded
+            << " (--partitions or broker.partitions), or change the count: "
+               "drain the queues with the old count (outbox status shows "
+               "QUEUED and PROCESSING at 0), stop every process, DEL "
+            << key << ", then start them with the new count\n";
+  return exit_usage;
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,96 @@
+#include "cli/redis_settings_view.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/partitions_record.hpp"
+#include "cli/text_table.hpp"
+
+namespace outbox::cli {
+
+namespace {
+
+nlohmann::json optional_json(const std::optional<std::string>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+std::string partitions_text(const redis_setup& setup) {
+  if (!setup.partitions_error.empty())
+    return "unreadable: " + setup.partitions_error;
+  auto configured = std::to_string(setup.configured_partitions);
+  if (!setup.recorded_partitions)
+    return "none recorded yet (this config: " + configured + ")";
+  auto recorded = std::to_string(*setup.recorded_partitions);
+  if (*setup.recorded_partitions == setup.configured_partitions)
+    return recorded + " (recorded in " + setup.partitions_key + ")";
+  // The mismatch `outbox run` refuses: say it here too.
+  return recorded + " recorded in " + setup.partitions_key +
+         "; this config says " + configured +
+         ", so its relays and consumers would refuse to start";
+}
+
+/// Error replies are long ("ERR unknown command 'CONFIG', with args
+/// beginning with: ..."): cut like the FAILED table's errors.
+constexpr std::size_t error_width = 100;
+
+} // namespace
+
+redis_setup read_redis_setup(broker::connection& conn,
+                             const broker::keys& names) {
+  redis_setup setup;
+  setup.settings = broker::read_redis_settings(conn);
+  setup.configured_partitions = names.partitions <= 1 ? 1 : names.partitions;
+  setup.partitions_key = names.partitions_record();
+  try {
+    setup.recorded_partitions = broker::recorded_partitions(conn, names);
+  } catch (const broker::broker_error& e) {
+    if (e.code() == broker::broker_errc::unavailable)
+      throw;
+    setup.partitions_error = e.what();
+  }
+  return setup;
+}
+
+nlohmann::json redis_setup_json(const redis_setup& setup) {
+  const auto& s = setup.settings;
+  nlohmann::json settings{
+      {"maxmemory_policy", optional_json(s.maxmemory_policy)},
+      {"appendonly", optional_json(s.appendonly)},
+      {"appendfsync", optional_json(s.appendfsync)},
+      {"save", optional_json(s.save)},
+      {"role",
+       s.role.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.role)}};
+  if (!s.config_error.empty())
+    settings["config_error"] = s.config_error;
+  nlohmann::json partitions{
+      {"configured", setup.configured_partitions},
+      {"recorded", setup.recorded_partitions
+                       ? nlohmann::json(*setup.recorded_partitions)
+                       : nlohmann::json(nullptr)},
+      {"key", setup.partitions_key}};
+  if (!setup.partitions_error.empty())
+    partitions["error"] = setup.partitions_error;
+  return {{"settings", settings}, {"partitions", partitions}};
+}
+
+std::string redis_setup_text(const redis_setup& setup) {
+  const auto& s = setup.settings;
+  text_table table{{"REDIS SETTING", "VALUE"}};
+  if (!s.config_error.empty()) {
+    table.add_row(
+        {"CONFIG", fit("unavailable: " + s.config_error, error_width)});
+  } else {
+    auto shown = [](const std::optional<std::string>& value) {
+      return value ? *value : std::string{"unknown"};
+    };
+    table.add_row({"maxmemory-policy", shown(s.maxmemory_policy)});
+    table.add_row({"appendonly", shown(s.appendonly)});
+    table.add_row({"appendfsync", shown(s.appendfsync)});
+    // An empty save means no RDB snapshots: say it, a blank cell reads
+    // as missing.
+    table.add_row({"save", s.save && s.save->empty() ? "none" : shown(s.save)});
+  }
+  table.add_row({"role", s.role.empty() ? "unknown" : s.role});
+  table.add_row({"partitions", partitions_text(setup)});
+  return table.render();
+}
+
+} // namespace outbox::cli

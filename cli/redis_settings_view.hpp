@@ -1,0 +1,44 @@
+#pragma once
+
+// `outbox status`'s view of how its Redis is set up: the settings that
+// decide whether Redis keeps what the pipeline hands it, and the partition
+// count the processes recorded.
+
+#include "broker/keys.hpp"
+#include "broker/redis_settings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace outbox::broker {
+class connection;
+}
+
+namespace outbox::cli {
+
+struct redis_setup {
+  broker::redis_settings settings;
+  /// What this config says, and what the first relay or consumer process
+  /// recorded (nothing: none yet).
+  std::size_t configured_partitions = 1;
+  std::optional<std::size_t> recorded_partitions;
+  std::string partitions_key;
+  /// Why the record could not be read (a value that is not a count); "".
+  std::string partitions_error;
+};
+
+/// Reads both. Throws broker_error when Redis cannot be reached.
+redis_setup read_redis_setup(broker::connection& conn,
+                             const broker::keys& names);
+
+/// {"settings": {...}, "partitions": {...}} for `status --json`; a value
+/// CONFIG could not read is null.
+nlohmann::json redis_setup_json(const redis_setup& setup);
+
+/// The REDIS SETTING table.
+std::string redis_setup_text(const redis_setup& setup);
+
+} // namespace outbox::cli
