@@ -1,5 +1,6 @@
 #include "cli/redis_preflight.hpp"
 
+#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
 #include "cli/exit_codes.hpp"
@@ -74,7 +75,24 @@ std::optional<int> check_partitions(broker::connection& conn,
                                     const config::settings& s,
                                     const std::string& command) {
   auto ours = s.broker.partitions <= 1 ? 1 : s.broker.partitions;
-  auto recorded = broker::record_partitions(conn, s.broker);
+  std::size_t recorded = ours;
+  try {
+    recorded = broker::record_partitions(conn, s.broker);
+  } catch (const broker::broker_error& e) {
+    if (e.code() != broker::broker_errc::unavailable)
+      throw;
+    // A replica after a failover, or a full Redis, takes no write: the run
+    // must still start (its writer needs no Redis) and wait for writes.
+    // Compare with what is recorded, if anything; a later start records.
+    auto seen = broker::recorded_partitions(conn, s.broker);
+    if (!seen) {
+      std::cerr << command << ": warning: cannot record broker.partitions ("
+                << ours << ") in Redis now: " << e.what() << '
+';
+      return std::nullopt;
+    }
+    recorded = *seen;
+  }
   if (recorded == ours)
     return std::nullopt;
   const auto key = s.broker.partitions_record();

@@ -40,7 +40,9 @@ std::optional<int> check_redis_settings(broker::connection& conn,
 
 /// Records broker.partitions in Redis if no process did, and compares it
 /// with the recorded count; on a mismatch prints both, and what to do, and
-/// returns exit 2. Throws broker_error.
+/// returns exit 2. A Redis that takes no write now (a replica, full) is
+/// compared with what it has recorded, if anything, and the run goes on.
+/// Throws broker_error.
 std::optional<int> check_partitions(broker::connection& conn,
                                     const config::settings& s,
                                     const std::string& command);

@@ -27,7 +27,8 @@ protected:
     fault_fixture::SetUp();
     // ttl x max_attempts = 1 s: the shortest trim allowed.
     std::ofstream{config_path_} << R"({
-      "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 2000},
+      "db": {"busy_timeout_ms": 200},
+      "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 250},
       "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 2,
                 "backoff_base_ms": 10, "backoff_max_ms": 40},
       "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
