@@ -7,6 +7,7 @@
 #include "broker/keys.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
