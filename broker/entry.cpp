@@ -22,8 +22,8 @@ constexpr std::size_t max_event_id_bytes = 128;
 /// input would overflow the stack in decode: both sides refuse it.
 constexpr std::size_t max_nesting = 1000;
 
-/// True when arrays and objects nest deeper than `limit` (brackets inside
-/// strings do not count). Cheaper than parsing, and needs no recursion.
+} // namespace
+
 bool nested_deeper_than(const std::string& text, std::size_t limit) {
   std::size_t depth = 0;
   bool in_string = false;
@@ -47,6 +47,8 @@ bool nested_deeper_than(const std::string& text, std::size_t limit) {
   }
   return false;
 }
+
+namespace {
 
 bool is_nonempty_string(const json& value) {
   return value.is_string() && !value.get_ref<const std::string&>().empty();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,5 +37,10 @@ struct malformed_entry {
 /// Parses and validates an entry (types, non-empty ids, seq >= 1, payload an
 /// object). The consumer's Lua script applies the same rules in Redis.
 std::variant<event_entry, malformed_entry> decode(const std::string& text);
+
+/// True when arrays and objects in `text` nest deeper than `limit`
+/// (brackets inside strings do not count): a cheap check, without
+/// recursion, before parsing text that may be hostile.
+bool nested_deeper_than(const std::string& text, std::size_t limit);
 
 } // namespace outbox::broker

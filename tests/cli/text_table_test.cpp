@@ -69,6 +69,15 @@ TEST(TextTable, LineBreaksInACellKeepTheRowOnOneLine) {
                             "first second third  1\n");
 }
 
+TEST(TextTable, ControlCharactersInACellAreShownAsQuestionMarks) {
+  text_table table{{"ID", "N"}};
+  table.add_row({"e-\x1b[2J\x07\x7f \xc2\x9b"
+                 "1m cr\xc3\xa8me",
+                 "1"});
+  EXPECT_EQ(table.render(), "ID                  N\n"
+                            "e-?[2J?? ?1m cr\xc3\xa8me  1\n");
+}
+
 TEST(TextTable, WidthsCountCharactersNotBytes) {
   text_table table{{"SKU", "N"}};
   table.add_row({"crème", "1"});

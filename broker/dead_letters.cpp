@@ -1,0 +1,180 @@
+#include "broker/dead_letters.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "broker/lua_script.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace outbox::broker {
+
+namespace {
+
+/// How many times a replay is planned again after the list changed under it.
+constexpr int max_attempts = 5;
+
+const std::string& replay_script_source() {
+  static const std::string source = lua_key_type_check() + std::string{R"lua(
+-- KEYS: the dead-letter list, then each target queue followed by its
+--       doorbell.
+-- ARGV: per record, in dead-letter order: the record exactly as stored, its
+--       entry, and the number (1, 2, ...) of its queue among the KEYS pairs.
+-- Returns the number of entries pushed, or {'changed'} (nothing done) when
+-- a record is no longer in the list.
+local dead_letter = KEYS[1]
+
+-- Scripts are not rolled back on error: check every key before any write.
+local expected = {{dead_letter, 'list'}}
+for k = 2, #KEYS, 2 do
+  expected[#expected + 1] = {KEYS[k], 'list'}
+end
+local wrong = wrong_key_type(expected)
+if wrong then
+  return wrong
+end
+
+-- Identical records (two copies of one event dead-lettered alike) are
+-- interchangeable: count how many of each text must still be there.
+local wanted, texts = {}, {}
+for i = 1, #ARGV, 3 do
+  local record = ARGV[i]
+  if not wanted[record] then
+    wanted[record] = 0
+    texts[#texts + 1] = record
+  end
+  wanted[record] = wanted[record] + 1
+end
+for _, record in ipairs(texts) do
+  local found = redis.call('LPOS', dead_letter, record, 'COUNT',
+                           wanted[record])
+  if #found < wanted[record] then
+    return {'changed'}
+  end
+end
+
+for _, record in ipairs(texts) do
+  redis.call('LREM', dead_letter, wanted[record], record)
+end
+-- The last first, so that each queue's head ends in dead-letter order.
+for i = #ARGV - 2, 1, -3 do
+  redis.call('LPUSH', KEYS[2 * tonumber(ARGV[i + 2])], ARGV[i + 1])
+end
+-- Doorbells are hints, as for a publish: never fail over one.
+for k = 3, #KEYS, 2 do
+  redis.pcall('LPUSH', KEYS[k], '1')
+  redis.pcall('LTRIM', KEYS[k], 0, 0)
+end
+return #ARGV / 3
+)lua"};
+  return source;
+}
+
+std::string plural_records(std::size_t n) {
+  return n == 1 ? "record" : "records";
+}
+
+/// Which records the request picks, or why it cannot be done.
+replay_result plan(const std::vector<dead_letter>& letters, const keys& names,
+                   const replay_request& request) {
+  replay_result result;
+  auto pick = [&](const dead_letter& d) {
+    result.replayed.push_back({d, names.queue_for(*d.aggregate_id)});
+  };
+  if (request.all) {
+    for (const auto& d : letters) {
+      if (d.replayable())
+        pick(d);
+      else
+        result.skipped.push_back(
+            {d.event_id.value_or(""), d.index, d.not_replayable});
+    }
+    return result;
+  }
+  std::set<std::string> named(request.event_ids.begin(),
+                              request.event_ids.end());
+  std::map<std::string, std::size_t> matches;
+  for (const auto& d : letters) {
+    if (!d.event_id || named.count(*d.event_id) == 0)
+      continue;
+    ++matches[*d.event_id];
+    if (d.replayable())
+      pick(d);
+    else
+      result.refused.push_back({*d.event_id, d.index, d.not_replayable});
+  }
+  // In the order given, each once.
+  std::set<std::string> reported;
+  for (const auto& id : request.event_ids)
+    if (matches.count(id) == 0 && reported.insert(id).second)
+      result.refused.push_back(
+          {id, std::nullopt, "no record of the dead-letter list has it"});
+  if (!result.refused.empty())
+    result.replayed.clear();
+  return result;
+}
+
+/// One script call; false when the list changed since it was read.
+bool apply(connection& conn, lua_script& script, const keys& names,
+           const std::vector<replayed_entry>& picked) {
+  std::vector<std::string> script_keys{names.dead_letter};
+  std::map<std::string, std::size_t> slot; // queue -> its pair number
+  std::vector<std::string> args;
+  args.reserve(picked.size() * 3);
+  for (const auto& p : picked) {
+    auto [at, added] = slot.emplace(p.queue, slot.size() + 1);
+    if (added) {
+      script_keys.push_back(p.queue);
+      script_keys.push_back(names.doorbell_for(p.queue));
+    }
+    args.push_back(p.letter.record);
+    args.push_back(p.letter.entry);
+    args.push_back(std::to_string(at->second));
+  }
+  auto r = script.run(conn, script_keys, args);
+  if (r->type == REDIS_REPLY_INTEGER &&
+      static_cast<std::size_t>(r->integer) == picked.size())
+    return true;
+  if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+      reply_text(*r->element[0]) == "changed")
+    return false;
+  throw broker_error(broker_errc::rejected,
+                     "unexpected reply from the dead-letter replay script");
+}
+
+} // namespace
+
+std::vector<dead_letter> read_dead_letters(connection& conn,
+                                           const keys& names) {
+  auto r = conn.command({"LRANGE", names.dead_letter, "0", "-1"});
+  if (r->type != REDIS_REPLY_ARRAY)
+    throw broker_error(broker_errc::rejected, "unexpected reply to LRANGE");
+  std::vector<dead_letter> letters;
+  letters.reserve(r->elements);
+  for (std::size_t i = 0; i < r->elements; ++i)
+    letters.push_back(parse_dead_letter(i, reply_text(*r->element[i])));
+  return letters;
+}
+
+replay_result replay_dead_letters(connection& conn, const keys& names,
+                                  const replay_request& request) {
+  lua_script script{replay_script_source()};
+  for (int attempt = 1;; ++attempt) {
+    auto result = plan(read_dead_letters(conn, names), names, request);
+    if (result.replayed.empty() || apply(conn, script, names, result.replayed))
+      return result;
+    if (attempt == max_attempts)
+      throw broker_error(
+          broker_errc::rejected,
+          "the dead-letter list kept changing under the replay (" +
+              std::to_string(result.replayed.size()) + " " +
+              plural_records(result.replayed.size()) +
+              " to replay); nothing was replayed, try again");
+  }
+}
+
+} // namespace outbox::broker

@@ -1,0 +1,239 @@
+// `outbox dead-letters [--json]` lists the dead-letter list;
+// `outbox dead-letters replay EVENT_ID... | --all` puts entries back on
+// their queues once the cause of their failure is fixed.
+
+#include "broker/connection.hpp"
+#include "broker/dead_letters.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/text_table.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace outbox::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct dead_letters_options {
+  common_options common;
+  bool json = false;
+  /// Set when the `replay` subcommand was given.
+  bool replay = false;
+  std::vector<std::string> event_ids;
+  bool all = false;
+};
+
+/// Widths of the table's cut columns (the JSON has the whole values).
+constexpr std::size_t id_width = 40;
+constexpr std::size_t reason_width = 60;
+
+/// Shown for a value the entry does not have (or not readably).
+const std::string absent = "-";
+
+/// Plain ASCII, every control character escaped (C1 ones too, which
+/// nlohmann otherwise writes as they are): entries come from anyone. Text
+/// that is not UTF-8 (what the user typed) is replaced, not thrown.
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', true, json::error_handler_t::replace);
+}
+
+template <class T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json or_null(const std::string& text) {
+  return text.empty() ? json(nullptr) : json(text);
+}
+
+json to_json(const broker::dead_letter& d) {
+  json extra = json::object();
+  for (const auto& [name, text] : d.extra)
+    extra[name] = json::parse(text, nullptr, false);
+  bool readable = d.record_problem.empty();
+  return {
+      {"index", d.index},
+      {"event_id", or_null(d.event_id)},
+      {"aggregate_id", or_null(d.aggregate_id)},
+      {"seq", or_null(d.seq)},
+      {"event_type", or_null(d.event_type)},
+      {"size", readable ? json(d.size) : json(nullptr)},
+      {"truncated", readable ? json(d.truncated) : json(nullptr)},
+      {"reason", readable ? json(d.reason) : json(nullptr)},
+      {"entry", readable ? json(d.entry) : json(nullptr)},
+      {"extra", extra},
+      {"replayable", d.replayable()},
+      {"not_replayable", or_null(d.not_replayable)},
+      {"malformed_record", or_null(d.record_problem)},
+      {"record", readable ? json(nullptr) : json(broker::to_utf8(d.record))}};
+}
+
+std::string cell(const std::optional<std::string>& value) {
+  return value ? fit(*value, id_width) : absent;
+}
+
+void print_letters(const std::vector<broker::dead_letter>& letters) {
+  text_table table{{"INDEX", "EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE",
+                    "SIZE", "TRUNCATED", "REPLAYABLE", "REASON"}};
+  for (const auto& d : letters) {
+    bool readable = d.record_problem.empty();
+    table.add_row(
+        {std::to_string(d.index), cell(d.event_id), cell(d.aggregate_id),
+         d.seq ? std::to_string(*d.seq) : absent, cell(d.event_type),
+         readable ? std::to_string(d.size) : absent,
+         readable ? (d.truncated ? "yes" : "no") : absent,
+         d.replayable() ? "yes" : "no",
+         fit(readable ? d.reason : "malformed record: " + d.record_problem,
+             reason_width)});
+  }
+  std::cout << table.render();
+}
+
+int list(const dead_letters_options& options) {
+  auto settings = resolve_settings(options.common);
+  broker::connection redis{settings.redis};
+  auto letters = broker::read_dead_letters(redis, settings.broker);
+  if (options.json) {
+    json out{{"dead_letters", json::array()}, {"count", letters.size()}};
+    for (const auto& d : letters)
+      out["dead_letters"].push_back(to_json(d));
+    std::cout << dump(out) << '\n';
+    return exit_ok;
+  }
+  if (letters.empty()) {
+    std::cout << "no dead-lettered entries\n";
+    return exit_ok;
+  }
+  print_letters(letters);
+  std::size_t replayable = 0;
+  for (const auto& d : letters)
+    replayable += d.replayable() ? 1 : 0;
+  std::cout << letters.size() << " dead-lettered "
+            << (letters.size() == 1 ? "entry" : "entries") << ", " << replayable
+            << " replayable once the cause is fixed (outbox dead-letters "
+               "replay EVENT_ID... or --all; --json says why the others "
+               "are not)\n";
+  return exit_ok;
+}
+
+json refusals_json(const std::vector<broker::replay_refusal>& refusals) {
+  auto out = json::array();
+  for (const auto& r : refusals)
+    out.push_back({{"event_id", or_null(r.event_id)},
+                   {"index", or_null(r.index)},
+                   {"why", r.why}});
+  return out;
+}
+
+/// "EVENT_ID (index N)", "record N" or "EVENT_ID", for a message line.
+std::string named(const broker::replay_refusal& r) {
+  std::string text = r.event_id.empty() ? "" : printable(fit(r.event_id, 80));
+  if (r.index)
+    text += (text.empty() ? "record " : " (index ") + std::to_string(*r.index) +
+            (text.empty() ? "" : ")");
+  return text;
+}
+
+void print_replayed(const broker::replay_result& result) {
+  if (result.replayed.empty()) {
+    std::cout << "nothing replayed\n";
+  } else {
+    text_table table{
+        {"INDEX", "EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE", "QUEUE"}};
+    for (const auto& p : result.replayed) {
+      const auto& d = p.letter;
+      table.add_row({std::to_string(d.index), cell(d.event_id),
+                     cell(d.aggregate_id), std::to_string(d.seq.value_or(0)),
+                     cell(d.event_type), p.queue});
+    }
+    std::cout << table.render() << "replayed " << result.replayed.size()
+              << (result.replayed.size() == 1 ? " entry" : " entries")
+              << " to the head of their queues\n";
+  }
+  if (!result.skipped.empty()) {
+    text_table table{{"INDEX", "EVENT_ID", "LEFT IN THE LIST BECAUSE"}};
+    for (const auto& s : result.skipped)
+      table.add_row({s.index ? std::to_string(*s.index) : absent,
+                     s.event_id.empty() ? absent : fit(s.event_id, id_width),
+                     fit(s.why, 80)});
+    std::cout << '\n' << table.render();
+  }
+}
+
+int replay(const dead_letters_options& options) {
+  if (options.all == !options.event_ids.empty()) {
+    std::cerr << "outbox dead-letters replay: give either EVENT_ID... or "
+                 "--all\n";
+    return exit_usage;
+  }
+  auto settings = resolve_settings(options.common);
+  broker::connection redis{settings.redis};
+  auto result = broker::replay_dead_letters(redis, settings.broker,
+                                            {options.event_ids, options.all});
+  if (options.json) {
+    json replayed = json::array();
+    for (const auto& p : result.replayed)
+      replayed.push_back({{"index", p.letter.index},
+                          {"event_id", or_null(p.letter.event_id)},
+                          {"aggregate_id", or_null(p.letter.aggregate_id)},
+                          {"seq", or_null(p.letter.seq)},
+                          {"event_type", or_null(p.letter.event_type)},
+                          {"queue", p.queue}});
+    std::cout << dump({{"replayed", replayed},
+                       {"count", result.replayed.size()},
+                       {"skipped", refusals_json(result.skipped)},
+                       {"refused", refusals_json(result.refused)}})
+              << '\n';
+  } else if (result.refused.empty()) {
+    print_replayed(result);
+  }
+  for (const auto& r : result.refused)
+    std::cerr << "outbox dead-letters replay: " << named(r) << ": "
+              << printable(r.why) << '\n';
+  if (!result.refused.empty()) {
+    std::cerr << "outbox dead-letters replay: nothing was replayed\n";
+    return exit_usage;
+  }
+  return exit_ok;
+}
+
+} // namespace
+
+void add_dead_letters_command(CLI::App& app, command_action& action) {
+  auto options = std::make_shared<dead_letters_options>();
+  auto* command = app.add_subcommand(
+      "dead-letters", "List the dead-letter list, oldest first (replay: put "
+                      "entries back on their queues)");
+  command->add_flag("--json", options->json,
+                    "one JSON object on stdout, values in full");
+  add_common_options(*command, options->common);
+  auto* replay_command = command->add_subcommand(
+      "replay", "Put dead-lettered entries back at the head of their queues "
+                "and remove their records, atomically");
+  replay_command->add_option("event_ids", options->event_ids,
+                             "event_ids of the entries to replay (every "
+                             "record of each)");
+  replay_command->add_flag("--all", options->all,
+                           "replay every replayable record, leaving the "
+                           "others (reported) in the list");
+  // --json and the common options may also come after `replay`.
+  replay_command->fallthrough();
+  command->callback([options, replay_command, &action] {
+    options->replay = replay_command->parsed();
+    action = [options] {
+      apply_log_level(options->common.log_level);
+      return options->replay ? replay(*options) : list(*options);
+    };
+  });
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,243 @@
+// Dead-lettered entries replayed once their cause is fixed: an event whose
+// effect failed (inventory.reserved[kiwi] holds a non-integer, so HINCRBY
+// fails) goes to the dead-letter list; the hash is repaired, `outbox
+// dead-letters replay` puts the entry back, the consumer applies it once
+// (a second copy is absorbed by the dedup as usual) and `outbox verify`
+// passes. A malformed entry, which no fix can help, is refused by name.
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "broker/entry.hpp"
+#include "broker/inbox.hpp"
+#include "broker/keys.hpp"
+#include "faults/fault_checks.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace outbox::test {
+namespace {
+
+using json = nlohmann::json;
+
+class FaultDeadLetterReplay : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::ofstream{config_} << R"({
+      "lease": {"ttl_ms": 400, "batch": 64},
+      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
+              "consumer_block_ms": 50}
+    })";
+    names_.partitions = 4; // the default of broker.partitions
+    auto r = outbox({"init"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  process_result outbox(std::vector<std::string> command) {
+    command.insert(command.end(),
+                   {"--db", dir_.file("app.db"), "--redis",
+                    redis_.endpoint().to_string(), "--config", config_});
+    return run_outbox(command, dir_.path().string(), 60'000);
+  }
+
+  /// One order (no follow-ups); returns its event.
+  json place(const std::string& sku, int qty) {
+    auto r =
+        outbox({"place-order", "--sku", sku, "--qty", std::to_string(qty)});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  }
+
+  /// Relays publish everything, no consumer.
+  void publish_all() {
+    auto r = outbox({"run", "--relays", "1", "--consumers", "0",
+                     "--until-drained", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+
+  process_result consume_all() {
+    return outbox({"run", "--relays", "0", "--consumers", "1",
+                   "--until-drained", "--json"});
+  }
+
+  json dead_letters() {
+    auto r = outbox({"dead-letters", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  }
+
+  std::vector<std::string> list(const std::string& key) {
+    auto r = redis().command({"LRANGE", key, "0", "-1"});
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i < r->elements; ++i)
+      items.push_back(broker::reply_text(*r->element[i]));
+    return items;
+  }
+
+  std::string field(const std::string& hash, const std::string& name) {
+    return broker::reply_text(*redis().command({"HGET", hash, name}));
+  }
+
+  pipeline_check check() {
+    return check_pipeline({dir_.file("app.db"), redis_.endpoint(), config_,
+                           dir_.path().string()});
+  }
+
+  broker::connection& redis() { return redis_conn_; }
+
+  temp_dir dir_{"outbox-dead-letters"};
+  std::string config_ = dir_.file("run.json");
+  redis_server redis_;
+  broker::connection redis_conn_{redis_.connection_options()};
+  broker::keys names_;
+};
+
+/// True when this build's inbox dead-letters an entry whose effect fails
+/// (rather than failing the call and holding its partition back), tried
+/// on keys of its own.
+bool inbox_dead_letters_failed_effects(broker::connection& redis) {
+  broker::keys probe;
+  probe.processed = "probe.processed";
+  probe.reserved = "probe.reserved";
+  probe.aggregate_seq = "probe.aggregate_seq";
+  probe.counters = "probe.counters";
+  probe.dead_letter = "probe.dead_letter";
+  redis.command({"HSET", probe.reserved, "kiwi", "not-a-number"});
+  broker::event_entry e{"probe-1", "probe-order", 1, "OrderPlaced",
+                        R"({"sku":"kiwi","qty":1})"};
+  bool dead = false;
+  try {
+    dead = broker::inbox{redis, probe}.apply(broker::encode(e)).result ==
+           broker::applied_entry::outcome::dead_lettered;
+  } catch (const broker::broker_error&) {
+  }
+  for (const auto* key :
+       {"probe.processed", "probe.reserved", "probe.aggregate_seq",
+        "probe.counters", "probe.dead_letter", "probe.aggregate_seq.gaps"})
+    redis.command({"DEL", key});
+  return dead;
+}
+
+TEST_F(FaultDeadLetterReplay, AFailedEffectIsReplayedOnceItsCauseIsFixed) {
+  if (!inbox_dead_letters_failed_effects(redis()))
+    GTEST_SKIP() << "this inbox fails the call on a failed effect instead of "
+                    "dead-lettering the entry";
+  place("apple", 2);
+  auto kiwi = place("kiwi", 3);
+  place("apple", 1);
+  auto kiwi_id = kiwi.at("event_id").get<std::string>();
+  // After the publish: a relay-only run's report reads the hash too.
+  publish_all();
+  redis().command({"HSET", names_.reserved, "kiwi", "not-a-number"});
+
+  // The run dead-letters the kiwi event and applies the others.
+  auto first = consume_all();
+  EXPECT_NE(first.exit_code, 0) << "a PUBLISHED event is not processed";
+  auto listed = dead_letters();
+  ASSERT_EQ(listed.at("count"), 1) << listed.dump(2);
+  auto& record = listed.at("dead_letters").at(0);
+  EXPECT_EQ(record.at("event_id"), kiwi_id);
+  EXPECT_EQ(record.at("replayable"), true) << record.dump(2);
+  EXPECT_EQ(field(names_.reserved, "apple"), "3");
+
+  // Fixed; replayed, and a second copy replayed behind it.
+  redis().command({"HDEL", names_.reserved, "kiwi"});
+  auto raw = list(names_.dead_letter);
+  auto replay = outbox({"dead-letters", "replay", kiwi_id, "--json"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(json::parse(replay.out).at("count"), 1);
+  EXPECT_TRUE(list(names_.dead_letter).empty());
+  redis().command({"RPUSH", names_.dead_letter, raw.at(0)});
+  ASSERT_EQ(outbox({"dead-letters", "replay", "--all"}).exit_code, 0);
+  auto queue = names_.queue_for(kiwi.at("aggregate_id").get<std::string>());
+  EXPECT_EQ(list(queue).size(), 2u);
+
+  auto second = consume_all();
+  EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_EQ(field(names_.reserved, "kiwi"), "3") << "applied once";
+  EXPECT_EQ(field(names_.counters, "duplicates"), "1");
+  EXPECT_EQ(dead_letters().at("count"), 0);
+  auto result = check();
+  EXPECT_TRUE(result.ok()) << testing::PrintToString(result.violations)
+                           << result.verify_output;
+}
+
+TEST_F(FaultDeadLetterReplay, AnEntryTakenOutOfItsQueueGoesBackAndApplies) {
+  // The state a dead-lettered effect leaves, made by hand so it holds
+  // whatever the inbox does with failed effects: a published event whose
+  // entry sits in the dead-letter list instead of its queue.
+  place("apple", 2);
+  auto kiwi = place("kiwi", 3);
+  place("apple", 1);
+  publish_all();
+  auto queue = names_.queue_for(kiwi.at("aggregate_id").get<std::string>());
+  auto queued = list(queue);
+  auto kiwi_id = kiwi.at("event_id").get<std::string>();
+  std::string entry;
+  for (const auto& e : queued)
+    if (e.find(kiwi_id) != std::string::npos)
+      entry = e;
+  ASSERT_FALSE(entry.empty());
+  redis().command({"LREM", queue, "1", entry});
+  redis().command({"RPUSH", names_.dead_letter,
+                   json{{"reason", "effect failed for " + kiwi_id},
+                        {"entry", entry},
+                        {"size", entry.size()},
+                        {"truncated", false},
+                        {"error", "ERR hash value is not an integer"}}
+                       .dump()});
+
+  auto first = consume_all();
+  EXPECT_NE(first.exit_code, 0) << "a PUBLISHED event is not processed";
+  EXPECT_FALSE(check().ok());
+
+  auto replay = outbox({"dead-letters", "replay", kiwi_id});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_NE(replay.out.find("replayed 1 entry"), std::string::npos)
+      << replay.out;
+  EXPECT_EQ(list(queue), std::vector<std::string>{entry});
+
+  auto second = consume_all();
+  EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_EQ(field(names_.reserved, "kiwi"), "3");
+  auto result = check();
+  EXPECT_TRUE(result.ok()) << testing::PrintToString(result.violations)
+                           << result.verify_output;
+}
+
+TEST_F(FaultDeadLetterReplay, AMalformedEntryIsRefusedByName) {
+  place("apple", 2);
+  publish_all();
+  // A hand-made producer's entry: an id, but seq 0.
+  auto bad = json{{"event_id", "bad-1"},
+                  {"aggregate_id", "order-x"},
+                  {"seq", 0},
+                  {"event_type", "OrderPaid"},
+                  {"payload", json::object()}}
+                 .dump();
+  redis().command({"RPUSH", names_.queue_for("order-x"), bad});
+  auto run = consume_all();
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  auto listed = dead_letters();
+  ASSERT_EQ(listed.at("count"), 1);
+  EXPECT_EQ(listed.at("dead_letters").at(0).at("replayable"), false);
+  auto replay = outbox({"dead-letters", "replay", "bad-1"});
+  EXPECT_EQ(replay.exit_code, 2);
+  EXPECT_NE(replay.err.find("bad-1 (index 0): malformed entry (seq must be"),
+            std::string::npos)
+      << replay.err;
+  EXPECT_EQ(dead_letters().at("count"), 1);
+  EXPECT_TRUE(check().ok());
+}
+
+} // namespace
+} // namespace outbox::test
