@@ -88,8 +88,7 @@ std::optional<int> check_partitions(broker::connection& conn,
     if (!seen) {
       std::cerr << command << ": warning: cannot record broker.partitions ("
                 << ours << ") in Redis now: " << e.what() << '
-';
-      return std::nullopt;
+'; return std::nullopt;
     }
     recorded = *seen;
   }

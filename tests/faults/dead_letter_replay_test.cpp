@@ -5,10 +5,7 @@
 // (a second copy is absorbed by the dedup as usual) and `outbox verify`
 // passes. A malformed entry, which no fix can help, is refused by name.
 
-#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
-#include "broker/entry.hpp"
-#include "broker/inbox.hpp"
 #include "broker/keys.hpp"
 #include "faults/fault_checks.hpp"
 #include "support/process.hpp"
@@ -100,36 +97,7 @@ protected:
   broker::keys names_;
 };
 
-/// True when this build's inbox dead-letters an entry whose effect fails
-/// (rather than failing the call and holding its partition back), tried
-/// on keys of its own.
-bool inbox_dead_letters_failed_effects(broker::connection& redis) {
-  broker::keys probe;
-  probe.processed = "probe.processed";
-  probe.reserved = "probe.reserved";
-  probe.aggregate_seq = "probe.aggregate_seq";
-  probe.counters = "probe.counters";
-  probe.dead_letter = "probe.dead_letter";
-  redis.command({"HSET", probe.reserved, "kiwi", "not-a-number"});
-  broker::event_entry e{"probe-1", "probe-order", 1, "OrderPlaced",
-                        R"({"sku":"kiwi","qty":1})"};
-  bool dead = false;
-  try {
-    dead = broker::inbox{redis, probe}.apply(broker::encode(e)).result ==
-           broker::applied_entry::outcome::dead_lettered;
-  } catch (const broker::broker_error&) {
-  }
-  for (const auto* key :
-       {"probe.processed", "probe.reserved", "probe.aggregate_seq",
-        "probe.counters", "probe.dead_letter", "probe.aggregate_seq.gaps"})
-    redis.command({"DEL", key});
-  return dead;
-}
-
 TEST_F(FaultDeadLetterReplay, AFailedEffectIsReplayedOnceItsCauseIsFixed) {
-  if (!inbox_dead_letters_failed_effects(redis()))
-    GTEST_SKIP() << "this inbox fails the call on a failed effect instead of "
-                    "dead-lettering the entry";
   place("apple", 2);
   auto kiwi = place("kiwi", 3);
   place("apple", 1);

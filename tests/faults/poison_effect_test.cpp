@@ -95,6 +95,20 @@ TEST_F(FaultPoisonEffect, APoisonEffectIsDeadLetteredAndTheRestMovesOn) {
             std::string::npos)
       << verify.out;
   EXPECT_EQ(verify.err.find("stoll"), std::string::npos) << verify.err;
+
+  // The cause fixed, the dead letters replayed: each is applied once, late
+  // on purpose (no order violation), and the pipeline adds up.
+  conn.command({"HDEL", names.reserved, "sku-7"});
+  auto replay =
+      run_outbox({"dead-letters", "replay", "--all", "--json", "--redis",
+                  redis_->endpoint().to_string(), "--config", config_path_},
+                 dir_.path().string());
+  ASSERT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_EQ(json::parse(replay.out).at("count"), poisoned) << replay.out;
+  drain();
+  auto check = finish("FaultPoisonEffect", 0);
+  EXPECT_EQ(check.figures.order_violations, 0);
+  EXPECT_EQ(check.figures.dead_lettered, poisoned) << "counted once each";
 }
 
 } // namespace
