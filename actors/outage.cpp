@@ -20,13 +20,24 @@ bool is_outage(const std::exception& e) {
   return false;
 }
 
+namespace {
+
+std::mutex announced_mutex;
+/// (address, state) pairs said since the last write went through.
+std::set<std::pair<std::string, broker::server_state>> announced;
+
+} // namespace
+
+void server_states_cleared() {
+  std::lock_guard<std::mutex> lock{announced_mutex};
+  announced.clear();
+}
+
 void announce_server_state(const broker::broker_error& e) {
   if (e.state() == broker::server_state::none)
     return;
-  static std::mutex mutex;
-  static std::set<std::pair<std::string, broker::server_state>> announced;
   {
-    std::lock_guard<std::mutex> lock{mutex};
+    std::lock_guard<std::mutex> lock{announced_mutex};
     if (!announced.insert({e.where(), e.state()}).second)
       return;
   }

@@ -18,12 +18,17 @@ class broker_error;
 
 namespace outbox::actors {
 
-/// Says once per process, at warn, that the Redis at an address is in a
+/// Says once per outage (until a write goes through again, see
+/// server_states_cleared), at warn, that the Redis at an address is in a
 /// state that refuses writes or commands (broker_error::state(): a replica,
 /// out of memory...), e.g. "Redis at 127.0.0.1:6379 is read-only (a
 /// replica): waiting". Several relays and consumers meet the same state:
 /// the operator needs one line naming it, not one per actor. Errors that
 /// name no state are ignored.
 void announce_server_state(const broker::broker_error& e);
+
+/// A write went through: the states announced are over, and a later one
+/// (the next failover) is announced again.
+void server_states_cleared();
 
 } // namespace outbox::actors

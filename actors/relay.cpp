@@ -114,8 +114,10 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     } catch (const broker::broker_error& e) {
       if (e.code() == broker::broker_errc::unavailable)
         throw;
-      metrics.publish_errors++;
+      // Counted once it is known to be a refusal: isolate_refused may find
+      // an outage instead, which the handler below counts.
       c = isolate_refused(self, c, now, e.what());
+      metrics.publish_errors++;
     }
   } catch (const broker::broker_error& e) {
     // Not the rows' fault: hand them back without spending an attempt.
@@ -135,6 +137,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     return false;
   }
   redis_answered(st);
+  server_states_cleared();
   metrics.enqueued += static_cast<std::int64_t>(c.events.size());
   if (st.crashes->strikes(crash_point::relay_after_publish)) {
     crash(self, "after publish, before ack");

@@ -4,6 +4,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/dead_letters.hpp"
+#include "broker/partitions_record.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -12,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -177,6 +179,19 @@ int replay(const dead_letters_options& options) {
   }
   auto settings = resolve_settings(options.common);
   broker::connection redis{settings.redis};
+  // An entry goes back to the list of its aggregate under the count the
+  // running processes use: another count would put it where no consumer
+  // reads, or beside its aggregate's events in flight elsewhere.
+  auto ours = std::max<std::size_t>(settings.broker.partitions, 1);
+  if (auto recorded = broker::recorded_partitions(redis, settings.broker);
+      recorded && *recorded != ours) {
+    std::cerr << "outbox dead-letters replay: broker.partitions is " << ours
+              << " here, but " << *recorded << " is recorded in Redis ("
+              << settings.broker.partitions_record()
+              << "); replay with --config naming " << *recorded
+              << " partitions: nothing was replayed\n";
+    return exit_usage;
+  }
   auto result = broker::replay_dead_letters(redis, settings.broker,
                                             {options.event_ids, options.all});
   if (options.json) {

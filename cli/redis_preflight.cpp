@@ -84,11 +84,18 @@ std::optional<int> check_partitions(broker::connection& conn,
     // A replica after a failover, or a full Redis, takes no write: the run
     // must still start (its writer needs no Redis) and wait for writes.
     // Compare with what is recorded, if anything; a later start records.
-    auto seen = broker::recorded_partitions(conn, s.broker);
+    std::optional<std::size_t> seen;
+    try {
+      seen = broker::recorded_partitions(conn, s.broker);
+    } catch (const broker::broker_error& unread) {
+      // Not even readable (LOADING, MASTERDOWN): the relays wait it out.
+      if (unread.code() != broker::broker_errc::unavailable)
+        throw;
+    }
     if (!seen) {
       std::cerr << command << ": warning: cannot record broker.partitions ("
-                << ours << ") in Redis now: " << e.what() << '
-'; return std::nullopt;
+                << ours << ") in Redis now: " << e.what() << "\n";
+      return std::nullopt;
     }
     recorded = *seen;
   }

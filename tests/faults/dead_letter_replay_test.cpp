@@ -29,6 +29,8 @@ class FaultDeadLetterReplay : public ::testing::Test {
 protected:
   void SetUp() override {
     std::ofstream{config_} << R"({
+      "db": {"busy_timeout_ms": 150},
+      "redis": {"io_timeout_ms": 200},
       "lease": {"ttl_ms": 400, "batch": 64},
       "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
               "consumer_block_ms": 50}

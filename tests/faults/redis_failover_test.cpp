@@ -147,5 +147,35 @@ TEST_F(FaultRedisFailover, AFullRedisIsAnOutageUntilItHasRoom) {
       [&] { set_maxmemory("0"); }, "FaultRedisFailover.oom");
 }
 
+/// The outage begins once every row is published, so no relay retries:
+/// a consumer-only bounded run cannot take the consumers' lock while
+/// Redis is full. Its coordinator's retries are an outage too, not a
+/// stall, however long they last; once Redis has room it drains.
+TEST_F(FaultRedisFailover, ConsumersWaitForAFullRedisLongerThanAStall) {
+  auto publish =
+      run_outbox(run_args({"--relays", "1", "--consumers", "0", "--orders",
+                           "100", "--seed", std::to_string(seed_)},
+                          true),
+                 dir_.path().string());
+  ASSERT_EQ(publish.exit_code, 0) << publish.out << publish.err;
+  redis().command({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+  redis().command({"CONFIG", "SET", "maxmemory", "1"});
+
+  auto consume = start_run({"--relays", "0", "--consumers", "1"}, true);
+  ASSERT_TRUE(consume->wait_for_stderr(
+      "Redis at " + redis_->endpoint().to_string() +
+          " is out of memory (maxmemory reached, noeviction): waiting",
+      30'000))
+      << "the consumers' side never said what it waits for";
+  // Longer than the stall limit (2 x ttl + idle poll + 1 s = 2.1 s).
+  EXPECT_FALSE(consume->exited_within(3500)) << "a full Redis taken for a "
+                                                "stall";
+  redis().command({"CONFIG", "SET", "maxmemory", "0"});
+  auto r = consume->wait(60'000);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto check = finish("FaultRedisFailover.consumers", 0);
+  EXPECT_EQ(check.figures.orders, 100);
+}
+
 } // namespace
 } // namespace outbox::test

@@ -111,10 +111,15 @@ TEST_F(FaultRedisLoading, LoadingRedisIsUnavailableNotARefusal) {
                    "--redis", "127.0.0.1:" + std::to_string(loading.port()),
                    "--config", config_path_}),
       dir_.path().string()};
-  // Many publish attempts against the loading Redis (the first of the
-  // outage logs a line).
-  EXPECT_TRUE(relay.wait_for_stderr("LOADING", 20'000));
+  // The relay itself meets it (not only the start's checks), says once
+  // what it waits for, and keeps trying: many publish attempts.
+  EXPECT_TRUE(relay.wait_for_stderr(
+      "Redis at 127.0.0.1:" + std::to_string(loading.port()) +
+          " is loading its dataset: waiting",
+      20'000))
+      << "the relay never met the loading Redis";
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(relay.exited_within(0)) << "the run gave up on a loading Redis";
   relay.signal(SIGTERM);
   auto r = relay.wait(30'000);
 
