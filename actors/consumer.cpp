@@ -4,9 +4,9 @@
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
 #include "broker/broker_error.hpp"
+#include "broker/entry_head.hpp"
 
 #include <caf/all.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -28,63 +28,9 @@ void crash(consumer_actor* self, const char* point) {
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
-/// Finds a top-level "event_id" string while parsing, without building a
-/// document: a dead-lettered entry is malformed, possibly deeply nested.
-class event_id_finder : public nlohmann::json_sax<nlohmann::json> {
-public:
-  std::string event_id;
-
-  bool key(string_t& name) override {
-    at_event_id_ = depth_ == 1 && name == "event_id";
-    return true;
-  }
-  bool string(string_t& value) override {
-    if (at_event_id_ && event_id.empty())
-      event_id = value;
-    return scalar();
-  }
-  bool start_object(std::size_t) override { return open(); }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(); }
-  bool end_array() override { return close(); }
-  bool null() override { return scalar(); }
-  bool boolean(bool) override { return scalar(); }
-  bool number_integer(number_integer_t) override { return scalar(); }
-  bool number_unsigned(number_unsigned_t) override { return scalar(); }
-  bool number_float(number_float_t, const string_t&) override {
-    return scalar();
-  }
-  bool binary(binary_t&) override { return scalar(); }
-  bool parse_error(std::size_t, const std::string&,
-                   const nlohmann::detail::exception&) override {
-    return false;
-  }
-
-private:
-  bool open() {
-    ++depth_;
-    at_event_id_ = false;
-    return true;
-  }
-  bool close() {
-    --depth_;
-    return true;
-  }
-  bool scalar() {
-    at_event_id_ = false;
-    return true;
-  }
-
-  int depth_ = 0;
-  bool at_event_id_ = false;
-};
-
 /// The event_id a dead-lettered entry names, if one can be read from it.
 std::string event_id_of(const std::string& entry) {
-  event_id_finder finder;
-  nlohmann::json::sax_parse(entry, &finder,
-                            nlohmann::json::input_format_t::json, false);
-  return loggable(finder.event_id);
+  return loggable(broker::read_entry_head(entry).event_id.value_or(""));
 }
 
 /// Counts what the inbox did with a batch, and each first delivery's

@@ -1,6 +1,7 @@
 #include "broker/dead_letter_record.hpp"
 
 #include "broker/entry.hpp"
+#include "broker/entry_head.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -48,82 +49,6 @@ std::size_t utf8_sequence(const std::string& text, std::size_t at) {
       return 0;
   return length;
 }
-
-/// Reads the entry's top-level ids while parsing, without building a
-/// document: a dead-lettered entry may be cut short, malformed or deeply
-/// nested, and whatever came before the trouble is still worth showing.
-class entry_fields : public json::json_sax_t {
-public:
-  std::optional<std::string> event_id, aggregate_id, event_type;
-  std::optional<std::int64_t> seq;
-
-  bool key(string_t& name) override {
-    field_ = depth_ == 1 ? name : std::string{};
-    return true;
-  }
-  bool string(string_t& value) override {
-    if (field_ == "event_id")
-      keep(event_id, value);
-    else if (field_ == "aggregate_id")
-      keep(aggregate_id, value);
-    else if (field_ == "event_type")
-      keep(event_type, value);
-    return scalar();
-  }
-  bool number_integer(number_integer_t value) override {
-    if (field_ == "seq" && !seq)
-      seq = value;
-    return scalar();
-  }
-  bool number_unsigned(number_unsigned_t value) override {
-    if (field_ == "seq" && !seq &&
-        value <= static_cast<number_unsigned_t>(INT64_MAX))
-      seq = static_cast<std::int64_t>(value);
-    return scalar();
-  }
-  bool start_object(std::size_t) override { return open(); }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(); }
-  bool end_array() override { return close(); }
-  bool null() override { return scalar(); }
-  bool boolean(bool) override { return scalar(); }
-  bool number_float(number_float_t value, const string_t&) override {
-    // cjson and the inbox take an integral 2.0 for 2.
-    if (field_ == "seq" && !seq && std::floor(value) == value &&
-        value >= -9.0e15 && value <= 9.0e15)
-      seq = static_cast<std::int64_t>(value);
-    return scalar();
-  }
-  bool binary(binary_t&) override { return scalar(); }
-  bool parse_error(std::size_t, const std::string&,
-                   const nlohmann::detail::exception&) override {
-    return false;
-  }
-
-private:
-  /// The first occurrence counts, as for nlohmann's and cjson's decoders.
-  static void keep(std::optional<std::string>& field, const std::string& v) {
-    if (!field)
-      field = v;
-  }
-  bool open() {
-    ++depth_;
-    field_.clear();
-    return true;
-  }
-  bool close() {
-    --depth_;
-    field_.clear();
-    return true;
-  }
-  bool scalar() {
-    field_.clear();
-    return true;
-  }
-
-  int depth_ = 0;
-  std::string field_;
-};
 
 /// A whole number, as cjson writes them (every number is a double there:
 /// 12 may come as 12.0); nothing for anything else.
@@ -226,8 +151,7 @@ dead_letter parse_dead_letter(std::size_t index, std::string record) {
   }
   d.not_utf8 = !utf8;
 
-  entry_fields fields;
-  json::sax_parse(d.entry, &fields, json::input_format_t::json, false);
+  auto fields = read_entry_head(d.entry);
   d.event_id = std::move(fields.event_id);
   d.aggregate_id = std::move(fields.aggregate_id);
   d.event_type = std::move(fields.event_type);
