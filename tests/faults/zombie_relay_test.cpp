@@ -106,13 +106,16 @@ TEST_F(FaultZombieRelay, FrozenRelayIsFencedAfterTakeover) {
 
   // The zombie wakes and finishes its cycle. Frozen between its claim and
   // its push, its own clock tells it the lease ran out and it pushes
-  // nothing; frozen later, the fence rejects its ack (or its renewal).
+  // nothing; frozen later, the fence rejects its ack (or its renewal). On
+  // a loaded machine its ack may instead meet the busy database: the rows
+  // are the successor's anyway, and the counters below still tell.
   zombie->signal(SIGCONT);
   auto deadline_woken =
       std::chrono::steady_clock::now() + std::chrono::seconds(30);
   std::string seen;
   while (seen.empty() && std::chrono::steady_clock::now() < deadline_woken) {
-    for (const char* line : {"lease lost on", "lease ran out"})
+    for (const char* line :
+         {"lease lost on", "lease ran out", "database trouble"})
       if (zombie->wait_for_stderr(line, 50))
         seen = line;
   }
