@@ -15,19 +15,24 @@ namespace outbox::test {
 
 namespace {
 
-/// Short leases and fast polling, so takeovers happen within a second; many
-/// attempts, since every killed relay spends one on the rows it held. The
+/// Short leases and fast polling, so takeovers happen within a second; by
+/// default many attempts, since every killed relay spends one on the rows
+/// it held. The
 /// stores' timeouts are short too: the lease (also the consumers' lock)
 /// must outlast both (lease.ttl_ms > busy_timeout_ms + io_timeout_ms).
-constexpr const char* fault_config = R"({
+std::string fault_config(int max_attempts, int backoff_max_ms) {
+  return R"({
   "db": {"busy_timeout_ms": 200},
   "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 250},
-  "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 200,
-            "backoff_base_ms": 10, "backoff_max_ms": 200},
+  "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": )" +
+         std::to_string(max_attempts) + R"(,
+            "backoff_base_ms": 10, "backoff_max_ms": )" +
+         std::to_string(backoff_max_ms) + R"(},
   "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
           "consumer_block_ms": 50, "commit_delay_ms": 2,
           "restart_budget": 1000}
 })";
+}
 
 std::uint64_t seed_for_test() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -42,7 +47,7 @@ fault_fixture::fault_fixture(redis_server::options redis_options)
 
 void fault_fixture::SetUp() {
   redis_ = std::make_unique<redis_server>(redis_options_);
-  std::ofstream{config_path_} << fault_config;
+  std::ofstream{config_path_} << fault_config(200, 200);
   seed_ = seed_for_test();
   random_.seed(seed_);
   std::cout << "[ fault    ] seed " << seed_
@@ -56,6 +61,20 @@ void fault_fixture::SetUp() {
 
 void fault_fixture::TearDown() {
   redis_.reset();
+}
+
+void fault_fixture::limit_attempts(int max_attempts) {
+  std::ofstream{config_path_} << fault_config(max_attempts, 40);
+}
+
+broker::connection fault_fixture::redis() const {
+  return broker::connection{redis_->connection_options()};
+}
+
+std::int64_t fault_fixture::count(const std::string& query) const {
+  SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
+  db.exec("PRAGMA busy_timeout = 5000");
+  return db.execAndGet(query).getInt64();
 }
 
 std::vector<std::string> fault_fixture::common() const {

@@ -65,6 +65,16 @@ protected:
   void SetUp() override;
   void TearDown() override;
 
+  /// Rewrites the config with `max_attempts` and short backoffs, for
+  /// scenarios where rows charged for nothing would end FAILED at once.
+  void limit_attempts(int max_attempts);
+
+  /// A connection to the scenario's Redis, to break it or read it.
+  broker::connection redis() const;
+
+  /// A one-number query (COUNT...) on the scenario's database, read-only.
+  std::int64_t count(const std::string& query) const;
+
   /// --db, --redis and --config for every command.
   std::vector<std::string> common() const;
 

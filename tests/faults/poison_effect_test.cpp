@@ -21,18 +21,7 @@ using json = nlohmann::json;
 /// rest of its batch, its partition and its own aggregate's later events
 /// go on; a bounded run must end (naming what is missing), and `outbox
 /// verify` must name the bad value instead of crashing on it.
-class FaultPoisonEffect : public fault_fixture {
-protected:
-  broker::connection redis() const {
-    return broker::connection{redis_->connection_options()};
-  }
-
-  std::int64_t count(const std::string& query) const {
-    SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
-    db.exec("PRAGMA busy_timeout = 5000");
-    return db.execAndGet(query).getInt64();
-  }
-};
+using FaultPoisonEffect = fault_fixture;
 
 TEST_F(FaultPoisonEffect, APoisonEffectIsDeadLetteredAndTheRestMovesOn) {
   broker::keys names;

@@ -2,11 +2,7 @@
 
 #include "broker/broker_error.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-
 #include <csignal>
-#include <fstream>
 #include <functional>
 #include <thread>
 
@@ -25,37 +21,14 @@ protected:
     fault_fixture::SetUp();
     // Few attempts and short backoffs: charged for the outage, every row
     // would be FAILED within a fraction of a second.
-    std::ofstream{config_path_} << R"({
-      "db": {"busy_timeout_ms": 200},
-      "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 250},
-      "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 3,
-                "backoff_base_ms": 10, "backoff_max_ms": 40},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
-  }
-
-  broker::connection redis() { return broker::connection{options()}; }
-
-  broker::connection_options options() const {
-    return redis_->connection_options();
+    limit_attempts(3);
   }
 
   /// Rows charged so far: FAILED, or PENDING with an attempt left over (a
   /// released row is refunded; a leased one holds the attempt of its claim).
-  int charged_rows() const {
-    SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
-    db.exec("PRAGMA busy_timeout = 5000");
-    return db
-        .execAndGet("SELECT COUNT(*) FROM outbox WHERE status = 'FAILED' "
-                    "OR (status = 'PENDING' AND attempts > 0)")
-        .getInt();
-  }
-
-  int count(const std::string& query) const {
-    SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
-    db.exec("PRAGMA busy_timeout = 5000");
-    return db.execAndGet(query).getInt();
+  std::int64_t charged_rows() const {
+    return count("SELECT COUNT(*) FROM outbox WHERE status = 'FAILED' "
+                 "OR (status = 'PENDING' AND attempts > 0)");
   }
 
   /// Runs a bounded pipeline through an outage that `begin` starts and

@@ -7,7 +7,6 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
-#include <fstream>
 #include <thread>
 
 namespace outbox::test {
@@ -26,18 +25,7 @@ protected:
   void SetUp() override {
     fault_fixture::SetUp();
     // ttl x max_attempts = 1 s: the shortest trim allowed.
-    std::ofstream{config_path_} << R"({
-      "db": {"busy_timeout_ms": 200},
-      "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 250},
-      "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 2,
-                "backoff_base_ms": 10, "backoff_max_ms": 40},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
-  }
-
-  broker::connection redis() const {
-    return broker::connection{redis_->connection_options()};
+    limit_attempts(2);
   }
 
   process_result outbox(std::vector<std::string> args) const {
