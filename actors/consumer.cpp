@@ -249,9 +249,7 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
             return;
           }
           st.setup.metrics->consumer_errors++;
-          if (e.code() == broker::broker_errc::unavailable)
-            st.setup.metrics->outage_retries++;
-          announce_server_state(e);
+          note_outage(st.setup.metrics->outage_retries, e);
           st.must_recover = true;
           st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
           // Once per outage: the retries go on while Redis is down.

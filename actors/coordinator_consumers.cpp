@@ -3,7 +3,6 @@
 #include "actors/coordinator_recovery.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
-#include "broker/broker_error.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -68,17 +67,6 @@ void lose_consumers(coordinator_actor* self, const std::string& why) {
 
 namespace {
 
-/// The coordinator's own Redis calls (the lock, recoveries) meet outages
-/// too: counted like the relays' and consumers' retries, so a run whose
-/// relays are idle is still seen waiting, not stalled, and said once.
-void note_outage(coordinator_state& st, const std::exception& e) {
-  if (!is_outage(e))
-    return;
-  st.setup.metrics->outage_retries++;
-  if (const auto* b = dynamic_cast<const broker::broker_error*>(&e))
-    announce_server_state(*b);
-}
-
 /// Renews the lock, or acquires it anew once the previous consumers are
 /// down. True when this process holds it after the call. Throws
 /// broker_error.
@@ -127,7 +115,7 @@ void keep_consumers(coordinator_actor* self) {
     // Retried at the next check; the fence stops our consumers if the lock
     // goes elsewhere meanwhile. An outage (a replica, a full Redis) is
     // waited out, not a stall.
-    note_outage(st, e);
+    note_outage(st.setup.metrics->outage_retries, e);
     auto level = st.lock_trouble.failure_level(st.setup.clock());
     spdlog::log(level,
                 "coordinator {}: cannot renew or acquire the consumers' "
@@ -153,7 +141,7 @@ void keep_consumers(coordinator_actor* self) {
       return;
     }
     // The lock stays ours (renewed at every check) until this succeeds.
-    note_outage(st, e);
+    note_outage(st.setup.metrics->outage_retries, e);
     auto level = st.start_trouble.failure_level(st.setup.clock());
     spdlog::log(level,
                 "coordinator {}: holds the consumers' lock but cannot put "

@@ -28,6 +28,15 @@ std::set<std::pair<std::string, broker::server_state>> announced;
 
 } // namespace
 
+void note_outage(std::atomic<std::int64_t>& outage_retries,
+                 const std::exception& e) {
+  if (!is_outage(e))
+    return;
+  outage_retries++;
+  if (const auto* b = dynamic_cast<const broker::broker_error*>(&e))
+    announce_server_state(*b);
+}
+
 void server_states_cleared() {
   std::lock_guard<std::mutex> lock{announced_mutex};
   announced.clear();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <exception>
 
 namespace outbox::actors {
@@ -30,5 +32,11 @@ void announce_server_state(const broker::broker_error& e);
 /// A write went through: the states announced are over, and a later one
 /// (the next failover) is announced again.
 void server_states_cleared();
+
+/// A relay, consumer or the coordinator met `e` and will retry. When it is
+/// an outage, counts it in `outage_retries` (a run waiting out an outage
+/// is not stalled) and announces the server's state, if it names one.
+void note_outage(std::atomic<std::int64_t>& outage_retries,
+                 const std::exception& e);
 
 } // namespace outbox::actors

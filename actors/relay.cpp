@@ -130,8 +130,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     // Not the rows' fault: hand them back without spending an attempt.
     // Redis may have taken the batch anyway; the inbox absorbs that.
     metrics.publish_errors++;
-    metrics.outage_retries++;
-    announce_server_state(e);
+    note_outage(metrics.outage_retries, e);
     // Once per outage: every idle poll retries while Redis is down.
     auto level = st.redis.failure_level(st.setup.clock());
     spdlog::log(level,
@@ -241,8 +240,7 @@ void guarded_cycle(relay_actor* self) {
   try {
     run_cycle(self);
   } catch (const storage::store_error& e) {
-    if (is_outage(e))
-      self->state.setup.metrics->outage_retries++;
+    note_outage(self->state.setup.metrics->outage_retries, e);
     database_failed(self->state, "", e.what());
     schedule_idle(self);
     return;
