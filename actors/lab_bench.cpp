@@ -14,9 +14,6 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -81,16 +78,6 @@ std::int64_t count_event(const std::vector<std::string>& entries,
       count += e->event_id == event_id ? 1 : 0;
   }
   return count;
-}
-
-void write_text_file(const std::filesystem::path& path,
-                     const std::string& text) {
-  std::ofstream out{path, std::ios::trunc};
-  out << text;
-  out.close();
-  if (!out)
-    throw std::runtime_error("cannot write " + path.string() + ": " +
-                             std::strerror(errno));
 }
 
 lab_bench::lab_bench(const config::settings& s, lab_files files)

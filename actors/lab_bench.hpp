@@ -93,11 +93,6 @@ order_verdict check_queue_order(const std::vector<std::string>& entries);
 std::int64_t count_event(const std::vector<std::string>& entries,
                          const std::string& event_id);
 
-/// Writes `text` to `path` (replacing it). Throws std::runtime_error naming
-/// the file.
-void write_text_file(const std::filesystem::path& path,
-                     const std::string& text);
-
 /// The lab's view of app.db and Redis, on its own connections.
 class lab_bench {
 public:

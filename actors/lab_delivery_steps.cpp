@@ -4,6 +4,7 @@
 #include "actors/lab_steps.hpp"
 
 #include "actors/messages.hpp"
+#include "storage/private_files.hpp"
 #include "storage/types.hpp"
 
 #include <caf/all.hpp>
@@ -37,7 +38,7 @@ void count_duplicate(lab_coordinator_actor* self) {
     return;
   }
   auto line = "DUPLICATE event_id=" + st.event_id + " count=" + str(count);
-  write_text_file(st.setup.files.atleastonce_out(), line + "\n");
+  storage::write_file_replacing(st.setup.files.atleastonce_out(), line + "\n");
   lab_say(self, "The takeover relay published " + st.event_id +
                     " again and marked it PUBLISHED.");
   lab_say(self, line + "  ->  " + st.setup.files.atleastonce_out().string());
@@ -132,7 +133,7 @@ void lab_report(lab_coordinator_actor* self) {
   auto c = bench(self).counts();
   auto q = bench(self).queue();
   auto file = st.setup.files.report_txt();
-  write_text_file(file, report_text(c));
+  storage::write_file_replacing(file, report_text(c));
   lab_say(self, "orders=" + str(c.orders) + " outbox=" + str(c.outbox) +
                     " enqueued=" + str(c.enqueued) + " processed_unique=" +
                     str(c.processed_unique) + "  ->  " + file.string());

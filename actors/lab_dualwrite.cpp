@@ -2,6 +2,7 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "storage/private_files.hpp"
 #include "storage/store_error.hpp"
 #include "storage/types.hpp"
 
@@ -78,6 +79,8 @@ dualwrite_outcome naive_dual_write(const lab_files& files,
   dualwrite_outcome outcome;
   auto path = files.dualwrite_db().string();
   std::unique_ptr<SQLite::Database> db;
+  // Its own SQLite file, not opened through open_database: private too.
+  storage::create_private_file(path);
   try {
     db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE |
                                                       SQLite::OPEN_CREATE);

@@ -6,6 +6,7 @@
 #include "actors/lab_dualwrite.hpp"
 #include "actors/messages.hpp"
 #include "storage/database.hpp"
+#include "storage/private_files.hpp"
 #include "storage/types.hpp"
 
 #include <caf/all.hpp>
@@ -107,10 +108,11 @@ void dualwrite(lab_coordinator_actor* self) {
                              "publish fail (orders=" +
                              str(out.orders) +
                              " published=" + str(out.published) + ")");
-  write_text_file(files.dualwrite_out(),
-                  out.line() + "\norder " + str(out.order_id) + " saved in " +
-                      files.dualwrite_db().string() + "; publish to " +
-                      out.broker + " failed: " + out.publish_error + "\n");
+  storage::write_file_replacing(
+      files.dualwrite_out(), out.line() + "\norder " + str(out.order_id) +
+                                 " saved in " + files.dualwrite_db().string() +
+                                 "; publish to " + out.broker +
+                                 " failed: " + out.publish_error + "\n");
   lab_say(self, "Saved order " + str(out.order_id) + " in " +
                     files.dualwrite_db().string() +
                     " (committed), then published its event to the broker "
@@ -202,13 +204,13 @@ void check_order(lab_coordinator_actor* self) {
     std::string text = "ORDER VIOLATION\n";
     for (const auto& problem : verdict.problems)
       text += problem + "\n";
-    write_text_file(file, text);
+    storage::write_file_replacing(file, text);
     lab_fail(self, "order_check: events left out of seq order:\n  " +
                        verdict.problems.front() + " (see " + file.string() +
                        ")");
     return;
   }
-  write_text_file(file, "ORDER OK\n");
+  storage::write_file_replacing(file, "ORDER OK\n");
   lab_say(self, "ORDER OK  ->  " + file.string() + " (" +
                     str(static_cast<std::int64_t>(verdict.entries)) +
                     " entries of " +

@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "storage/private_files.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -29,7 +30,7 @@ int bench(const bench_command_options& options) {
   auto parent = std::filesystem::path{o.settings.db.path}.parent_path();
   if (parent.empty())
     parent = ".";
-  std::filesystem::create_directories(parent);
+  storage::create_private_folders(parent);
   o.scratch_parent = parent.string();
   o.progress = [](const std::string& step) {
     std::cerr << "bench: " << step << '\n';

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace outbox::cli {
@@ -24,6 +25,16 @@ const CLI::Validator not_empty{[](std::string& value) {
                                },
                                ""};
 
+/// HOST:PORT given by `origin` (the flag or the environment variable).
+broker::endpoint parse_redis(const std::string& text, const char* origin) {
+  auto where = broker::parse_endpoint(text);
+  if (!where)
+    throw config::config_error(origin, "expected HOST:PORT with a port in "
+                                       "1..65535, got '" +
+                                           text + "'");
+  return *where;
+}
+
 } // namespace
 
 void add_common_options(CLI::App& command, common_options& options) {
@@ -37,7 +48,8 @@ void add_common_options(CLI::App& command, common_options& options) {
       ->check(not_empty);
   command
       .add_option("--redis", options.redis,
-                  "Redis as HOST:PORT (overrides redis.host/redis.port)")
+                  "Redis as HOST:PORT (overrides $OUTBOX_REDIS and "
+                  "redis.host/redis.port)")
       ->check(not_empty);
   command
       .add_option("--log-level", options.log_level,
@@ -53,14 +65,13 @@ config::settings resolve_settings(const common_options& options) {
     result = config::load_file(config::default_config_path);
   if (!options.db_path.empty())
     result.db.path = options.db_path;
-  if (!options.redis.empty()) {
-    auto where = broker::parse_endpoint(options.redis);
-    if (!where)
-      throw config::config_error("--redis", "expected HOST:PORT with a port in "
-                                            "1..65535, got '" +
-                                                options.redis + "'");
-    result.redis.where = *where;
-  }
+  // --redis, else $OUTBOX_REDIS (what scripts/run sets for its private
+  // Redis), else the config file's. An empty variable counts as unset.
+  const char* from_env = std::getenv("OUTBOX_REDIS");
+  if (!options.redis.empty())
+    result.redis.where = parse_redis(options.redis, "--redis");
+  else if (from_env && *from_env)
+    result.redis.where = parse_redis(from_env, "OUTBOX_REDIS");
   config::validate(result);
   return result;
 }

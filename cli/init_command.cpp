@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/database.hpp"
+#include "storage/private_files.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -11,6 +12,24 @@
 #include <memory>
 
 namespace outbox::cli {
+
+namespace {
+
+/// A database an older outbox created (0644 by the umask) is readable by
+/// every local user; init, the command that creates and upgrades it, makes
+/// it and its -wal and -shm files private, and says so. Other commands
+/// leave modes alone.
+void make_private(const std::string& db_path) {
+  for (const auto* suffix : {"", "-wal", "-shm"}) {
+    auto path = db_path + suffix;
+    if (auto before = storage::tighten_to_private(path))
+      std::cerr << "outbox init: " << path << " was open to other users (mode "
+                << storage::octal_mode(*before) << "): now "
+                << storage::octal_mode(storage::private_file_mode) << '\n';
+  }
+}
+
+} // namespace
 
 void add_init_command(CLI::App& app, command_action& action) {
   auto options = std::make_shared<common_options>();
@@ -23,6 +42,8 @@ void add_init_command(CLI::App& app, command_action& action) {
       auto settings = resolve_settings(*options);
       bool existed = std::filesystem::exists(settings.db.path);
       storage::open_and_migrate(settings.db);
+      if (existed)
+        make_private(settings.db.path);
       std::cout << (existed ? "migrated " : "created ") << settings.db.path
                 << " (schema version " << storage::schema_version << ")\n";
       return exit_ok;

@@ -12,6 +12,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/redis_preflight.hpp"
 #include "storage/database.hpp"
+#include "storage/private_files.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -25,6 +26,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <system_error>
 
 namespace outbox::cli {
 
@@ -44,25 +46,39 @@ struct lab_options {
 /// Why the lab cannot start; empty when it can.
 using problem = std::optional<std::string>;
 
-/// The lab folder exists (created for init and the full run) and we can
-/// write in it.
-problem prepare_folder(const fs::path& dir, bool may_create) {
+/// Why the lab refuses to write in a folder; `code` is its exit code.
+struct refusal {
+  std::string why;
+  int code = exit_failure;
+};
+
+/// The lab folder exists (created 0700 for init and the full run), is safe
+/// to write in on a shared host, and we can write in it.
+std::optional<refusal> prepare_folder(const fs::path& dir, bool may_create) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     if (!may_create)
-      return "no lab at " + dir.string() + " (run `outbox lab --dir " +
-             dir.string() + " --step init` first)";
-    if (!fs::create_directories(dir, ec) && ec)
-      return "cannot create --dir " + dir.string() + ": " + ec.message();
+      return refusal{"no lab at " + dir.string() + " (run `outbox lab --dir " +
+                     dir.string() + " --step init` first)"};
+    try {
+      storage::create_private_folders(dir);
+    } catch (const std::system_error& e) {
+      return refusal{"cannot create --dir " + dir.string() + ": " +
+                     e.code().message()};
+    }
   }
   if (!fs::is_directory(dir, ec))
-    return "--dir " + dir.string() + " is not a folder";
+    return refusal{"--dir " + dir.string() + " is not a folder"};
+  // Another user could swap the lab's outputs or app.db for links to files
+  // of ours, or read them: a usage error, nothing is written.
+  if (auto why = storage::unsafe_folder(dir))
+    return refusal{"refusing --dir " + dir.string() + ": " + *why, exit_usage};
   // Checked by writing, not by permission bits (root ignores them).
   auto probe = (dir / ".outbox-lab-probe-XXXXXX").string();
   int fd = ::mkstemp(probe.data());
   if (fd < 0)
-    return "cannot write in --dir " + dir.string() + ": " +
-           std::strerror(errno);
+    return refusal{"cannot write in --dir " + dir.string() + ": " +
+                   std::strerror(errno)};
   ::close(fd);
   ::unlink(probe.c_str());
   return std::nullopt;
@@ -130,8 +146,8 @@ int run_lab(const lab_options& o) {
     s.allow_evicting_redis = true;
   bool full = !step;
   bool init_only = step == actors::lab_step::init;
-  if (auto p = prepare_folder(files.dir, full || init_only))
-    return fail(*p, exit_failure);
+  if (auto refused = prepare_folder(files.dir, full || init_only))
+    return fail(refused->why, refused->code);
   if (!full && !init_only)
     if (auto p = require_initialised(files, s))
       return fail(*p, exit_failure);

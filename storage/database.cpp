@@ -1,5 +1,6 @@
 #include "storage/database.hpp"
 
+#include "storage/private_files.hpp"
 #include "storage/sqlite_support.hpp"
 #include "storage/store_error.hpp"
 
@@ -263,6 +264,9 @@ std::unique_ptr<SQLite::Database> open_database(const db_options& options) {
   if (!is_special_name(options.path)) {
     check_parent_folder(options.path);
     check_not_a_folder(options.path);
+    // SQLite would create it 0644 (less the umask); its -wal and -shm
+    // files copy the database file's mode, so this keeps all three private.
+    create_private_file(options.path);
   }
   try {
     auto db = std::make_unique<SQLite::Database>(

@@ -7,8 +7,21 @@
 OUTBOX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export OUTBOX_ROOT
 
-# Logs and private services live here (ignored by git).
-OUTBOX_VAR="$OUTBOX_ROOT/var"
+# Logs, the default database and private services live here (ignored by
+# git); OUTBOX_VAR_DIR puts them elsewhere (the tests of the scripts use a
+# temporary folder). Created 0700 by make_private_var: they hold orders and
+# events.
+OUTBOX_VAR="${OUTBOX_VAR_DIR:-$OUTBOX_ROOT/var}"
+
+# The private Redis of scripts/redis: its data folder, the pid it wrote and
+# the port it was started on.
+OUTBOX_REDIS_DIR="$OUTBOX_VAR/redis"
+OUTBOX_REDIS_PIDFILE="$OUTBOX_REDIS_DIR/redis.pid"
+OUTBOX_REDIS_PORTFILE="$OUTBOX_REDIS_DIR/redis.port"
+# Its port unless OUTBOX_REDIS_PORT says otherwise: not Redis's usual 6379,
+# so a system Redis there is neither used by mistake nor in the way.
+# shellcheck disable=SC2034 # used by scripts/redis and scripts/run
+OUTBOX_REDIS_DEFAULT_PORT=6390
 
 # The Debian 12 packages the build, the tests and scripts/run need.
 OUTBOX_PACKAGES=(
@@ -32,6 +45,14 @@ info() {
 die() {
   printf '%s: error: %s\n' "$OUTBOX_SCRIPT" "$*" >&2
   exit 1
+}
+
+# make_private_var [SUBFOLDER]: creates var/ (and var/SUBFOLDER) for this
+# user only (0700), and tightens a var/ an older version left open.
+make_private_var() {
+  (umask 077 && mkdir -p "$OUTBOX_VAR/${1:-}") ||
+    die "cannot create ${OUTBOX_VAR}/${1:-}"
+  chmod 700 "$OUTBOX_VAR" || die "cannot make $OUTBOX_VAR private (chmod 700)"
 }
 
 # Prints the last lines of a log file to stderr, framed.
@@ -83,7 +104,7 @@ ensure_packages() {
     fi
   fi
 
-  mkdir -p "$OUTBOX_VAR/log"
+  make_private_var log
   local log="$OUTBOX_VAR/log/packages.log"
   info "installing ${missing[*]} (log: ${log#"$OUTBOX_ROOT"/})"
   {
@@ -156,4 +177,27 @@ redis_ping() {
   local reply
   reply="$(timeout 2 redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null || true)"
   [[ $reply == PONG ]]
+}
+
+# redis_server_pid PORT: the process id of the Redis answering on
+# 127.0.0.1:PORT (INFO server), or nothing when none answers.
+redis_server_pid() {
+  local info
+  info="$(timeout 2 redis-cli -h 127.0.0.1 -p "$1" INFO server 2>/dev/null ||
+    true)"
+  sed -n 's/^process_id:\([0-9]*\).*/\1/p' <<<"$info" | head -n 1
+}
+
+# The pid in the private Redis's pidfile, or nothing.
+private_redis_pid() {
+  if [[ -f $OUTBOX_REDIS_PIDFILE ]]; then
+    tr -dc '0-9' <"$OUTBOX_REDIS_PIDFILE"
+  fi
+}
+
+# The port the private Redis was started on, or nothing.
+private_redis_port() {
+  if [[ -f $OUTBOX_REDIS_PORTFILE ]]; then
+    tr -dc '0-9' <"$OUTBOX_REDIS_PORTFILE"
+  fi
 }

@@ -59,25 +59,6 @@ int ephemeral_low() {
   return range >> low && low > 0 ? low : 32768;
 }
 
-/// A free loopback port below the kernel's ephemeral range: a port in that
-/// range can be handed to any outgoing connection on the machine while its
-/// server is down for a restart (FaultKillRedis), and the restart would
-/// fail. The port could still be taken before redis-server binds it;
-/// launch() then fails and the constructor tries another.
-int free_loopback_port() {
-  static std::mt19937 pick{std::random_device{}()};
-  constexpr int lowest = 10'000;
-  int low = ephemeral_low();
-  for (int attempt = 0; low > lowest + 1000 && attempt < 100; ++attempt) {
-    int port = std::uniform_int_distribution<int>(lowest, low - 1)(pick);
-    if (bind_loopback(port) == port)
-      return port;
-  }
-  if (int port = bind_loopback(0))
-    return port;
-  throw std::runtime_error("cannot bind a free loopback port");
-}
-
 std::string make_temp_dir() {
   std::string pattern = "/tmp/outbox-redis-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr)
@@ -112,6 +93,25 @@ std::string log_tail(const std::string& path) {
 }
 
 } // namespace
+
+// Below the kernel's ephemeral range: a port in that
+// range can be handed to any outgoing connection on the machine while its
+// server is down for a restart (FaultKillRedis), and the restart would
+// fail. The port could still be taken before redis-server binds it;
+// launch() then fails and the constructor tries another.
+int free_loopback_port() {
+  static std::mt19937 pick{std::random_device{}()};
+  constexpr int lowest = 10'000;
+  int low = ephemeral_low();
+  for (int attempt = 0; low > lowest + 1000 && attempt < 100; ++attempt) {
+    int port = std::uniform_int_distribution<int>(lowest, low - 1)(pick);
+    if (bind_loopback(port) == port)
+      return port;
+  }
+  if (int port = bind_loopback(0))
+    return port;
+  throw std::runtime_error("cannot bind a free loopback port");
+}
 
 redis_server::redis_server(options opts)
     : options_(opts), dir_(make_temp_dir()) {

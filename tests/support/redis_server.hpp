@@ -8,6 +8,10 @@
 
 namespace outbox::test {
 
+/// A loopback port nothing listens on now (for a server a test starts
+/// itself, e.g. through scripts/redis). It could be taken before use.
+int free_loopback_port();
+
 /// A private redis-server for one test: on a free loopback port, in its own
 /// temporary directory, run in the foreground as our child (never
 /// daemonized, so it can always be reaped) and killed if the test process
