@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/database.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -23,8 +24,9 @@ void add_init_command(CLI::App& app, command_action& action) {
       auto settings = resolve_settings(*options);
       bool existed = std::filesystem::exists(settings.db.path);
       storage::open_and_migrate(settings.db);
-      std::cout << (existed ? "migrated " : "created ") << settings.db.path
-                << " (schema version " << storage::schema_version << ")\n";
+      std::cout << (existed ? "migrated " : "created ")
+                << text::escaped(settings.db.path) << " (schema version "
+                << storage::schema_version << ")\n";
       return exit_ok;
     };
   });
