@@ -1,20 +1,12 @@
 #include "actors/log_lines.hpp"
 
-#include <algorithm>
+#include "text/terminal_text.hpp"
 
 namespace outbox::actors {
 
 std::string loggable(std::string_view text, std::size_t limit) {
-  std::string result;
-  auto cut = std::min(text.size(), limit);
-  result.reserve(cut + 3);
-  for (std::size_t i = 0; i < cut; ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    result += (c < 0x20 || c == 0x7f) ? '?' : text[i];
-  }
-  if (cut < text.size())
-    result += "...";
-  return result;
+  auto cut = text::utf8_cut(text, limit);
+  return text::escaped(text.substr(0, cut)) + (cut < text.size() ? "..." : "");
 }
 
 bool outage::failed(storage::millis now) {

@@ -38,8 +38,9 @@ std::string bounded_list(const Range& items, Describe describe) {
   return text;
 }
 
-/// `text` made safe for one log line: at most `limit` bytes, control
-/// characters replaced. For ids read from data that failed validation.
+/// `text` made safe for one log line: at most `limit` bytes of it, cut
+/// between characters, escaped (text::escaped()). For ids read from data
+/// that failed validation.
 std::string loggable(std::string_view text, std::size_t limit = 128);
 
 /// One outage of a dependency (Redis, the database) as one actor sees it.

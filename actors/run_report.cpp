@@ -1,4 +1,6 @@
 #include "actors/run_report.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -82,7 +84,7 @@ std::string run_report_json(const run_outcome& o, const run_metrics& m) {
   };
   // Messages quote paths and Redis replies: invalid UTF-8 is replaced, not
   // thrown, so the run always gets its report.
-  return report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text::json_text(report);
 }
 
 std::string run_report_text(const std::string& report_json) {
@@ -111,7 +113,7 @@ std::string run_report_text(const std::string& report_json) {
       << r["latency_ms"]["p95"].get<double>() << " ms, p99 "
       << r["latency_ms"]["p99"].get<double>() << " ms\n";
   for (const auto& v : r["violations"])
-    out << "  VIOLATED: " << v.get<std::string>() << '\n';
+    out << "  VIOLATED: " << text::escaped(v.get<std::string>()) << '\n';
   return out.str();
 }
 

@@ -1,4 +1,6 @@
 #include "audit/conservation.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -327,13 +329,14 @@ std::string verdict::to_json() const {
     out["checks"].push_back({{"name", c.name},
                              {"result", to_string(c.result)},
                              {"detail", c.detail}});
-  return out.dump();
+  return text::json_text(out);
 }
 
 std::string verdict::to_text() const {
   std::ostringstream out;
   for (const auto& c : checks)
-    out << to_string(c.result) << "  " << c.name << ": " << c.detail << '\n';
+    out << to_string(c.result) << "  " << c.name << ": "
+        << text::escaped(c.detail) << '\n';
   out << "outbox rows " << outbox_rows << " (published " << published
       << ", unpublished " << unpublished << ", failed " << failed_rows
       << "), processed " << processed << ", queued " << queued

@@ -2,6 +2,7 @@
 
 #include "broker/entry.hpp"
 #include "broker/entry_head.hpp"
+#include "text/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -147,7 +148,7 @@ dead_letter parse_dead_letter(std::size_t index, std::string record) {
     else if (name == "truncated")
       d.truncated = value.get<bool>();
     else
-      d.extra[name] = value.dump();
+      d.extra[name] = text::json_text(value);
   }
   d.not_utf8 = !utf8;
 

@@ -2,6 +2,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/hash_scan.hpp"
+#include "text/json_text.hpp"
 
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -32,8 +33,7 @@ std::optional<std::int64_t> integer_of(const std::string& text) {
 std::string not_an_integer(const std::string& where, const std::string& text) {
   constexpr std::size_t shown = 40;
   return where + " is not an integer: " +
-         nlohmann::json(text.substr(0, shown))
-             .dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) +
+         text::json_text(nlohmann::json(text.substr(0, shown))) +
          (text.size() > shown ? "..." : "");
 }
 

@@ -5,12 +5,16 @@
 #include "cli/exit_codes.hpp"
 #include "config/settings.hpp"
 #include "storage/store_error.hpp"
+#include "text/escaping_sink.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstring>
 #include <iostream>
+#include <memory>
 
 namespace outbox::cli {
 
@@ -20,16 +24,28 @@ int exit_code_for(storage::store_errc code) {
   return code == storage::store_errc::invalid_input ? exit_usage : exit_failure;
 }
 
+/// CLI11's message for a bad command line, which echoes the flag values it
+/// refuses, with those escaped.
+std::string escaped_failure(const CLI::App* app, const CLI::Error& e) {
+  auto message = CLI::FailureMessage::simple(app, e);
+  return text::escaped(e.what()) + message.substr(std::strlen(e.what()));
+}
+
 } // namespace
 
 int run_app(int argc, char** argv) {
-  // Logs go to stderr: stdout carries the commands' JSON.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("outbox"));
+  // Logs go to stderr: stdout carries the commands' JSON. Their messages
+  // carry text from the stores, escaped on the way.
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "outbox", std::make_shared<text::escaping_sink>(
+                    std::make_shared<spdlog::sinks::stderr_color_sink_mt>())));
   spdlog::set_level(spdlog::level::warn);
 
   CLI::App app{"outbox: a transactional outbox pipeline (SQLite -> Redis)",
                "outbox"};
   app.require_subcommand(1);
+  // Before the commands are added: they copy it.
+  app.failure_message(escaped_failure);
   command_action action;
   add_init_command(app, action);
   add_place_order_command(app, action);
@@ -52,7 +68,8 @@ int run_app(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
-    std::cerr << "outbox: unknown command '" << argv[1] << "' (commands:";
+    std::cerr << "outbox: unknown command '" << text::escaped(argv[1])
+              << "' (commands:";
     for (const auto* command : app.get_subcommands({}))
       std::cerr << ' ' << command->get_name();
     std::cerr << "; see outbox --help)\n";
@@ -69,28 +86,30 @@ int run_app(int argc, char** argv) {
     app.exit(e);
     return exit_usage;
   } catch (const config::config_error& e) {
-    std::cerr << "outbox: configuration error: " << e.what() << '\n';
+    std::cerr << "outbox: configuration error: " << text::escaped(e.what())
+              << '\n';
     return exit_usage;
   }
 
   try {
     return action();
   } catch (const config::config_error& e) {
-    std::cerr << "outbox: configuration error: " << e.what() << '\n';
+    std::cerr << "outbox: configuration error: " << text::escaped(e.what())
+              << '\n';
     return exit_usage;
   } catch (const storage::store_error& e) {
     if (e.code() == storage::store_errc::invalid_input)
-      std::cerr << "outbox: invalid input: " << e.what() << '\n';
+      std::cerr << "outbox: invalid input: " << text::escaped(e.what()) << '\n';
     else
       std::cerr << "outbox: database error (" << to_string(e.code())
-                << "): " << e.what() << '\n';
+                << "): " << text::escaped(e.what()) << '\n';
     return exit_code_for(e.code());
   } catch (const broker::broker_error& e) {
     std::cerr << "outbox: Redis error (" << to_string(e.code())
-              << "): " << e.what() << '\n';
+              << "): " << text::escaped(e.what()) << '\n';
     return exit_failure;
   } catch (const std::exception& e) {
-    std::cerr << "outbox: " << e.what() << '\n';
+    std::cerr << "outbox: " << text::escaped(e.what()) << '\n';
     return exit_failure;
   }
 }

@@ -4,6 +4,8 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/private_files.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -33,16 +35,17 @@ int bench(const bench_command_options& options) {
   storage::create_private_folders(parent);
   o.scratch_parent = parent.string();
   o.progress = [](const std::string& step) {
-    std::cerr << "bench: " << step << '\n';
+    std::cerr << "bench: " << text::escaped(step) << '\n';
   };
   auto report = bench::run_bench(o);
   if (options.json)
-    std::cout << report.dump() << '\n';
+    std::cout << text::json_text(report) << '\n';
   else
     std::cout << bench::results_table(report);
   for (const auto& e : report.at("errors"))
     std::cerr << "outbox bench: stage " << e.at("stage").get<std::string>()
-              << " failed: " << e.at("error").get<std::string>() << '\n';
+              << " failed: " << text::escaped(e.at("error").get<std::string>())
+              << '\n';
   return report.at("ok").get<bool>() ? exit_ok : exit_failure;
 }
 

@@ -9,6 +9,8 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -40,13 +42,6 @@ constexpr std::size_t reason_width = 60;
 
 /// Shown for a value the entry does not have (or not readably).
 const std::string absent = "-";
-
-/// Plain ASCII, every control character escaped (C1 ones too, which
-/// nlohmann otherwise writes as they are): entries come from anyone. Text
-/// that is not UTF-8 (what the user typed) is replaced, not thrown.
-std::string dump(const json& j) {
-  return j.dump(-1, ' ', true, json::error_handler_t::replace);
-}
 
 template <class T>
 json or_null(const std::optional<T>& value) {
@@ -108,7 +103,7 @@ int list(const dead_letters_options& options) {
     json out{{"dead_letters", json::array()}, {"count", letters.size()}};
     for (const auto& d : letters)
       out["dead_letters"].push_back(to_json(d));
-    std::cout << dump(out) << '\n';
+    std::cout << text::json_text(out) << '\n';
     return exit_ok;
   }
   if (letters.empty()) {
@@ -138,7 +133,7 @@ json refusals_json(const std::vector<broker::replay_refusal>& refusals) {
 
 /// "EVENT_ID (index N)", "record N" or "EVENT_ID", for a message line.
 std::string named(const broker::replay_refusal& r) {
-  std::string text = r.event_id.empty() ? "" : printable(fit(r.event_id, 80));
+  std::string text = r.event_id.empty() ? "" : fit(r.event_id, 80);
   if (r.index)
     text += (text.empty() ? "record " : " (index ") + std::to_string(*r.index) +
             (text.empty() ? "" : ")");
@@ -203,17 +198,18 @@ int replay(const dead_letters_options& options) {
                           {"seq", or_null(p.letter.seq)},
                           {"event_type", or_null(p.letter.event_type)},
                           {"queue", p.queue}});
-    std::cout << dump({{"replayed", replayed},
-                       {"count", result.replayed.size()},
-                       {"skipped", refusals_json(result.skipped)},
-                       {"refused", refusals_json(result.refused)}})
+    std::cout << text::json_text(
+                     json{{"replayed", replayed},
+                          {"count", result.replayed.size()},
+                          {"skipped", refusals_json(result.skipped)},
+                          {"refused", refusals_json(result.refused)}})
               << '\n';
   } else if (result.refused.empty()) {
     print_replayed(result);
   }
   for (const auto& r : result.refused)
     std::cerr << "outbox dead-letters replay: " << named(r) << ": "
-              << printable(r.why) << '\n';
+              << text::escaped(r.why) << '\n';
   if (!result.refused.empty()) {
     std::cerr << "outbox dead-letters replay: nothing was replayed\n";
     return exit_usage;

@@ -1,5 +1,7 @@
 #include "cli/duration.hpp"
 
+#include "text/terminal_text.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -50,7 +52,7 @@ std::optional<storage::millis> duration_flag(const std::string& command,
     std::cerr << "outbox " << command << ": " << flag
               << ": expected a duration like 30s, 15m, 12h, 7d or 500ms, "
                  "got '"
-              << text << "'\n";
+              << text::escaped(text) << "'\n";
   return ms;
 }
 

@@ -3,6 +3,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
 #include "storage/outbox_store.hpp"
+#include "text/json_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -67,7 +68,7 @@ int failed(const failed_options& options) {
                                {"event_type", r.event_type},
                                {"attempts", r.attempts},
                                {"last_error", r.last_error}});
-    std::cout << out.dump() << '\n';
+    std::cout << text::json_text(out) << '\n';
   } else if (rows.empty()) {
     std::cout << "no FAILED rows\n";
   } else {

@@ -3,6 +3,7 @@
 #include "cli/exit_codes.hpp"
 #include "storage/database.hpp"
 #include "storage/private_files.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -23,7 +24,8 @@ void make_private(const std::string& db_path) {
   for (const auto* suffix : {"", "-wal", "-shm"}) {
     auto path = db_path + suffix;
     if (auto before = storage::tighten_to_private(path))
-      std::cerr << "outbox init: " << path << " was open to other users (mode "
+      std::cerr << "outbox init: " << text::escaped(path)
+                << " was open to other users (mode "
                 << storage::octal_mode(*before) << "): now "
                 << storage::octal_mode(storage::private_file_mode) << '\n';
   }
@@ -44,8 +46,9 @@ void add_init_command(CLI::App& app, command_action& action) {
       storage::open_and_migrate(settings.db);
       if (existed)
         make_private(settings.db.path);
-      std::cout << (existed ? "migrated " : "created ") << settings.db.path
-                << " (schema version " << storage::schema_version << ")\n";
+      std::cout << (existed ? "migrated " : "created ")
+                << text::escaped(settings.db.path) << " (schema version "
+                << storage::schema_version << ")\n";
       return exit_ok;
     };
   });

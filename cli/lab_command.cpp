@@ -13,6 +13,7 @@
 #include "cli/redis_preflight.hpp"
 #include "storage/database.hpp"
 #include "storage/private_files.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -111,7 +112,7 @@ problem require_redis(const config::settings& s) {
 }
 
 int fail(const std::string& why, int code) {
-  std::cerr << "outbox lab: " << why << '\n';
+  std::cerr << "outbox lab: " << text::escaped(why) << '\n';
   return code;
 }
 
@@ -171,12 +172,14 @@ int run_lab(const lab_options& o) {
       full ? actors::full_lab_plan() : std::vector<actors::lab_step>{*step};
   setup.reset_first = full;
   setup.name_prefix = host_and_pid();
-  setup.say = [](const std::string& line) { std::cout << line << std::endl; };
+  setup.say = [](const std::string& line) {
+    std::cout << text::escaped(line) << std::endl;
+  };
   auto failure = run_plan(std::move(setup));
   if (!failure.empty())
     return fail(failure, exit_failure);
   if (full)
-    std::cout << "\nLab complete: see " << files.dir.string()
+    std::cout << "\nLab complete: see " << text::escaped(files.dir.string())
               << " (app.db, dualwrite.out, order_check.out, atleastonce.out, "
                  "report.txt)\n";
   return exit_ok;

@@ -4,6 +4,8 @@
 #include "storage/database.hpp"
 #include "storage/order_store.hpp"
 #include "storage/store_error.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -55,7 +57,7 @@ int place_order(const place_order_options& options) {
   auto placed = orders.place_order(request, storage::wall_clock_now());
   if (placed.result == storage::placed_order::outcome::conflict) {
     std::cerr << "outbox: idempotency conflict: request_id '"
-              << options.request_id << "' already placed order "
+              << text::escaped(options.request_id) << "' already placed order "
               << placed.order_id
               << " with other parameters; nothing was written\n";
     return exit_conflict;
@@ -66,7 +68,7 @@ int place_order(const place_order_options& options) {
       {"aggregate_id", placed.aggregate_id},
       {"replayed", placed.result == storage::placed_order::outcome::replayed},
   };
-  std::cout << out.dump() << '\n';
+  std::cout << text::json_text(out) << '\n';
   return exit_ok;
 }
 

@@ -4,6 +4,7 @@
 #include "cli/exit_codes.hpp"
 #include "storage/outbox_store.hpp"
 #include "storage/store_error.hpp"
+#include "text/json_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -61,12 +62,12 @@ int purge(const purge_options& options) {
   } while (!batch.done);
 
   if (options.json) {
-    std::cout << nlohmann::json{{"deleted", deleted},
-                                {"batches", batches},
-                                {"cutoff", cutoff},
-                                {"request_keys", request_keys},
-                                {"aggregate_heads", aggregate_heads}}
-                     .dump()
+    std::cout << text::json_text(
+                     nlohmann::json{{"deleted", deleted},
+                                    {"batches", batches},
+                                    {"cutoff", cutoff},
+                                    {"request_keys", request_keys},
+                                    {"aggregate_heads", aggregate_heads}})
               << '\n';
   } else {
     std::cout << "deleted " << deleted << " PUBLISHED rows published before "

@@ -4,6 +4,7 @@
 #include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
 #include "cli/exit_codes.hpp"
+#include "text/terminal_text.hpp"
 
 #include <iostream>
 
@@ -64,10 +65,10 @@ std::optional<int> check_redis_settings(broker::connection& conn,
   auto verdict =
       judge_redis(broker::read_redis_settings(conn), s.allow_evicting_redis);
   for (const auto& line : verdict.warnings)
-    std::cerr << command << ": warning: " << line << '\n';
+    std::cerr << command << ": warning: " << text::escaped(line) << '\n';
   if (verdict.refusal.empty())
     return std::nullopt;
-  std::cerr << command << ": " << verdict.refusal << '\n';
+  std::cerr << command << ": " << text::escaped(verdict.refusal) << '\n';
   return exit_failure;
 }
 
@@ -94,7 +95,8 @@ std::optional<int> check_partitions(broker::connection& conn,
     }
     if (!seen) {
       std::cerr << command << ": warning: cannot record broker.partitions ("
-                << ours << ") in Redis now: " << e.what() << "\n";
+                << ours << ") in Redis now: " << text::escaped(e.what())
+                << "\n";
       return std::nullopt;
     }
     recorded = *seen;

@@ -2,6 +2,8 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/outbox_store.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -32,15 +34,16 @@ int retry(const retry_options& options) {
   auto now = storage::wall_clock_now();
   if (options.all_failed) {
     int retried = outbox.retry_all_failed(now);
-    std::cout << nlohmann::json{{"retried", retried}}.dump() << '\n';
+    std::cout << text::json_text(nlohmann::json{{"retried", retried}}) << '\n';
     return exit_ok;
   }
   auto refused = outbox.retry(options.event_ids, now);
   auto retried = options.event_ids.size() - refused.size();
-  std::cout << nlohmann::json{{"retried", retried}, {"refused", refused}}.dump()
+  std::cout << text::json_text(
+                   nlohmann::json{{"retried", retried}, {"refused", refused}})
             << '\n';
   for (const auto& id : refused)
-    std::cerr << "outbox retry: " << id
+    std::cerr << "outbox retry: " << text::escaped(id)
               << " is not a FAILED outbox row (unknown event_id, or not "
                  "failed); left unchanged\n";
   return refused.empty() ? exit_ok : exit_usage;

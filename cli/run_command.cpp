@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/redis_preflight.hpp"
 #include "storage/database.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -99,9 +100,9 @@ std::function<void(const std::string&)> progress_printer() {
   bool tty = ::isatty(STDERR_FILENO) != 0;
   return [tty](const std::string& line) {
     if (tty)
-      std::cerr << "\r\033[K" << line << std::flush;
+      std::cerr << "\r\033[K" << text::escaped(line) << std::flush;
     else
-      std::cerr << line << '\n';
+      std::cerr << text::escaped(line) << '\n';
   };
 }
 
@@ -182,7 +183,7 @@ int run(const run_options& options) {
     try {
       exporter = start_metrics(s, options.metrics_port, metrics);
     } catch (const std::runtime_error& e) {
-      std::cerr << "outbox run: " << e.what() << '\n';
+      std::cerr << "outbox run: " << text::escaped(e.what()) << '\n';
       return exit_failure;
     }
     std::cerr << "outbox run: metrics on " << exporter->url() << '\n';
@@ -223,7 +224,9 @@ int run(const run_options& options) {
     self->request(coordinator, caf::infinite, actors::run_atom_v)
         .receive([&](const std::string& r) { report = r; },
                  [&](caf::error& err) {
-                   std::cerr << "outbox run: " << system.render(err) << '\n';
+                   std::cerr
+                       << "outbox run: " << text::escaped(system.render(err))
+                       << '\n';
                  });
   }
   if (::isatty(STDERR_FILENO))
@@ -235,7 +238,8 @@ int run(const run_options& options) {
   else
     std::cout << actors::run_report_text(report);
   if (!actors::run_report_ok(report)) {
-    std::cerr << "outbox run: " << actors::run_report_failure(report) << '\n';
+    std::cerr << "outbox run: "
+              << text::escaped(actors::run_report_failure(report)) << '\n';
     return exit_failure;
   }
   return exit_ok;

@@ -7,6 +7,8 @@
 #include "cli/redis_settings_view.hpp"
 #include "cli/text_table.hpp"
 #include "storage/outbox_store.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -204,7 +206,7 @@ void print_text(const storage::outbox_stats& db,
                 storage::millis now) {
   auto text = outbox_text(db, now) + '\n';
   text += redis ? redis_text(*redis, names)
-                : "REDIS  unavailable: " + redis_error + '\n';
+                : "REDIS  unavailable: " + text::escaped(redis_error) + '\n';
   if (redis && setup)
     text += '\n' + redis_setup_text(*setup);
   // One write per snapshot: --watch redraws without a half-drawn screen.
@@ -234,7 +236,7 @@ int show(const status_options& options, const config::settings& settings,
         redis ? broker_json(*redis) : nlohmann::json{{"error", redis_error}};
     if (redis && setup)
       out["redis"].update(redis_setup_json(*setup));
-    std::cout << out.dump() << '\n';
+    std::cout << text::json_text(out) << '\n';
   } else {
     print_text(outbox, redis, setup, redis_error, settings.broker, now);
   }

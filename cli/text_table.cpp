@@ -1,5 +1,7 @@
 #include "cli/text_table.hpp"
 
+#include "text/terminal_text.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -16,7 +18,7 @@ std::string one_line(std::string text) {
   std::replace_if(
       text.begin(), text.end(),
       [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
-  return printable(std::move(text));
+  return text::escaped(text);
 }
 
 bool is_continuation_byte(char c) {
@@ -121,27 +123,6 @@ std::string fit(const std::string& text, std::size_t width) {
       break;
   }
   return flat.substr(0, at) + ellipsis;
-}
-
-std::string printable(std::string text) {
-  std::string result;
-  result.reserve(text.size());
-  for (std::size_t at = 0; at < text.size(); ++at) {
-    auto c = static_cast<unsigned char>(text[at]);
-    auto next =
-        at + 1 < text.size() ? static_cast<unsigned char>(text[at + 1]) : 0u;
-    if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f) {
-      result += '?';
-    } else if (c == 0xC2 && next >= 0x80 && next <= 0x9F) {
-      // U+0080..U+009F: C1 controls, e.g. CSI (U+009B) starts an escape
-      // sequence on some terminals.
-      result += '?';
-      ++at;
-    } else {
-      result += text[at];
-    }
-  }
-  return result;
 }
 
 std::size_t display_width(const std::string& text) {

@@ -21,7 +21,8 @@ public:
   /// Appends a row. Missing cells are blank; more cells than headers is a
   /// programming error (std::invalid_argument). Line breaks and tabs in a
   /// cell become spaces: a row must stay one line to stay aligned; other
-  /// control characters become '?' (see printable()).
+  /// control characters and bytes that are not UTF-8 are escaped (see
+  /// text::escaped()).
   text_table& add_row(std::vector<std::string> cells);
 
   bool empty() const { return rows_.empty(); }
@@ -45,11 +46,6 @@ bool is_number(const std::string& text);
 /// `text` on one line and at most `width` characters, ending in "..." when
 /// cut: keeps a long error message from stretching a whole table.
 std::string fit(const std::string& text, std::size_t width);
-
-/// `text` with every control character (C0 but line breaks and tabs, DEL,
-/// C1) replaced by '?': values read from the stores, such as a hand-pushed
-/// entry's event_id, must not reach a terminal as escape sequences.
-std::string printable(std::string text);
 
 /// Characters `text` takes on a terminal: UTF-8 code points, so that an
 /// error message with accents does not shift its column.

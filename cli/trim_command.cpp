@@ -10,6 +10,8 @@
 #include "cli/duration.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/ledger.hpp"
+#include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -137,7 +139,8 @@ int trim(const trim_options& options) {
   // claimed: no record younger than every lease a row can go through.
   auto floor = settings.lease.ttl * settings.lease.max_attempts;
   if (*older_than < floor) {
-    std::cerr << "outbox trim: --processed-older-than " << options.older_than
+    std::cerr << "outbox trim: --processed-older-than "
+              << text::escaped(options.older_than)
               << " is shorter than the redelivery window (lease.ttl_ms x "
                  "lease.max_attempts = "
               << format_duration(floor) << ")\n";
@@ -182,15 +185,15 @@ int trim(const trim_options& options) {
   }
 
   if (options.json) {
-    std::cout << nlohmann::json{{"trimmed", totals.trimmed},
-                                {"scanned", totals.scanned},
-                                {"kept_young", totals.kept_young},
-                                {"kept_queued", totals.kept_queued},
-                                {"kept_unpublished", totals.kept_unpublished},
-                                {"kept_other", totals.kept_other},
-                                {"batches", totals.batches},
-                                {"cutoff", cutoff}}
-                     .dump()
+    std::cout << text::json_text(nlohmann::json{
+                     {"trimmed", totals.trimmed},
+                     {"scanned", totals.scanned},
+                     {"kept_young", totals.kept_young},
+                     {"kept_queued", totals.kept_queued},
+                     {"kept_unpublished", totals.kept_unpublished},
+                     {"kept_other", totals.kept_other},
+                     {"batches", totals.batches},
+                     {"cutoff", cutoff}})
               << '\n';
   } else {
     std::cout << "trimmed " << totals.trimmed << " of " << totals.scanned

@@ -1,6 +1,7 @@
 #include "config/settings.hpp"
 
 #include "config/fields.hpp"
+#include "text/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -252,7 +253,7 @@ std::string to_json(const settings& s) {
       break;
     }
   }
-  return out.dump(2);
+  return text::json_text(out, 2);
 }
 
 } // namespace outbox::config

@@ -69,13 +69,14 @@ TEST(TextTable, LineBreaksInACellKeepTheRowOnOneLine) {
                             "first second third  1\n");
 }
 
-TEST(TextTable, ControlCharactersInACellAreShownAsQuestionMarks) {
+TEST(TextTable, ControlCharactersInACellAreEscaped) {
   text_table table{{"ID", "N"}};
   table.add_row({"e-\x1b[2J\x07\x7f \xc2\x9b"
-                 "1m cr\xc3\xa8me",
+                 "1m cr\xc3\xa8me \xff",
                  "1"});
-  EXPECT_EQ(table.render(), "ID                  N\n"
-                            "e-?[2J?? ?1m cr\xc3\xa8me  1\n");
+  EXPECT_EQ(table.render(),
+            "ID                                   N\n"
+            "e-\\e[2J\\x07\\x7f \\u009b1m cr\xc3\xa8me \\xff  1\n");
 }
 
 TEST(TextTable, WidthsCountCharactersNotBytes) {
