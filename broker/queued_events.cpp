@@ -2,7 +2,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/entry.hpp"
-#include "broker/reliable_queue.hpp"
+#include "broker/recovery_lists.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -27,8 +27,7 @@ void collect(connection& conn, const std::string& list,
 
 void collect_processing(connection& conn, const keys& names,
                         std::unordered_set<std::string>& ids) {
-  for (const auto& list :
-       reliable_queue{conn}.processing_lists(names.processing_prefix))
+  for (const auto& [list, queue] : find_recovery_lists(conn, names).lists)
     collect(conn, list, ids);
 }
 

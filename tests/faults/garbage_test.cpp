@@ -42,6 +42,13 @@ const std::string bad_qty =
 /// The inbox keeps at most this much of a dead entry.
 constexpr std::size_t max_kept = 65536;
 
+/// The consumer's pop sets aside an entry over broker.max_entry_bytes (1 MiB
+/// by default) unread, with this reason.
+std::string too_big(std::size_t size) {
+  return "entry is " + std::to_string(size) +
+         " bytes, over broker.max_entry_bytes (1048576)";
+}
+
 struct garbage {
   std::string entry;
   std::string reason;
@@ -64,6 +71,7 @@ std::string entry_with(const json& patch) {
 }
 
 std::vector<garbage> garbage_entries() {
+  auto blob = json{{"blob", std::string(2 << 20, 'y')}}.dump();
   return {
       // Not JSON at all.
       {"this is not json", not_json},
@@ -95,9 +103,10 @@ std::vector<garbage> garbage_entries() {
       {entry_with({{"event_type", "OrderPlaced"},
                    {"payload", {{"sku", "apple"}, {"qty", -3}}}}),
        bad_qty},
-      // Huge: megabytes of noise, and a megabyte-sized object without ids.
-      {std::string(3 << 20, 'x'), not_json},
-      {json{{"blob", std::string(2 << 20, 'y')}}.dump(), bad_event_id},
+      // Huge: megabytes of noise, and a megabyte-sized object without ids,
+      // both over broker.max_entry_bytes.
+      {std::string(3 << 20, 'x'), too_big(3 << 20)},
+      {blob, too_big(blob.size())},
   };
 }
 
