@@ -6,6 +6,7 @@
 
 #include "broker/connection.hpp"
 #include "faults/fault_checks.hpp"
+#include "faults/quick_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -133,15 +134,7 @@ std::string number_field(const std::string& record, const std::string& name) {
 
 class FaultGarbage : public ::testing::Test {
 protected:
-  void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
-  }
+  void SetUp() override { std::ofstream{config_} << quick_run_config(); }
 
   std::vector<std::string> args(std::vector<std::string> command) const {
     command.insert(command.end(),

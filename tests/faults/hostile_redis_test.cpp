@@ -5,6 +5,7 @@
 
 #include "broker/connection.hpp"
 #include "faults/fault_checks.hpp"
+#include "faults/quick_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -30,15 +31,9 @@ constexpr std::size_t max_entry_bytes = 4096;
 class FaultHostileRedis : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64},
-      "broker": {"max_entry_bytes": )"
-                           << max_entry_bytes << R"(},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    std::ofstream{config_} << quick_run_config(
+        R"("broker": {"max_entry_bytes": )" + std::to_string(max_entry_bytes) +
+        "},");
   }
 
   process_result outbox(std::vector<std::string> command) const {
