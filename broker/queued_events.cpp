@@ -2,7 +2,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/entry.hpp"
-#include "broker/recovery_lists.hpp"
+#include "broker/reliable_queue.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -25,9 +25,13 @@ void collect(connection& conn, const std::string& list,
   }
 }
 
+// Every list under the prefix, not only those recovery moves: keeping the
+// record of an event a foreign list holds a copy of costs nothing, and
+// trimming it could let that copy apply twice.
 void collect_processing(connection& conn, const keys& names,
                         std::unordered_set<std::string>& ids) {
-  for (const auto& [list, queue] : find_recovery_lists(conn, names).lists)
+  for (const auto& list :
+       reliable_queue{conn}.processing_lists(names.processing_prefix))
     collect(conn, list, ids);
 }
 
