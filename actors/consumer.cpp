@@ -155,37 +155,52 @@ void redis_answered(consumer_state& st) {
 
 enum class burst_result { crashed, busy, idle };
 
+/// Counts and reports the entries the last pop set aside for their size:
+/// the script dead-lettered them without handing them over. Returns
+/// whether there were any.
+bool report_set_aside(consumer_state& st) {
+  auto sizes = st.port->take_set_aside();
+  if (sizes.empty())
+    return false;
+  st.setup.metrics->dead_lettered += static_cast<std::int64_t>(sizes.size());
+  spdlog::warn(
+      "consumer {}: dead-lettered {} {} over broker.max_entry_bytes "
+      "({}) without reading {} ({} bytes)",
+      st.setup.name, sizes.size(), sizes.size() == 1 ? "entry" : "entries",
+      st.setup.names.max_entry_bytes, sizes.size() == 1 ? "it" : "them",
+      bounded_list(sizes, [](std::size_t n) { return std::to_string(n); }));
+  return true;
+}
+
 /// Handles one batch from the first owned queue, round-robin, that has
-/// entries; when all are empty, waits on one of them with a blocking pop.
+/// entries; when all are empty, waits for one of their doorbells.
 burst_result burst(consumer_actor* self) {
   auto& st = self->state;
   const auto& queues = st.setup.queues;
   auto max_entries = static_cast<std::size_t>(std::max(1, st.setup.burst));
+  bool set_aside = false;
   for (std::size_t tried = 0; tried < queues.size(); ++tried) {
     const auto& queue = queues[st.next_queue];
     st.next_queue = (st.next_queue + 1) % queues.size();
     auto processing = st.setup.names.processing_for(queue, st.setup.name);
     auto batch = st.port->pop_batch(queue, processing, max_entries,
                                     st.setup.batch_bytes);
+    // Not `||`: the report must run after every pop.
+    set_aside = report_set_aside(st) || set_aside;
     if (!batch.empty())
       return handle(self, processing, std::move(batch)) ? burst_result::busy
                                                         : burst_result::crashed;
   }
-  // All empty. Several queues: wait on all their doorbells at once, then
-  // look again (a blocking pop could only watch one of them). Fenced, the
-  // same with one queue: a blocking pop cannot check the fence.
-  if (queues.size() > 1 || st.setup.fenced)
-    return st.port->wait_for_doorbell(st.doorbells, st.setup.block_ms)
-               ? burst_result::busy
-               : burst_result::idle;
-  const auto& queue = queues[st.next_queue];
-  st.next_queue = (st.next_queue + 1) % queues.size();
-  auto processing = st.setup.names.processing_for(queue, st.setup.name);
-  auto entry = st.port->pop(queue, processing, st.setup.block_ms);
-  if (!entry)
-    return burst_result::idle;
-  return handle(self, processing, {*entry}) ? burst_result::busy
-                                            : burst_result::crashed;
+  // A queue whose head was only oversized entries may hold more behind.
+  if (set_aside)
+    return burst_result::busy;
+  // All empty: wait on all their doorbells at once, then look again. Never
+  // a blocking pop (BLMOVE): it cannot check the fence, and it would hand
+  // over an entry of any size, where pop_batch sets aside one over
+  // broker.max_entry_bytes unread.
+  return st.port->wait_for_doorbell(st.doorbells, st.setup.block_ms)
+             ? burst_result::busy
+             : burst_result::idle;
 }
 
 } // namespace

@@ -37,9 +37,8 @@ struct consumer_setup {
   /// what one script call carries, with entries up to
   /// broker.max_entry_bytes.
   std::size_t batch_bytes = 4u << 20;
-  /// The port's pops and applies carry the consumers' fence: pop only
-  /// through pop_batch (a blocking pop cannot check the fence), and stop,
-  /// with ec::consumer_fenced, once the fence refuses a call.
+  /// The port's pops and applies carry the consumers' fence: stop, with
+  /// ec::consumer_fenced, once the fence refuses a call.
   bool fenced = false;
   config::crash_settings crash;
   std::function<std::unique_ptr<consume_port>()> make_port;

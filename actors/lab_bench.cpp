@@ -3,6 +3,7 @@
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
 #include "broker/entry.hpp"
+#include "broker/recovery_lists.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 #include "storage/store_error.hpp"
@@ -181,10 +182,9 @@ std::vector<std::string> lab_bench::queue_entries() {
 std::size_t lab_bench::recover_processing() {
   broker::reliable_queue queue{redis_};
   std::size_t moved = 0;
-  for (const auto& list :
-       queue.processing_lists(settings_.broker.processing_prefix))
-    if (auto target = settings_.broker.queue_of(list))
-      moved += queue.recover(list, *target);
+  for (const auto& [list, target] :
+       broker::find_recovery_lists(redis_, settings_.broker).lists)
+    moved += queue.recover(list, target);
   return moved;
 }
 

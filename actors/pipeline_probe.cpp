@@ -1,11 +1,14 @@
 #include "actors/pipeline_probe.hpp"
 
+#include "actors/log_lines.hpp"
 #include "actors/outage.hpp"
 
 #include "audit/pipeline_audit.hpp"
+#include "broker/broker_error.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
 #include "broker/consumer_lock.hpp"
+#include "broker/recovery_lists.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_store.hpp"
@@ -13,6 +16,7 @@
 #include "storage/types.hpp"
 
 #include <SQLiteCpp/Database.h>
+#include <spdlog/spdlog.h>
 
 #include <optional>
 #include <utility>
@@ -85,11 +89,16 @@ public:
 
   std::size_t recover_all(const std::string& token,
                           const recovery_step& step) override {
-    std::vector<std::pair<std::string, std::string>> lists;
-    for (const auto& list : queue_.processing_lists(names_.processing_prefix))
-      if (auto queue = names_.queue_of(list))
-        lists.emplace_back(list, *queue);
-    return recover(lists, token, step);
+    auto found = broker::find_recovery_lists(redis_, names_);
+    if (!found.foreign.empty())
+      spdlog::warn("recovery leaves {} {} under broker.processing_prefix "
+                   "alone, not processing lists of a configured queue: {}",
+                   found.foreign.size(),
+                   found.foreign.size() == 1 ? "key" : "keys",
+                   bounded_list(found.foreign, [](const std::string& key) {
+                     return loggable(key);
+                   }));
+    return recover(found.lists, token, step);
   }
 
   std::string acquire_consumer_lock(const std::string& token,
@@ -127,7 +136,20 @@ private:
     auto& queue = fenced_queue(token);
     std::size_t moved = 0;
     for (std::size_t i = 0; i < lists.size(); ++i) {
-      auto here = queue.recover(lists[i].first, lists[i].second);
+      std::size_t here = 0;
+      try {
+        here = queue.recover(lists[i].first, lists[i].second);
+      } catch (const broker::broker_error& e) {
+        // Redis refused this list (a key of the wrong type under our name):
+        // retrying cannot help, and the other lists must still go back.
+        // An outage or the fence stops the whole recovery, as before.
+        if (e.code() != broker::broker_errc::rejected)
+          throw;
+        spdlog::warn("recovery leaves {} as it is, Redis refused to move it "
+                     "back to {}: {}",
+                     loggable(lists[i].first), lists[i].second,
+                     loggable(e.what(), 512));
+      }
       moved += here;
       if (step)
         step(here, lists.size() - i - 1);

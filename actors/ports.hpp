@@ -54,6 +54,11 @@ public:
                                              std::size_t max_entries,
                                              std::size_t max_bytes) = 0;
 
+  /// The sizes of the entries pop_batch dead-lettered for being over
+  /// broker.max_entry_bytes, without handing them over, since the last
+  /// call; clears them. None when the port has no such limit.
+  virtual std::vector<std::size_t> take_set_aside() { return {}; }
+
   /// Dedup + effect for each entry in order, one result per entry (a repeat
   /// within the batch is a duplicate). Never throws for a malformed entry;
   /// on a Redis error a prefix of the batch may have been applied.

@@ -3,6 +3,8 @@
 #include "broker/publisher.hpp"
 #include "broker/reliable_queue.hpp"
 
+#include <algorithm>
+
 namespace outbox::actors {
 
 namespace {
@@ -22,11 +24,23 @@ private:
   broker::publisher publisher_;
 };
 
+/// The relays never publish an entry over broker.max_entry_bytes: one in a
+/// queue was pushed by hand, and is dead-lettered as the consumer pops it,
+/// keeping what the inbox keeps of a dead entry, or less.
+broker::oversized_entries oversized_of(const broker::keys& names) {
+  broker::oversized_entries rule;
+  rule.max_entry_bytes = names.max_entry_bytes;
+  rule.dead_letter = names.dead_letter;
+  rule.counters = names.counters;
+  rule.max_kept = std::min(rule.max_kept, names.max_entry_bytes);
+  return rule;
+}
+
 class redis_consume_port : public consume_port {
 public:
   redis_consume_port(const broker::connection_options& redis,
                      const broker::keys& names, const broker::fence& fenced_by)
-      : conn_(redis), queue_(conn_, fenced_by),
+      : conn_(redis), queue_(conn_, fenced_by, oversized_of(names)),
         inbox_(conn_, names, fenced_by) {}
 
   std::optional<std::string> pop(const std::string& queue,
@@ -49,6 +63,10 @@ public:
                                      std::size_t max_entries,
                                      std::size_t max_bytes) override {
     return queue_.pop_batch(queue, processing, max_entries, max_bytes);
+  }
+
+  std::vector<std::size_t> take_set_aside() override {
+    return queue_.take_set_aside();
   }
 
   std::vector<broker::applied_entry>

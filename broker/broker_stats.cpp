@@ -2,7 +2,7 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
-#include "broker/reliable_queue.hpp"
+#include "broker/recovery_lists.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -37,8 +37,12 @@ std::int64_t broker_stats::processing_total() const {
 }
 
 broker_stats read_stats(connection& conn, const keys& names) {
-  auto processing =
-      reliable_queue{conn}.processing_lists(names.processing_prefix);
+  // Only the processing lists of configured queues: a foreign list under
+  // the prefix is nobody's in-flight entries (recovery leaves it alone), so
+  // a bounded run must not wait for it to empty.
+  std::vector<std::string> processing;
+  for (auto& [list, queue] : find_recovery_lists(conn, names).lists)
+    processing.push_back(list);
   std::vector<std::string> queues;
   auto partitions = names.partitions <= 1 ? 1 : names.partitions;
   for (std::size_t i = 0; i < partitions; ++i)

@@ -78,6 +78,27 @@ std::optional<std::int64_t> integer_in_range(const json& value,
   return result;
 }
 
+/// Whether `text` may be part of a key: valid UTF-8 without control
+/// characters (C0, DEL, C1). The inbox script's clean_text() is the same
+/// rule; nlohmann has refused invalid UTF-8 already, so only the controls
+/// (escaped as \u001b in JSON) are left to see here.
+bool clean_text(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F)
+      return false;
+    if (c == 0xC2 && i + 1 < text.size() &&
+        static_cast<unsigned char>(text[i + 1]) < 0xA0)
+      return false;
+  }
+  return true;
+}
+
+malformed_entry text_malformed(const char* name) {
+  return malformed_entry{std::string{name} +
+                         " must be UTF-8 text without control characters"};
+}
+
 malformed_entry malformed(std::string reason) {
   return malformed_entry{std::move(reason)};
 }
@@ -127,10 +148,14 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
     return malformed("event_id must be a non-empty string of at most 128 "
                      "bytes");
   entry.event_id = event_id.get<std::string>();
+  if (!clean_text(entry.event_id))
+    return text_malformed("event_id");
   auto& aggregate_id = field("aggregate_id");
   if (!is_nonempty_string(aggregate_id))
     return malformed("aggregate_id must be a non-empty string");
   entry.aggregate_id = aggregate_id.get<std::string>();
+  if (!clean_text(entry.aggregate_id))
+    return text_malformed("aggregate_id");
   auto seq = integer_in_range(field("seq"), 1);
   if (!seq)
     return malformed("seq must be an integer >= 1 (at most 2^53)");
@@ -139,6 +164,8 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
   if (!is_nonempty_string(event_type))
     return malformed("event_type must be a non-empty string");
   entry.event_type = event_type.get<std::string>();
+  if (!clean_text(entry.event_type))
+    return text_malformed("event_type");
   auto& payload = field("payload");
   if (!payload.is_object())
     return malformed("payload must be a JSON object");

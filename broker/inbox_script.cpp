@@ -1,13 +1,15 @@
 #include "broker/inbox_script.hpp"
 
+#include "broker/dead_letter_record.hpp"
 #include "broker/fence.hpp"
 #include "broker/lua_script.hpp"
 
 namespace outbox::broker {
 
 const std::string& inbox_script_source() {
-  static const std::string source =
-      lua_key_type_check() + lua_fence_check() + std::string{R"lua(
+  static const std::string source = lua_key_type_check() + lua_fence_check() +
+                                    lua_dead_letter_record() +
+                                    std::string{R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter,
 --       gaps (see below), the consumers' lock (see fence.hpp)
 -- ARGV: the fence's holder ('' for none), then the entries exactly as
@@ -67,20 +69,7 @@ local function flush_counts()
 end
 
 local function dead(text, reason)
-  local kept = text
-  if #kept > max_kept then
-    -- Cut on a UTF-8 character boundary (continuation bytes are 10xxxxxx).
-    local cut = max_kept
-    while cut > 0 do
-      local b = string.byte(kept, cut + 1)
-      if b < 128 or b >= 192 then break end
-      cut = cut - 1
-    end
-    kept = string.sub(kept, 1, cut)
-  end
-  local record = {reason = reason, entry = kept, size = #text,
-                  truncated = #kept < #text}
-  redis.call('RPUSH', dead_letter, cjson.encode(record))
+  redis.call('RPUSH', dead_letter, dead_letter_record(text, reason, max_kept))
   count('dead_lettered')
   return {'dead', reason}
 end
@@ -106,6 +95,49 @@ local function integer_at_least(v, min)
     and v <= max_integer
 end
 
+-- Text a key may be made of: valid UTF-8 (cjson copies any bytes it is
+-- given) without control characters (C0, DEL, C1), which would end up in
+-- hash fields, log lines and terminals. The same rule as text_problem() in
+-- entry.cpp.
+local function clean_text(s)
+  local i, n = 1, #s
+  while i <= n do
+    local c = string.byte(s, i)
+    if c < 0x20 or c == 0x7F then return false end
+    if c >= 0x80 then
+      local length, min, max = 0, 0x80, 0xBF
+      if c >= 0xC2 and c <= 0xDF then
+        length = 2
+        if c == 0xC2 then min = 0xA0 end -- no C1 control (U+0080..U+009F)
+      elseif c >= 0xE0 and c <= 0xEF then
+        length = 3
+        if c == 0xE0 then min = 0xA0 end -- no overlong form
+        if c == 0xED then max = 0x9F end -- no surrogate
+      elseif c >= 0xF0 and c <= 0xF4 then
+        length = 4
+        if c == 0xF0 then min = 0x90 end -- no overlong form
+        if c == 0xF4 then max = 0x8F end -- nothing past U+10FFFF
+      else
+        return false
+      end
+      local second = string.byte(s, i + 1)
+      if not second or second < min or second > max then return false end
+      for k = 2, length - 1 do
+        local b = string.byte(s, i + k)
+        if not b or b < 0x80 or b > 0xBF then return false end
+      end
+      i = i + length
+    else
+      i = i + 1
+    end
+  end
+  return true
+end
+
+local function text_reason(name)
+  return name .. ' must be UTF-8 text without control characters'
+end
+
 -- An object, not an array (cjson decodes both to tables; an empty array
 -- cannot be told from an empty object and passes).
 local function object(v)
@@ -125,14 +157,23 @@ local function check(text)
   if not nonempty_string(e.event_id) or #e.event_id > 128 then
     return nil, 'event_id must be a non-empty string of at most 128 bytes'
   end
+  if not clean_text(e.event_id) then
+    return nil, text_reason('event_id')
+  end
   if not nonempty_string(e.aggregate_id) then
     return nil, 'aggregate_id must be a non-empty string'
+  end
+  if not clean_text(e.aggregate_id) then
+    return nil, text_reason('aggregate_id')
   end
   if not integer_at_least(e.seq, 1) then
     return nil, 'seq must be an integer >= 1 (at most 2^53)'
   end
   if not nonempty_string(e.event_type) then
     return nil, 'event_type must be a non-empty string'
+  end
+  if not clean_text(e.event_type) then
+    return nil, text_reason('event_type')
   end
   if not object(e.payload) then
     return nil, 'payload must be a JSON object'
@@ -143,6 +184,9 @@ local function check(text)
   if e.event_type == 'OrderPlaced' then
     if not nonempty_string(e.payload.sku) then
       return nil, 'payload.sku must be a non-empty string'
+    end
+    if not clean_text(e.payload.sku) then
+      return nil, text_reason('payload.sku')
     end
     if not integer_at_least(e.payload.qty, 1) then
       return nil, 'payload.qty must be an integer >= 1 (at most 2^53)'

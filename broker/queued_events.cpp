@@ -25,6 +25,9 @@ void collect(connection& conn, const std::string& list,
   }
 }
 
+// Every list under the prefix, not only those recovery moves: keeping the
+// record of an event a foreign list holds a copy of costs nothing, and
+// trimming it could let that copy apply twice.
 void collect_processing(connection& conn, const keys& names,
                         std::unordered_set<std::string>& ids) {
   for (const auto& list :

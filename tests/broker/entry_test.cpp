@@ -100,6 +100,12 @@ TEST(BrokerEntry, DecodeNamesWhatIsWrong) {
       {"payload", "{\"sku\":\"A\"}", "payload must be a JSON object"},
       {"payload", json::array({1}), "payload must be a JSON object"},
       {"published_at", "yesterday", "published_at must be"},
+      // Control characters in what keys are made of (the inbox script has
+      // the same rule; nlohmann refuses bytes that are not UTF-8 already).
+      {"event_id", "ev\x1b[2J", "event_id must be UTF-8 text without"},
+      {"event_id", "ev\xc2\x9b", "event_id must be UTF-8 text without"},
+      {"aggregate_id", "a\n", "aggregate_id must be UTF-8 text without"},
+      {"event_type", "T\x7f", "event_type must be UTF-8 text without"},
   };
   for (auto& c : cases) {
     auto j = valid_json();

@@ -127,3 +127,51 @@ TEST_F(BrokerInbox, TruncationKeepsUtf8Whole) {
   auto record = json::parse(dead.front()); // throws on broken UTF-8
   EXPECT_EQ(record["entry"].get<std::string>().size(), 65535u);
 }
+
+TEST_F(BrokerInbox, IdsThatAreNotCleanTextAreDeadLetteredNotApplied) {
+  inbox box{conn(), names_};
+  auto good = json::parse(order_placed("e1", "order-1", 1, "A", 1));
+  // JSON text with raw bytes substituted for a marker: nlohmann will not
+  // write bytes that are not UTF-8, cjson reads them as they are.
+  auto with = [&](const char* field, const std::string& raw) {
+    auto j = good;
+    if (std::string{field} == "sku")
+      j["payload"]["sku"] = "@RAW@";
+    else
+      j[field] = "@RAW@";
+    auto text = j.dump();
+    text.replace(text.find("@RAW@"), 5, raw);
+    return text;
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {with("event_id", "ev\xff\x1b[2J"), "event_id"},
+      {with("event_id", "ev\\u001b[2J"), "event_id"},
+      {with("event_id", "ev\\u007f"), "event_id"},
+      {with("event_id", "ev\xc2\x9b"), "event_id"},     // C1 CSI
+      {with("event_id", "ev\\u0085"), "event_id"},      // C1 NEL, escaped
+      {with("event_id", "ev\xc0\xaf"), "event_id"},     // overlong
+      {with("event_id", "ev\xed\xa0\x80"), "event_id"}, // surrogate
+      {with("event_id", "ev\xe2\x82"), "event_id"},     // cut short
+      {with("aggregate_id", "order\xfe"), "aggregate_id"},
+      {with("aggregate_id", "order\\n1"), "aggregate_id"},
+      {with("event_type", "OrderPlaced\\t"), "event_type"},
+      {with("sku", "A\xff"), "payload.sku"},
+      {with("sku", "A\\u001b[31m"), "payload.sku"},
+  };
+  for (auto& [text, field] : cases) {
+    auto result = box.apply(text);
+    EXPECT_EQ(result.result, outcome::dead_lettered) << text;
+    EXPECT_EQ(result.reason,
+              field + " must be UTF-8 text without control characters")
+        << text;
+  }
+  EXPECT_EQ(counter("consumed"), 0);
+  EXPECT_EQ(reserved("A"), 0);
+  EXPECT_EQ(list(names_.dead_letter).size(), std::size(cases));
+  EXPECT_EQ(hash_field(names_.aggregate_seq, "order-1"), "");
+  // Text that is clean, if not ASCII, is applied.
+  auto j = good;
+  j["event_id"] = "\xc3\xa9v\xe2\x82\xac\xf0\x9f\x98\x80\xc2\xa0";
+  EXPECT_EQ(box.apply(j.dump()).result, outcome::applied);
+  EXPECT_EQ(reserved("A"), 1);
+}

@@ -8,6 +8,7 @@
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"
 #include "faults/fault_checks.hpp"
+#include "faults/quick_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -28,13 +29,7 @@ using json = nlohmann::json;
 class FaultDeadLetterReplay : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    std::ofstream{config_} << quick_run_config();
     names_.partitions = 4; // the default of broker.partitions
     auto r = outbox({"init"});
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,6 +1,6 @@
 #include "faults/fault_checks.hpp"
 
-#include "broker/reliable_queue.hpp"
+#include "broker/recovery_lists.hpp"
 #include "config/settings.hpp"
 #include "support/process.hpp"
 
@@ -179,8 +179,8 @@ void check_redis(const pipeline_location& where, const config::settings& s,
   if (f.queued != 0)
     broke.push_back("entries left in the queues: " + std::to_string(f.queued));
   std::vector<std::string> holding;
-  for (const auto& list : broker::reliable_queue{redis}.processing_lists(
-           names.processing_prefix)) {
+  for (const auto& [list, queue] :
+       broker::find_recovery_lists(redis, names).lists) {
     auto length = list_length(redis, list);
     if (length > 0) {
       f.in_processing += length;

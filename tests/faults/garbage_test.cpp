@@ -6,6 +6,7 @@
 
 #include "broker/connection.hpp"
 #include "faults/fault_checks.hpp"
+#include "faults/quick_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -42,6 +43,13 @@ const std::string bad_qty =
 /// The inbox keeps at most this much of a dead entry.
 constexpr std::size_t max_kept = 65536;
 
+/// The consumer's pop sets aside an entry over broker.max_entry_bytes (1 MiB
+/// by default) unread, with this reason.
+std::string too_big(std::size_t size) {
+  return "entry is " + std::to_string(size) +
+         " bytes, over broker.max_entry_bytes (1048576)";
+}
+
 struct garbage {
   std::string entry;
   std::string reason;
@@ -64,6 +72,7 @@ std::string entry_with(const json& patch) {
 }
 
 std::vector<garbage> garbage_entries() {
+  auto blob = json{{"blob", std::string(2 << 20, 'y')}}.dump();
   return {
       // Not JSON at all.
       {"this is not json", not_json},
@@ -95,9 +104,10 @@ std::vector<garbage> garbage_entries() {
       {entry_with({{"event_type", "OrderPlaced"},
                    {"payload", {{"sku", "apple"}, {"qty", -3}}}}),
        bad_qty},
-      // Huge: megabytes of noise, and a megabyte-sized object without ids.
-      {std::string(3 << 20, 'x'), not_json},
-      {json{{"blob", std::string(2 << 20, 'y')}}.dump(), bad_event_id},
+      // Huge: megabytes of noise, and a megabyte-sized object without ids,
+      // both over broker.max_entry_bytes.
+      {std::string(3 << 20, 'x'), too_big(3 << 20)},
+      {blob, too_big(blob.size())},
   };
 }
 
@@ -124,15 +134,7 @@ std::string number_field(const std::string& record, const std::string& name) {
 
 class FaultGarbage : public ::testing::Test {
 protected:
-  void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
-  }
+  void SetUp() override { std::ofstream{config_} << quick_run_config(); }
 
   std::vector<std::string> args(std::vector<std::string> command) const {
     command.insert(command.end(),
