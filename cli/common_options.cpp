@@ -1,5 +1,6 @@
 #include "cli/common_options.hpp"
 
+#include "broker/redact.hpp"
 #include "storage/database.hpp"
 #include "storage/store_error.hpp"
 
@@ -56,9 +57,10 @@ config::settings resolve_settings(const common_options& options) {
   if (!options.redis.empty()) {
     auto where = broker::parse_endpoint(options.redis);
     if (!where)
-      throw config::config_error("--redis", "expected HOST:PORT with a port in "
-                                            "1..65535, got '" +
-                                                options.redis + "'");
+      throw config::config_error(
+          "--redis", "expected HOST:PORT with a host name or IP address (no "
+                     "user or password) and a port in 1..65535, got '" +
+                         broker::redact_secrets(options.redis) + "'");
     result.redis.where = *where;
   }
   config::validate(result);
