@@ -114,11 +114,30 @@ std::int64_t connections_received(broker::connection& conn) {
                                  : std::stoll(info.substr(at + field.size()));
 }
 
-TEST_F(CliAudit, StatusWatchStopsWhenItsReaderGoesAway) {
+class StatusWatch : public CliAudit {
+protected:
+  /// `status --watch` every `interval` seconds, each refresh logged on
+  /// stderr ("refresh N"); `extra` flags after.
+  std::vector<std::string> watch_args(const std::string& interval,
+                                      std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{
+        "status",      "--watch", "--interval", interval,
+        "--db",        db_path(), "--redis",    redis_.endpoint().to_string(),
+        "--log-level", "debug"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  child_process start_watch(const std::string& interval) {
+    return child_process{outbox_argv(watch_args(interval, {"--json"})),
+                         dir_.path().string()};
+  }
+};
+
+TEST_F(StatusWatch, StopsWhenItsReaderGoesAway) {
   place("apple", 2);
   // Text mode, as in `outbox status --watch | head -1`.
-  piped_outbox watch{{"status", "--watch", "--interval", "0.05", "--db",
-                      db_path(), "--redis", redis_.endpoint().to_string()}};
+  piped_outbox watch{watch_args("0.05")};
   auto line = watch.first_line(10'000);
   EXPECT_FALSE(line.empty());
   watch.close_reader();
@@ -129,13 +148,9 @@ TEST_F(CliAudit, StatusWatchStopsWhenItsReaderGoesAway) {
   EXPECT_LT(steady_clock::now() - start, milliseconds(2'000));
 }
 
-TEST_F(CliAudit, StatusWatchStopsPromptlyOnSigterm) {
+TEST_F(StatusWatch, StopsPromptlyOnSigterm) {
   // A long interval: the stop must not wait for the next refresh.
-  child_process watch{
-      outbox_argv({"status", "--watch", "--interval", "60", "--json",
-                   "--log-level", "debug", "--db", db_path(), "--redis",
-                   redis_.endpoint().to_string()}),
-      dir_.path().string()};
+  auto watch = start_watch("60");
   ASSERT_TRUE(watch.wait_for_stderr("refresh 1", 10'000));
   auto start = steady_clock::now();
   watch.signal(SIGTERM);
@@ -145,15 +160,11 @@ TEST_F(CliAudit, StatusWatchStopsPromptlyOnSigterm) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST_F(CliAudit, StatusWatchKeepsOneRedisConnection) {
+TEST_F(StatusWatch, KeepsOneRedisConnection) {
   place("apple", 2);
   auto before = connections_received(conn_);
   ASSERT_GE(before, 1);
-  child_process watch{
-      outbox_argv({"status", "--watch", "--interval", "0.05", "--json",
-                   "--log-level", "debug", "--db", db_path(), "--redis",
-                   redis_.endpoint().to_string()}),
-      dir_.path().string()};
+  auto watch = start_watch("0.05");
   ASSERT_TRUE(watch.wait_for_stderr("refresh 10", 20'000));
   watch.signal(SIGTERM);
   auto r = watch.wait(10'000);
