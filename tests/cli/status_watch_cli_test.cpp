@@ -149,6 +149,7 @@ TEST_F(StatusWatch, StopsWhenItsReaderGoesAway) {
 }
 
 TEST_F(StatusWatch, StopsPromptlyOnSigterm) {
+  place("apple", 2);
   // A long interval: the stop must not wait for the next refresh.
   auto watch = start_watch("60");
   ASSERT_TRUE(watch.wait_for_stderr("refresh 1", 10'000));

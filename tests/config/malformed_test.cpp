@@ -70,9 +70,9 @@ const std::vector<bad_case> bad_cases = {
      "duplicate key"},
     // Ranges.
     {"negative_relays", R"({"run": {"relays": -1}})", "run.relays",
-     "must be >= 0, got -1"},
+     "must be between 0 and 64, got -1"},
     {"negative_consumers", R"({"run": {"consumers": -2}})", "run.consumers",
-     "must be >= 0"},
+     "must be between 0 and 64"},
     {"negative_orders", R"({"run": {"orders": -5}})", "run.orders",
      "must be >= 0"},
     {"relays_beyond_int", R"({"run": {"relays": 99999999999}})", "run.relays",
