@@ -215,7 +215,7 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
     st.port = st.setup.make_port();
   } catch (const std::exception& e) {
     spdlog::error("consumer {}: cannot start: {}", st.setup.name, e.what());
-    self->quit(caf::make_error(ec::broker_unavailable, st.setup.name));
+    self->quit(caf::make_error(ec::setup_failed, st.setup.name, e.what()));
     return {};
   }
   self->set_exception_handler([self](std::exception_ptr& eptr) -> caf::error {

@@ -153,7 +153,13 @@ void respawn(coordinator_actor* self, worker_slot& slot) {
   auto waited = slot.recovery.recovered(st.setup.clock());
   ++slot.restarts;
   ++slot.incarnation;
-  start_worker(self, slot);
+  try {
+    start_worker(self, slot);
+  } catch (const std::exception& e) {
+    // No thread left to spawn it on (a memory limit): stop, not hang.
+    stop(self, "cannot restart " + old_name + ": " + e.what());
+    return;
+  }
   std::string delay;
   if (waited)
     delay = ", after waiting " + std::to_string(waited->lasted_ms) +
@@ -187,6 +193,15 @@ void restart(coordinator_actor* self, worker_slot& slot,
   respawn(self, slot);
 }
 
+/// A worker that could not set itself up on the slot's first start: the
+/// run stops (exit 1) instead of restarting it. What failed there (no file
+/// descriptor, no thread, an unreadable database) fails the restarts alike,
+/// and a run short of the workers it was asked for is not the run wanted.
+bool first_start_failed(const worker_slot& slot, const caf::error& reason) {
+  return slot.restarts == 0 && slot.incarnation == 0 &&
+         has_code(reason, ec::setup_failed);
+}
+
 void on_down(coordinator_actor* self, const caf::down_msg& msg) {
   auto& st = self->state;
   if (st.alive > 0)
@@ -206,6 +221,9 @@ void on_down(coordinator_actor* self, const caf::down_msg& msg) {
       slot.actor = caf::actor{};
       if (has_code(msg.reason, ec::consumer_fenced))
         lose_consumers(self, "the fence refused " + slot.name);
+      else if (first_start_failed(slot, msg.reason))
+        stop(self,
+             "cannot start " + slot.name + ": " + describe(self, msg.reason));
       else if (!st.stopping && !slot.parked)
         restart(self, slot, msg.reason);
       break;

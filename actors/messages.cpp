@@ -24,6 +24,8 @@ std::string to_string(ec code) {
     return "restart_budget_exhausted";
   case ec::consumer_fenced:
     return "consumer_fenced";
+  case ec::setup_failed:
+    return "setup_failed";
   }
   return "unknown";
 }

@@ -36,6 +36,9 @@ enum class ec : std::uint8_t {
   /// A consumer was refused by the fence: another process holds the
   /// consumers' lock, so this one must stop consuming (not a crash).
   consumer_fenced,
+  /// A relay or consumer could not set itself up (open its database
+  /// connection or its Redis port); the context names it and says why.
+  setup_failed,
 };
 
 /// Short stable name ("idempotency_conflict", ...).

@@ -144,6 +144,22 @@ private:
   snapshot_source snapshot_;
 };
 
+/// civetweb gives each connection a thread of its own until its request is
+/// read and answered. With one thread and the default 30 s timeout, one
+/// idle TCP connection held every scrape back for 30 s. Several threads let
+/// a scrape in beside a few idle or slow connections; the short timeout
+/// frees a thread from one that sends nothing (a scraper on loopback or a
+/// LAN sends its request at once), so even more of them than threads only
+/// delay a scrape by about a second. No keep-alive: a scraper connects anew.
+std::vector<std::string> server_options(const std::string& address) {
+  // clang-format off
+  return {"listening_ports",    address,
+          "num_threads",        "8",
+          "request_timeout_ms", "1000",
+          "enable_keep_alive",  "no"};
+  // clang-format on
+}
+
 } // namespace
 
 std::vector<MetricFamily>
@@ -185,8 +201,7 @@ metrics_exporter::metrics_exporter(const std::string& host, std::uint16_t port,
       collectable_(std::make_shared<run_collectable>(std::move(metrics),
                                                      std::move(snapshot))) {
   try {
-    // One HTTP thread: scrapes are rare and the snapshot is serialised anyway.
-    exposer_ = std::make_unique<prometheus::Exposer>(address_, 1);
+    exposer_ = std::make_unique<prometheus::Exposer>(server_options(address_));
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot listen on " + address_ +
                              " for metrics: " + e.what());

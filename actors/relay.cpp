@@ -267,7 +267,7 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
     st.publisher = st.setup.make_publisher();
   } catch (const std::exception& e) {
     spdlog::error("relay {}: cannot start: {}", st.setup.name, e.what());
-    self->quit(caf::make_error(ec::store_failure, st.setup.name));
+    self->quit(caf::make_error(ec::setup_failed, st.setup.name, e.what()));
     return {};
   }
   self->set_exit_handler([self](caf::exit_msg& msg) {

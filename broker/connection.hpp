@@ -16,10 +16,18 @@ struct endpoint {
   std::string host = "127.0.0.1";
   int port = 6379;
 
+  /// "host:port" for messages and logs, secrets masked (redact_secrets).
   std::string to_string() const;
 };
 
-/// Parses "HOST:PORT"; nothing when malformed (no colon, port not 1..65535).
+/// True for a host name or an IP address: letters, digits and . - _ : %
+/// only. Refuses a URI or user information ("redis://u:pw@h", "u:pw@h"):
+/// credentials are not supported, and such a host would go to the
+/// resolver, password included.
+bool valid_host(std::string_view host);
+
+/// Parses "HOST:PORT"; nothing when malformed (no colon, port not 1..65535,
+/// not a valid_host).
 std::optional<endpoint> parse_endpoint(std::string_view text);
 
 struct connection_options {

@@ -1,11 +1,24 @@
 #include "broker/connection.hpp"
 
+#include "broker/redact.hpp"
+
+#include <cctype>
 #include <charconv>
 
 namespace outbox::broker {
 
 std::string endpoint::to_string() const {
-  return host + ":" + std::to_string(port);
+  return redact_secrets(host + ":" + std::to_string(port));
+}
+
+bool valid_host(std::string_view host) {
+  if (host.empty())
+    return false;
+  for (unsigned char c : host)
+    if (std::isalnum(c) == 0 && c != '.' && c != '-' && c != '_' && c != ':' &&
+        c != '%')
+      return false;
+  return true;
 }
 
 std::optional<endpoint> parse_endpoint(std::string_view text) {
@@ -23,6 +36,8 @@ std::optional<endpoint> parse_endpoint(std::string_view text) {
   // "[::1]:6379": hiredis wants the address without brackets.
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2);
+  if (!valid_host(host))
+    return std::nullopt;
   endpoint result;
   result.host = std::string{host};
   result.port = port;

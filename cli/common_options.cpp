@@ -1,5 +1,6 @@
 #include "cli/common_options.hpp"
 
+#include "broker/redact.hpp"
 #include "storage/database.hpp"
 #include "storage/store_error.hpp"
 
@@ -29,9 +30,10 @@ const CLI::Validator not_empty{[](std::string& value) {
 broker::endpoint parse_redis(const std::string& text, const char* origin) {
   auto where = broker::parse_endpoint(text);
   if (!where)
-    throw config::config_error(origin, "expected HOST:PORT with a port in "
-                                       "1..65535, got '" +
-                                           text + "'");
+    throw config::config_error(
+        origin, "expected HOST:PORT with a host name or IP address (no user "
+                "or password) and a port in 1..65535, got '" +
+                    broker::redact_secrets(text) + "'");
   return *where;
 }
 

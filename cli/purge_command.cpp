@@ -1,3 +1,4 @@
+#include "cli/batch_flag.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/duration.hpp"
@@ -33,11 +34,8 @@ int purge(const purge_options& options) {
       duration_flag("purge", "--published-older-than", options.older_than);
   if (!older_than)
     return exit_usage;
-  if (options.batch < 1) {
-    std::cerr << "outbox purge: --batch must be at least 1, got "
-              << options.batch << '\n';
+  if (!batch_in_range("purge", options.batch))
     return exit_usage;
-  }
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
   storage::outbox_store store{*db};
@@ -91,7 +89,7 @@ void add_purge_command(CLI::App& app, command_action& action) {
                    "DURATION: 500ms, 30s, 15m, 12h, 7d")
       ->required();
   command->add_option("--batch", options->batch,
-                      "rows per transaction (default 1000, at least 1)");
+                      "rows per transaction (default 1000, 1 to 10000)");
   command->add_flag("--json", options->json, "one JSON object on stdout");
   add_common_options(*command, options->common);
   command->callback(

@@ -10,6 +10,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/redis_preflight.hpp"
+#include "cli/stop_signals.hpp"
 #include "storage/database.hpp"
 #include "text/terminal_text.hpp"
 
@@ -27,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace outbox::cli {
@@ -131,26 +133,24 @@ public:
       : thread_([this, coordinator] {
           sigset_t set = stop_signals();
           timespec tick{0, 200'000'000};
-          while (!done_) {
-            if (::sigtimedwait(&set, nullptr, &tick) > 0) {
-              std::cerr << "\noutbox run: stopping gracefully (leases "
-                           "released, in-flight work finished)\n";
-              caf::anon_send(coordinator, actors::shutdown_atom_v);
+          try {
+            while (!done_) {
+              if (wait_for_signal(set, tick)) {
+                std::cerr << "\noutbox run: stopping gracefully (leases "
+                             "released, in-flight work finished)\n";
+                caf::anon_send(coordinator, actors::shutdown_atom_v);
+              }
             }
+          } catch (const std::system_error& e) {
+            // Deaf to signals from now on: stop rather than run unstoppable.
+            std::cerr << "\noutbox run: " << e.what() << "; stopping\n";
+            caf::anon_send(coordinator, actors::shutdown_atom_v);
           }
         }) {}
 
   ~signal_watch() {
     done_ = true;
     thread_.join();
-  }
-
-  static sigset_t stop_signals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    return set;
   }
 
 private:
@@ -161,7 +161,7 @@ private:
 int run(const run_options& options) {
   // Blocked first, in this thread and so in every thread started later;
   // signal_watch takes them, so a stop is always graceful.
-  sigset_t stop = signal_watch::stop_signals();
+  sigset_t stop = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   apply_log_level(options.common.log_level);
   auto s = settings_for(options);

@@ -4,7 +4,9 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/finite_range.hpp"
 #include "cli/redis_settings_view.hpp"
+#include "cli/stop_signals.hpp"
 #include "cli/text_table.hpp"
 #include "storage/outbox_store.hpp"
 #include "text/json_text.hpp"
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -213,9 +216,10 @@ void print_text(const storage::outbox_stats& db,
   std::cout << text;
 }
 
-/// One snapshot of both stores, printed. Returns the exit code.
+/// One snapshot of both stores, printed. Returns the exit code. The
+/// connections are the caller's: --watch keeps them for every refresh.
 int show(const status_options& options, const config::settings& settings,
-         SQLite::Database& db) {
+         SQLite::Database& db, broker::connection& conn) {
   auto now = storage::wall_clock_now();
   auto outbox = storage::outbox_store{db}.stats(now);
   // The database half is useful on its own: show it even if Redis is down.
@@ -223,7 +227,6 @@ int show(const status_options& options, const config::settings& settings,
   std::optional<redis_setup> setup;
   std::string redis_error;
   try {
-    broker::connection conn{settings.redis};
     redis = broker::read_stats(conn, settings.broker);
     setup = read_redis_setup(conn, settings.broker);
   } catch (const broker::broker_error& e) {
@@ -244,28 +247,35 @@ int show(const status_options& options, const config::settings& settings,
   return redis ? exit_ok : exit_failure;
 }
 
-/// Refreshes every interval until SIGINT or SIGTERM (then exit 0). On a
-/// terminal the screen is redrawn; otherwise (or with --json) each refresh
-/// is appended, one JSON object per line.
+/// Refreshes every interval until SIGINT or SIGTERM, or until stdout is
+/// gone (`status --watch | head -1`), then exits 0. On a terminal the screen
+/// is redrawn; otherwise (or with --json) each refresh is appended, one JSON
+/// object per line. One database and one Redis connection serve every
+/// refresh (a lost Redis connection is reopened by the next one).
 int watch(const status_options& options, const config::settings& settings,
           SQLite::Database& db) {
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
+  sigset_t stop = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  // A reader that went away must show as a failed write (EPIPE), which
+  // ends the watch, not as a SIGPIPE that kills it mid-frame.
+  std::signal(SIGPIPE, SIG_IGN);
   bool redraw = !options.json && ::isatty(STDOUT_FILENO) != 0;
   auto nanos = static_cast<long long>(options.interval_s * 1e9);
   timespec interval{static_cast<time_t>(nanos / 1'000'000'000),
                     static_cast<long>(nanos % 1'000'000'000)};
   std::cerr << "outbox status: refreshing every " << options.interval_s
             << " s; Ctrl-C stops\n";
+  broker::connection redis{settings.redis};
   for (std::int64_t refresh = 1;; ++refresh) {
     if (redraw)
       std::cout << "\033[H\033[2J";
-    show(options, settings, db);
+    show(options, settings, db, redis);
+    if (!std::cout) {
+      spdlog::debug("status: stdout is closed after refresh {}", refresh);
+      return exit_ok;
+    }
     spdlog::debug("status: refresh {}", refresh);
-    if (::sigtimedwait(&stop, nullptr, &interval) > 0)
+    if (wait_for_signal(stop, interval))
       return exit_ok;
   }
 }
@@ -274,8 +284,10 @@ int status(const status_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
-  return options.watch ? watch(options, settings, *db)
-                       : show(options, settings, *db);
+  if (options.watch)
+    return watch(options, settings, *db);
+  broker::connection redis{settings.redis};
+  return show(options, settings, *db, redis);
 }
 
 } // namespace
@@ -292,7 +304,7 @@ void add_status_command(CLI::App& app, command_action& action) {
   command
       ->add_option("--interval", options->interval_s,
                    "seconds between refreshes with --watch (default 2)")
-      ->check(CLI::Range(0.05, 3600.0));
+      ->check(finite_range(0.05, 3600.0));
   add_common_options(*command, options->common);
   command->callback(
       [options, &action] { action = [options] { return status(*options); }; });

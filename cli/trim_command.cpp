@@ -5,6 +5,7 @@
 #include "broker/hash_scan.hpp"
 #include "broker/inbox_trim.hpp"
 #include "broker/queued_events.hpp"
+#include "cli/batch_flag.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/duration.hpp"
@@ -129,11 +130,8 @@ int trim(const trim_options& options) {
       duration_flag("trim", "--processed-older-than", options.older_than);
   if (!older_than)
     return exit_usage;
-  if (options.batch < 1) {
-    std::cerr << "outbox trim: --batch must be at least 1, got "
-              << options.batch << '\n';
+  if (!batch_in_range("trim", options.batch))
     return exit_usage;
-  }
   auto settings = resolve_settings(options.common);
   // A relay that lost its lease may still be about to publish a row it
   // claimed: no record younger than every lease a row can go through.
@@ -220,7 +218,7 @@ void add_trim_command(CLI::App& app, command_action& action) {
                    "x lease.max_attempts")
       ->required();
   command->add_option("--batch", options->batch,
-                      "records per script call (default 1000, at least 1)");
+                      "records per script call (default 1000, 1 to 10000)");
   command->add_flag("--json", options->json, "one JSON object on stdout");
   add_common_options(*command, options->common);
   command->callback(

@@ -17,6 +17,14 @@ namespace outbox::config::detail {
 /// doubling far from overflow in storage and the actors.
 inline constexpr std::int64_t max_duration_ms = 7LL * 24 * 3600 * 1000;
 
+/// Most relays, and most consumers, one process runs. Each is a thread
+/// with its own connections: a relay holds the database (3 descriptors with
+/// its WAL files) and Redis, a consumer Redis. 64 of each stay well inside
+/// the usual limit of 1024 open files, and past a few relays the database's
+/// single writer lock, not their number, bounds the throughput. INT_MAX let
+/// `--relays 3000` fail to start and then hang in its shutdown.
+inline constexpr std::int64_t max_workers = 64;
+
 inline constexpr std::int64_t int_max = std::numeric_limits<int>::max();
 inline constexpr std::int64_t int64_max =
     std::numeric_limits<std::int64_t>::max();
@@ -36,6 +44,9 @@ struct field {
   std::int64_t max = 0;
   /// For strings: the allowed values, upper case (empty: any non-empty).
   std::vector<std::string> choices = {};
+  /// A string a user may write credentials into (redis.host): shown
+  /// through broker::redact_secrets.
+  bool may_hold_secrets = false;
 
   std::int64_t (*get_integer)(const settings&) = nullptr;
   void (*set_integer)(settings&, std::int64_t) = nullptr;

@@ -1,5 +1,6 @@
 #include "config/settings.hpp"
 
+#include "broker/redact.hpp"
 #include "config/fields.hpp"
 #include "text/json_text.hpp"
 
@@ -59,6 +60,12 @@ field text(const char* section, const char* key,
   return f;
 }
 
+/// Marks a key whose text may carry credentials (to_json masks them).
+field secret_bearing(field f) {
+  f.may_hold_secrets = true;
+  return f;
+}
+
 template <auto... Path>
 field flag(const char* section, const char* key) {
   field f{section, key, kind::boolean};
@@ -85,7 +92,8 @@ std::vector<field> make_fields() {
       text<&S::db, &db_options::relay_synchronous>("db", "relay_synchronous",
                                                    {"FULL", "NORMAL", "OFF"}),
 
-      text<&S::redis, &conn::where, &endpoint::host>("redis", "host"),
+      secret_bearing(
+          text<&S::redis, &conn::where, &endpoint::host>("redis", "host")),
       integer<&S::redis, &conn::where, &endpoint::port>("redis", "port", 1,
                                                         65535),
       integer<&S::redis, &conn::connect_timeout_ms>(
@@ -115,9 +123,11 @@ std::vector<field> make_fields() {
       integer<&S::lease, &lease_policy::backoff_max>("lease", "backoff_max_ms",
                                                      1, dur),
 
-      integer<&S::run, &run_settings::relays>("run", "relays", 0, int_max),
+      // Each relay or consumer is a thread with its own connections
+      // (fields.hpp, max_workers).
+      integer<&S::run, &run_settings::relays>("run", "relays", 0, max_workers),
       integer<&S::run, &run_settings::consumers>("run", "consumers", 0,
-                                                 int_max),
+                                                 max_workers),
       integer<&S::run, &run_settings::orders>("run", "orders", 0, int64_max),
       probability<&S::run, &run_settings::followup_share>("run",
                                                           "followup_share"),
@@ -210,8 +220,8 @@ void check_string(const field& f, const std::string& value) {
   std::string allowed;
   for (const auto& choice : f.choices)
     allowed += (allowed.empty() ? "" : ", ") + choice;
-  throw config_error(f.path(),
-                     "must be one of " + allowed + ", got \"" + value + "\"");
+  throw config_error(f.path(), "must be one of " + allowed + ", got \"" +
+                                   broker::redact_secrets(value) + "\"");
 }
 
 void check_field(const field& f, const settings& s) {
@@ -246,7 +256,9 @@ std::string to_json(const settings& s) {
       slot = f.get_number(s);
       break;
     case detail::kind::string:
-      slot = f.get_string(s);
+      // Whatever a settings object holds, what it shows carries no secret.
+      slot = f.may_hold_secrets ? broker::redact_secrets(f.get_string(s))
+                                : f.get_string(s);
       break;
     case detail::kind::boolean:
       slot = f.get_boolean(s);

@@ -1,5 +1,6 @@
 #include "config/settings.hpp"
 
+#include "broker/redact.hpp"
 #include "config/fields.hpp"
 
 #include <string>
@@ -45,6 +46,14 @@ void check_lock_ttl(const settings& s) {
 
 /// Rules between keys. Each names the key a user would most likely change.
 void check_relations(const settings& s) {
+  // Only a host: a URI or user information ("u:pw@host") would go to the
+  // resolver, password included. Credentials are not supported yet.
+  if (!broker::valid_host(s.redis.where.host))
+    throw config_error("redis.host",
+                       "must be a host name or an IP address (letters, "
+                       "digits, . - _ : %; no user or password), got \"" +
+                           broker::redact_secrets(s.redis.where.host) + "\"");
+
   // A relay holding leases renews them from its loop, which wakes at least
   // every poll_interval_ms; a lease shorter than that expires before its
   // holder can renew it, and every batch would be taken over. The idle

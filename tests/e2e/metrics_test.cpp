@@ -59,12 +59,12 @@ int free_port() {
   return loopback_socket{false}.port();
 }
 
-/// GET /metrics over a plain socket (HTTP/1.0: no chunking, closed at the
-/// end). Empty when nothing answers; every step is bounded by a timeout.
-std::string scrape(int port) {
+/// A socket connected to 127.0.0.1:`port`, reads and writes bounded by 5 s;
+/// -1 when nothing answers. The caller closes it.
+int connect_to(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0)
-    return {};
+    return -1;
   timeval timeout{5, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
@@ -72,16 +72,27 @@ std::string scrape(int port) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/// GET /metrics over a plain socket (HTTP/1.0: no chunking, closed at the
+/// end). Empty when nothing answers; every step is bounded by a timeout.
+std::string scrape(int port) {
+  int fd = connect_to(port);
+  if (fd < 0)
+    return {};
   std::string response;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-        static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t n;
-      while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
-        response.append(buffer, static_cast<std::size_t>(n));
-    }
+  std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+      static_cast<ssize_t>(request.size())) {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
+      response.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(fd);
   auto body = response.find("\r\n\r\n");
@@ -206,6 +217,43 @@ TEST_F(MetricsE2E, ScrapesCountersAndStoreGaugesWhileRunning) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out).at("ok").get<bool>()) << r.out;
   EXPECT_TRUE(scrape(port).empty()); // the endpoint went with the process
+}
+
+TEST_F(MetricsE2E, IdleAndHalfSentConnectionsDoNotHoldAScrapeBack) {
+  int port = free_port();
+  child_process run{outbox_argv(run_args(port)), dir_.path().string()};
+  ASSERT_TRUE(run.wait_for_stderr("outbox run: metrics on ", 30'000));
+
+  // More connections than the endpoint has threads: some send nothing,
+  // some stop in the middle of their request line or headers.
+  struct sockets : std::vector<int> {
+    ~sockets() {
+      for (int fd : *this)
+        ::close(fd);
+    }
+  } held;
+  const std::string partial[] = {"GET /metr", "GET /metrics HTTP/1.1\r\n",
+                                 "GET /metrics HTTP/1.1\r\nHost: 127"};
+  for (int i = 0; i < 12; ++i) {
+    int fd = connect_to(port);
+    ASSERT_GE(fd, 0);
+    held.push_back(fd);
+    if (i % 2 == 1) {
+      const auto& text = partial[i / 2 % 3];
+      ASSERT_EQ(::send(fd, text.data(), text.size(), MSG_NOSIGNAL),
+                static_cast<ssize_t>(text.size()));
+    }
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto text = scrape(port);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_NE(text.find("outbox_claims_total"), std::string::npos) << text;
+  // One civetweb thread and its 30 s default timeout took 30 s here.
+  EXPECT_LT(took, std::chrono::seconds(3));
+
+  run.signal(SIGTERM);
+  auto r = run.wait(30'000);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
 TEST_F(MetricsE2E, BusyPortExits1AndStartsNothing) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <memory>
@@ -180,6 +181,24 @@ TEST_F(RunE2E, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
   // order's last seq is kept in aggregate_heads.
   EXPECT_EQ(purged.at("deleted"), 900) << purge.out;
   EXPECT_EQ(purged.at("aggregate_heads"), 300) << purge.out;
+  expect_verify_passes();
+}
+
+TEST_F(RunE2E, AWorkerThatCannotSetItselfUpStopsTheRun) {
+  // Few open files: the first relays get their database connections, a
+  // later one finds no descriptor left and cannot start. Restarting it
+  // would fail alike: the run stops, promptly, with exit 1.
+  auto outbox = outbox_argv(
+      run_args({"--relays", "64", "--consumers", "0", "--orders", "50"}));
+  std::vector<std::string> argv{"/usr/bin/prlimit", "--nofile=64:64", "--"};
+  argv.insert(argv.end(), outbox.begin(), outbox.end());
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_process(argv, dir_.path().string(), 60'000);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("cannot start relay-"), std::string::npos) << r.err;
+  EXPECT_LT(took, std::chrono::seconds(20));
+  // What the run committed before it stopped is whole.
   expect_verify_passes();
 }
 

@@ -90,7 +90,7 @@ const std::vector<bad_input> bad_inputs = {
      run,
      config_source::file,
      R"({"run": {"relays": -1}})",
-     {"run.relays", ">= 0"}},
+     {"run.relays", "between 0 and 64"}},
     {"negative_consumers",
      run,
      config_source::file,

@@ -1,0 +1,118 @@
+#include "cli/cli_fixture.hpp"
+
+#include <string>
+#include <vector>
+
+// Flags a hostile or careless caller can push past what the process can
+// carry: non-finite numbers, huge batches and worker counts, and secrets in
+// a Redis address. Each is refused before anything is done (exit 2), with
+// a message naming the flag or key and the limit, and no secret in it.
+
+namespace outbox::test {
+namespace {
+
+using HostileFlags = cli_fixture;
+
+/// An address nothing listens on: nothing here may get as far as Redis.
+const std::string no_redis = "127.0.0.1:1";
+
+TEST_F(HostileFlags, StatusIntervalMustBeFinite) {
+  for (auto value : {"nan", "NaN", "inf", "-inf", "1e999", "-nan"}) {
+    auto r = outbox({"status", "--watch", "--interval", value},
+                    {"--redis", no_redis});
+    EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("--interval"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("must be a finite number between 0.05 and 3600"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST_F(HostileFlags, RunProbabilitiesMustBeFinite) {
+  for (auto value : {"nan", "inf", "1e999"}) {
+    auto r = outbox({"run", "--followup-share", value}, {"--redis", no_redis});
+    EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("run.followup_share: must be between 0 and 1"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+TEST_F(HostileFlags, RetentionBatchesAreCapped) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"trim", "--processed-older-than", "7d"},
+      {"purge", "--published-older-than", "7d"}};
+  for (auto args : commands) {
+    for (auto batch : {"2147483647", "10001", "0"}) {
+      auto call = args;
+      call.insert(call.end(), {"--batch", batch});
+      auto r = outbox(call, {"--redis", no_redis});
+      EXPECT_EQ(r.exit_code, 2) << args[0] << " " << batch << ": " << r.err;
+      EXPECT_NE(r.err.find("outbox " + args[0] +
+                           ": --batch must be between 1 and 10000, got " +
+                           batch),
+                std::string::npos)
+          << r.err;
+    }
+  }
+}
+
+TEST_F(HostileFlags, WorkerCountsAreCapped) {
+  for (auto flag : {"--relays", "--consumers"}) {
+    auto r = outbox({"run", flag, "100000"}, {"--redis", no_redis});
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
+    std::string key =
+        flag == std::string{"--relays"} ? "run.relays" : "run.consumers";
+    EXPECT_NE(r.err.find(key + ": must be between 0 and 64, got 100000"),
+              std::string::npos)
+        << r.err;
+  }
+  // The limit itself is accepted: refused later, for the missing Redis.
+  auto at_limit = outbox({"run", "--relays", "64"}, {"--redis", no_redis});
+  EXPECT_EQ(at_limit.exit_code, 1) << at_limit.err;
+  EXPECT_EQ(at_limit.err.find("run.relays"), std::string::npos) << at_limit.err;
+}
+
+TEST_F(HostileFlags, NoMessageShowsTheRedisPassword) {
+  for (const std::string redis :
+       {"redis://u:s3cret@127.0.0.1:1", "redis://s3cret@127.0.0.1:1",
+        "u:s3cret@127.0.0.1:1", "127.0.0.1?password=s3cret:1"}) {
+    auto r = outbox({"status"}, {"--redis", redis});
+    EXPECT_EQ(r.exit_code, 2) << redis << ": " << r.err;
+    EXPECT_NE(r.err.find("--redis"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("***"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("s3cret"), std::string::npos) << r.out;
+  }
+  auto named = outbox({"status"}, {"--redis", "redis://u:s3cret@h:1"});
+  EXPECT_NE(named.err.find("got 'redis://u:***@h:1'"), std::string::npos)
+      << named.err;
+
+  // The same address written into a config file.
+  auto config = write_config(
+      "secret.json", R"({"redis": {"host": "redis://u:s3cret@127.0.0.1"}})");
+  auto r = outbox({"status", "--config", config});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("redis.host: must be a host name or an IP address"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("redis://u:***@127.0.0.1"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
+}
+
+TEST_F(HostileFlags, ChoiceValuesAreEchoedWithoutSecrets) {
+  auto config = write_config(
+      "choice.json", R"({"db": {"synchronous": "redis://u:s3cret@h"}})");
+  auto r = outbox({"status", "--config", config}, {"--redis", no_redis});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("db.synchronous: must be one of FULL, NORMAL, OFF"),
+            std::string::npos)
+      << r.err;
+  // Choices are compared upper case: the echo is too.
+  EXPECT_EQ(r.err.find("S3CRET"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("REDIS://U:***@H"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace outbox::test
