@@ -2,14 +2,15 @@
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
+#include "audit/audit_tables.hpp"
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <map>
-#include <optional>
 #include <sstream>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace outbox::audit {
 
@@ -48,70 +49,41 @@ check make_check(std::string name, const offenders& bad,
   return {std::move(name), check::state::failed, bad.describe(noun)};
 }
 
-/// What the inbox recorded for an event it applied (the script's result).
-struct applied_record {
-  std::string aggregate_id;
-  std::int64_t seq = 0;
-  std::string event_type;
-  std::string sku;
-  std::int64_t qty = 0;
-};
-
-std::optional<applied_record> parse_record(const std::string& result) {
-  auto j = nlohmann::json::parse(result, nullptr, false);
-  if (!j.is_object() || !j.contains("aggregate_id") || !j.contains("seq") ||
-      !j["aggregate_id"].is_string() || !j["seq"].is_number_integer())
-    return std::nullopt;
-  applied_record r;
-  r.aggregate_id = j["aggregate_id"].get<std::string>();
-  r.seq = j["seq"].get<std::int64_t>();
-  if (j.contains("event_type") && j["event_type"].is_string())
-    r.event_type = j["event_type"].get<std::string>();
-  if (j.contains("sku") && j["sku"].is_string())
-    r.sku = j["sku"].get<std::string>();
-  if (j.contains("qty") && j["qty"].is_number_integer())
-    r.qty = j["qty"].get<std::int64_t>();
-  return r;
-}
-
 /// No event applied twice: per aggregate, the records in `processed` plus
 /// those `outbox trim` removed cannot outnumber its events (seqs run from 1
 /// to the highest of its rows, or of its purged head). An event applied
 /// again after its record was trimmed has two effects but one record, so
 /// reserved_matches alone cannot see it; this count can.
-check applied_once(const std::vector<storage::ledger_row>& ledger,
-                   const std::vector<storage::ledger_row>& later_rows,
-                   const broker::inbox_snapshot& inbox,
-                   const std::map<std::string, std::int64_t>& heads) {
+check applied_once(SQLite::Database& db, const broker::inbox_snapshot& inbox) {
   if (!inbox.consistent)
     return {"applied_once", check::state::skipped,
             "consumers applied events while Redis was read"};
-  std::unordered_map<std::string, std::int64_t> events(heads.begin(),
-                                                       heads.end());
-  for (const auto* rows : {&ledger, &later_rows})
-    for (const auto& row : *rows) {
-      auto& highest = events[row.aggregate_id];
-      highest = std::max(highest, row.seq);
-    }
-  std::unordered_map<std::string, std::int64_t> applied(
-      inbox.trimmed_by_aggregate.begin(), inbox.trimmed_by_aggregate.end());
-  for (const auto& [event_id, result] : inbox.processed)
-    if (auto record = parse_record(result))
-      ++applied[record->aggregate_id];
+  // An aggregate without rows is no_orphan_effects' to report.
+  SQLite::Statement query{
+      db, "WITH applied AS ("
+          "  SELECT aggregate_id, SUM(n) AS n FROM ("
+          "    SELECT aggregate_id, n FROM temp.audit_trimmed"
+          "    UNION ALL"
+          "    SELECT aggregate_id, COUNT(*) FROM temp.audit_processed"
+          "    WHERE aggregate_id IS NOT NULL GROUP BY aggregate_id)"
+          "  GROUP BY aggregate_id),"
+          " events AS ("
+          "  SELECT aggregate_id, MAX(seq) AS n FROM ("
+          "    SELECT aggregate_id, last_seq AS seq FROM temp.audit_heads"
+          "    UNION ALL"
+          "    SELECT aggregate_id, MAX(seq, 0) FROM temp.audit_ledger)"
+          "  GROUP BY aggregate_id)"
+          " SELECT a.aggregate_id, a.n, e.n, COALESCE(t.n, 0)"
+          " FROM applied a JOIN events e ON e.aggregate_id = a.aggregate_id"
+          " LEFT JOIN temp.audit_trimmed t ON t.aggregate_id = a.aggregate_id"
+          " WHERE a.n > e.n ORDER BY a.aggregate_id"};
   offenders twice;
-  for (const auto& [aggregate, count] : applied) {
-    auto known = events.find(aggregate);
-    // An aggregate without rows is no_orphan_effects' to report.
-    if (known == events.end() || count <= known->second)
-      continue;
-    auto trimmed = inbox.trimmed_by_aggregate.find(aggregate);
-    twice.add(aggregate + " applied " + std::to_string(count) + " for " +
-              std::to_string(known->second) + " events (" +
-              std::to_string(trimmed == inbox.trimmed_by_aggregate.end()
-                                 ? 0
-                                 : trimmed->second) +
+  while (query.executeStep())
+    twice.add(query.getColumn(0).getString() + " applied " +
+              std::to_string(query.getColumn(1).getInt64()) + " for " +
+              std::to_string(query.getColumn(2).getInt64()) + " events (" +
+              std::to_string(query.getColumn(3).getInt64()) +
               " of them trimmed)");
-  }
   return make_check("applied_once", twice,
                     "aggregates with more applied events than events",
                     "no aggregate has more applied events than it has events");
@@ -122,51 +94,64 @@ std::int64_t counter(const broker::broker_stats& stats, const char* name) {
   return i == stats.counters.end() ? 0 : i->second;
 }
 
-} // namespace
-
-verdict evaluate(const std::vector<storage::ledger_row>& ledger,
-                 const broker::inbox_snapshot& inbox,
-                 const broker::broker_stats& queues,
-                 const std::vector<storage::ledger_row>& later_rows,
-                 const std::map<std::string, std::int64_t>& aggregate_heads) {
+/// The checks over the tables; `inbox` gives the per-sku hashes and the
+/// figures Redis was read with.
+verdict evaluate_tables(SQLite::Database& db, std::int64_t processed,
+                        const broker::inbox_snapshot& inbox,
+                        const broker::broker_stats& queues) {
   verdict v;
-  v.outbox_rows = static_cast<std::int64_t>(ledger.size());
-  v.processed = static_cast<std::int64_t>(inbox.processed.size());
+  v.processed = processed;
   v.queued = queues.queued_total();
   v.in_processing = queues.processing_total();
   v.dead_lettered = queues.dead_letter;
   v.order_violations = counter(queues, "order_violations");
+  {
+    SQLite::Statement counts{
+        db, "SELECT COUNT(*), COALESCE(SUM(status = 'PUBLISHED'), 0),"
+            " COALESCE(SUM(status = 'FAILED'), 0)"
+            " FROM temp.audit_ledger WHERE later = 0"};
+    counts.executeStep();
+    v.outbox_rows = counts.getColumn(0).getInt64();
+    v.published = counts.getColumn(1).getInt64();
+    v.failed_rows = counts.getColumn(2).getInt64();
+    v.unpublished = v.outbox_rows - v.published - v.failed_rows;
+  }
+  bool drained = v.queued == 0 && v.in_processing == 0;
 
   offenders unprocessed;
   // `outbox trim` forgets only records of rows published before its cutoff:
   // a missing record of such a row is trimmed, not lost (and cannot be
   // told apart from lost any more). It is excused only as far as trim
-  // removed records of its aggregate; trims of an older version, which
-  // counted no aggregates, leave a pool for any aggregate.
-  auto allowance = inbox.trimmed_by_aggregate;
-  std::int64_t unattributed = inbox.trimmed_records;
-  for (const auto& [aggregate, n] : allowance)
-    unattributed -= n;
+  // removed records of its aggregate (the first that many of its rows
+  // published before the cutoff, in rowid order); trims of an older
+  // version, which counted no aggregates, leave a pool for any aggregate.
   std::int64_t trimmed = 0;
-  for (const auto& row : ledger) {
-    if (row.status == "PUBLISHED")
-      ++v.published;
-    else if (row.status == "FAILED")
-      ++v.failed_rows;
-    else
-      ++v.unpublished;
-    if (row.status != "PUBLISHED" || inbox.processed.count(row.event_id) != 0)
-      continue;
-    auto left = allowance.find(row.aggregate_id);
-    if (row.published_at < inbox.trimmed_before && left != allowance.end() &&
-        left->second > 0) {
-      --left->second;
-      ++trimmed;
-    } else if (row.published_at < inbox.trimmed_before && unattributed > 0) {
-      --unattributed;
-      ++trimmed;
-    } else {
-      unprocessed.add(row.event_id);
+  if (drained) {
+    std::int64_t unattributed =
+        inbox.trimmed_records -
+        db.execAndGet("SELECT COALESCE(SUM(n), 0) FROM temp.audit_trimmed")
+            .getInt64();
+    SQLite::Statement missing{
+        db, "SELECT l.event_id, l.published_at < :before,"
+            " ROW_NUMBER() OVER (PARTITION BY l.aggregate_id,"
+            "  l.published_at < :before ORDER BY l.ord) <= COALESCE(t.n, 0)"
+            " FROM temp.audit_ledger l LEFT JOIN temp.audit_trimmed t"
+            "  ON t.aggregate_id = l.aggregate_id"
+            " WHERE l.later = 0 AND l.status = 'PUBLISHED'"
+            "  AND NOT EXISTS (SELECT 1 FROM temp.audit_processed p"
+            "   WHERE p.event_id = l.event_id)"
+            " ORDER BY l.ord"};
+    missing.bind(":before", static_cast<std::int64_t>(inbox.trimmed_before));
+    while (missing.executeStep()) {
+      bool early = missing.getColumn(1).getInt() != 0;
+      if (early && missing.getColumn(2).getInt() != 0) {
+        ++trimmed;
+      } else if (early && unattributed > 0) {
+        --unattributed;
+        ++trimmed;
+      } else {
+        unprocessed.add(missing.getColumn(0).getString());
+      }
     }
   }
   auto all_processed =
@@ -182,7 +167,7 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
   if (v.dead_lettered > 0)
     noun += " (" + std::to_string(v.dead_lettered) +
             " entries wait in the dead-letter list: outbox dead-letters)";
-  if (v.queued == 0 && v.in_processing == 0)
+  if (drained)
     v.checks.push_back(
         make_check("published_processed", unprocessed, noun, all_processed));
   else
@@ -191,25 +176,19 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
                             " queued, " + std::to_string(v.in_processing) +
                             " in processing)"});
 
-  std::unordered_set<std::string> known;
   // Trimmed records took their effect with them into trimmed_reserved.
   std::map<std::string, std::int64_t> expected_reserved =
       inbox.trimmed_reserved;
-  // The lowest seq each aggregate still has a row for.
-  std::unordered_map<std::string, std::int64_t> lowest_seq;
-  auto account = [&](const storage::ledger_row& row) {
-    if (!known.insert(row.event_id).second)
-      return;
-    auto [lowest, fresh] = lowest_seq.emplace(row.aggregate_id, row.seq);
-    if (!fresh && row.seq < lowest->second)
-      lowest->second = row.seq;
-    if (row.event_type == "OrderPlaced" && inbox.processed.count(row.event_id))
-      expected_reserved[row.sku] += row.qty;
-  };
-  for (const auto& row : ledger)
-    account(row);
-  for (const auto& row : later_rows)
-    account(row);
+  {
+    SQLite::Statement placed{
+        db, "SELECT l.sku, SUM(l.qty) FROM temp.audit_ledger l"
+            " WHERE l.event_type = 'OrderPlaced' AND EXISTS (SELECT 1 FROM"
+            "  temp.audit_processed p WHERE p.event_id = l.event_id)"
+            " GROUP BY l.sku"};
+    while (placed.executeStep())
+      expected_reserved[placed.getColumn(0).getString()] +=
+          placed.getColumn(1).getInt64();
+  }
 
   // A processed event without a row is purged history, not an orphan, when
   // its aggregate's remaining rows all come after it (`outbox purge` deletes
@@ -217,26 +196,27 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
   // remain and the head the purge saved covers it. Its effect still counts
   // in the reservations, taken from what the inbox recorded when it applied
   // it.
-  auto purged = [&](const applied_record& r) {
-    auto lowest = lowest_seq.find(r.aggregate_id);
-    if (lowest != lowest_seq.end())
-      return r.seq < lowest->second;
-    auto head = aggregate_heads.find(r.aggregate_id);
-    return head != aggregate_heads.end() && r.seq <= head->second;
-  };
+  SQLite::Statement unknown{
+      db, "SELECT p.event_id, p.aggregate_id IS NOT NULL AND COALESCE("
+          "  p.seq < (SELECT MIN(l.seq) FROM temp.audit_ledger l"
+          "   WHERE l.aggregate_id = p.aggregate_id),"
+          "  p.seq <= (SELECT h.last_seq FROM temp.audit_heads h"
+          "   WHERE h.aggregate_id = p.aggregate_id), 0),"
+          " p.event_type, p.sku, p.qty"
+          " FROM temp.audit_processed p WHERE NOT EXISTS (SELECT 1 FROM"
+          "  temp.audit_ledger l WHERE l.event_id = p.event_id)"
+          " ORDER BY p.event_id"};
   offenders orphans;
   std::int64_t purged_history = 0;
-  for (const auto& [event_id, result] : inbox.processed) {
-    if (known.count(event_id) != 0)
-      continue;
-    auto record = parse_record(result);
-    if (!record || !purged(*record)) {
-      orphans.add(event_id);
+  while (unknown.executeStep()) {
+    if (unknown.getColumn(1).getInt() == 0) {
+      orphans.add(unknown.getColumn(0).getString());
       continue;
     }
     ++purged_history;
-    if (record->event_type == "OrderPlaced")
-      expected_reserved[record->sku] += record->qty;
+    if (unknown.getColumn(2).getString() == "OrderPlaced")
+      expected_reserved[unknown.getColumn(3).getString()] +=
+          unknown.getColumn(4).getInt64();
   }
   auto all_known =
       std::to_string(v.processed) + " processed events all have an outbox row";
@@ -250,7 +230,7 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
                                 "processed events without an outbox row",
                                 all_known));
 
-  v.checks.push_back(applied_once(ledger, later_rows, inbox, aggregate_heads));
+  v.checks.push_back(applied_once(db, inbox));
 
   if (!inbox.consistent) {
     v.checks.push_back({"reserved_matches", check::state::skipped,
@@ -288,6 +268,39 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
                             " events applied before a lower seq of their "
                             "aggregate"});
   return v;
+}
+
+} // namespace
+
+verdict evaluate(audit_tables& tables, const broker::inbox_snapshot& inbox,
+                 const broker::broker_stats& queues) {
+  try {
+    return evaluate_tables(tables.db(), tables.processed_count(), inbox,
+                           queues);
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+verdict evaluate(const std::vector<storage::ledger_row>& ledger,
+                 const broker::inbox_snapshot& inbox,
+                 const broker::broker_stats& queues,
+                 const std::vector<storage::ledger_row>& later_rows,
+                 const std::map<std::string, std::int64_t>& aggregate_heads) {
+  SQLite::Database memory{":memory:",
+                          SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE};
+  audit_tables tables{memory};
+  for (const auto& row : ledger)
+    tables.add_row(row, false);
+  for (const auto& row : later_rows)
+    tables.add_row(row, true);
+  for (const auto& [aggregate, last_seq] : aggregate_heads)
+    tables.add_head(aggregate, last_seq);
+  broker::hash_page records(inbox.processed.begin(), inbox.processed.end());
+  tables.processed(records);
+  for (const auto& [aggregate, n] : inbox.trimmed_by_aggregate)
+    tables.trimmed(aggregate, n);
+  return evaluate(tables, inbox, queues);
 }
 
 bool verdict::ok() const {

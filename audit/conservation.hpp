@@ -40,12 +40,15 @@ struct verdict {
   std::string to_text() const;
 };
 
+class audit_tables;
+
 /// Compares what the database says was committed and published with what
 /// the consumers applied. Pure: the inputs are snapshots, so tests can feed
-/// any state. The snapshots are taken in this order (audit_pipeline does):
-/// `ledger`, then `queues`, then `inbox`, then `later_rows` (rows committed
-/// after `ledger` was read; only needed when `inbox` names unknown events).
-/// Checks:
+/// any state (they are loaded into an in-memory audit_tables and judged by
+/// the overload below). The snapshots are taken in this order (audit_pipeline
+/// does): `ledger`, then `queues`, then `inbox`, then `later_rows` (rows
+/// committed after `ledger` was read; only needed when `inbox` names unknown
+/// events). Checks:
 /// - published_processed: every PUBLISHED row of `ledger` is in `processed`;
 ///   only when `queues` were empty (everything published by then had been
 ///   consumed), skipped before. A row published before the trim cutoff
@@ -69,5 +72,12 @@ evaluate(const std::vector<storage::ledger_row>& ledger,
          const broker::broker_stats& queues,
          const std::vector<storage::ledger_row>& later_rows = {},
          const std::map<std::string, std::int64_t>& aggregate_heads = {});
+
+/// The same checks over snapshots kept in `tables` (the ledger, later rows,
+/// heads, `processed` and trimmed_aggregates; `inbox`'s maps of those are
+/// not read), streamed from SQL: memory holds the per-sku maps and a few
+/// example ids, not the events. Throws store_error.
+verdict evaluate(audit_tables& tables, const broker::inbox_snapshot& inbox,
+                 const broker::broker_stats& queues);
 
 } // namespace outbox::audit

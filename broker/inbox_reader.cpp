@@ -37,19 +37,29 @@ std::string not_an_integer(const std::string& where, const std::string& text) {
          (text.size() > shown ? "..." : "");
 }
 
-/// Reads a hash of integers into `into`; what does not parse becomes a
-/// finding in `malformed`.
-void read_integers(connection& conn, const std::string& key,
-                   std::map<std::string, std::int64_t>& into,
+/// Reads a hash of integers, handing each to `on_value(field, n)`; what does
+/// not parse becomes a finding in `malformed`.
+template <class OnValue>
+void read_integers(connection& conn, const std::string& key, OnValue on_value,
                    std::vector<std::string>& malformed) {
   scan_hash(conn, key, 1000, [&](hash_page& page) {
     for (auto& [field, value] : page) {
       if (auto n = integer_of(value))
-        into[field] = *n;
+        on_value(field, *n);
       else
         malformed.push_back(not_an_integer(key + "[" + field + "]", value));
     }
   });
+}
+
+/// Reads a hash of integers into `into`.
+void read_integers(connection& conn, const std::string& key,
+                   std::map<std::string, std::int64_t>& into,
+                   std::vector<std::string>& malformed) {
+  read_integers(
+      conn, key,
+      [&into](const std::string& field, std::int64_t n) { into[field] = n; },
+      malformed);
 }
 
 /// An integer field of the trim summary (0 when absent); a malformed one
@@ -71,27 +81,62 @@ std::int64_t summary_field(connection& conn, const keys& names,
 
 } // namespace
 
-inbox_snapshot read_inbox(connection& conn, const keys& names) {
+inbox_snapshot read_inbox(connection& conn, const keys& names,
+                          inbox_sink& sink) {
   inbox_snapshot snapshot;
   auto before = hash_length(conn, names.processed);
   auto trimmed_before_read = summary_field(conn, names, "records", nullptr);
-  scan_hash(conn, names.processed, 1000, [&](hash_page& page) {
-    for (auto& [id, result] : page)
-      snapshot.processed.emplace(std::move(id), std::move(result));
-  });
+  scan_hash(conn, names.processed, 1000,
+            [&](hash_page& page) { sink.processed(page); });
   read_integers(conn, names.reserved, snapshot.reserved, snapshot.malformed);
   read_integers(conn, names.trimmed_reserved(), snapshot.trimmed_reserved,
                 snapshot.malformed);
-  read_integers(conn, names.trimmed_aggregates(), snapshot.trimmed_by_aggregate,
-                snapshot.malformed);
+  read_integers(
+      conn, names.trimmed_aggregates(),
+      [&sink](const std::string& aggregate, std::int64_t n) {
+        sink.trimmed(aggregate, n);
+      },
+      snapshot.malformed);
   snapshot.trimmed_before =
       summary_field(conn, names, "before", &snapshot.malformed);
   auto after = hash_length(conn, names.processed);
   snapshot.trimmed_records =
       summary_field(conn, names, "records", &snapshot.malformed);
-  snapshot.consistent =
-      before == after && trimmed_before_read == snapshot.trimmed_records &&
-      after == static_cast<std::int64_t>(snapshot.processed.size());
+  snapshot.consistent = before == after &&
+                        trimmed_before_read == snapshot.trimmed_records &&
+                        after == sink.processed_count();
+  return snapshot;
+}
+
+namespace {
+
+/// Keeps everything in the snapshot's maps.
+class snapshot_sink : public inbox_sink {
+public:
+  explicit snapshot_sink(inbox_snapshot& into) : into_(into) {}
+  void processed(hash_page& page) override {
+    for (auto& [id, result] : page)
+      into_.processed.emplace(std::move(id), std::move(result));
+  }
+  void trimmed(const std::string& aggregate, std::int64_t n) override {
+    into_.trimmed_by_aggregate[aggregate] = n;
+  }
+  std::int64_t processed_count() override {
+    return static_cast<std::int64_t>(into_.processed.size());
+  }
+
+private:
+  inbox_snapshot& into_;
+};
+
+} // namespace
+
+inbox_snapshot read_inbox(connection& conn, const keys& names) {
+  inbox_snapshot maps;
+  snapshot_sink sink{maps};
+  auto snapshot = read_inbox(conn, names, sink);
+  snapshot.processed = std::move(maps.processed);
+  snapshot.trimmed_by_aggregate = std::move(maps.trimmed_by_aggregate);
   return snapshot;
 }
 

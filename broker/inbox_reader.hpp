@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/hash_scan.hpp"
 #include "broker/keys.hpp"
 
 #include <cstdint>
@@ -37,9 +38,28 @@ struct inbox_snapshot {
   std::vector<std::string> malformed{};
 };
 
+/// Where read_inbox hands what grows with the events, instead of keeping it.
+class inbox_sink {
+public:
+  virtual ~inbox_sink() = default;
+  /// One HSCAN page of `processed`: event_id -> result JSON. A field HSCAN
+  /// returns twice comes twice; the first one counts.
+  virtual void processed(hash_page& page) = 0;
+  /// One field of trimmed_aggregates: records trimmed of `aggregate`.
+  virtual void trimmed(const std::string& aggregate, std::int64_t n) = 0;
+  /// How many distinct event ids processed() was given.
+  virtual std::int64_t processed_count() = 0;
+};
+
 /// Reads `processed` (HSCAN, in pages, so a large hash never blocks Redis)
 /// and `inventory.reserved` and what was trimmed, and notes whether
-/// consumers or a trim were active meanwhile.
+/// consumers or a trim were active meanwhile. `processed` and
+/// trimmed_aggregates go to `sink` page by page (the snapshot's maps stay
+/// empty), so memory holds one page and the per-sku hashes.
+inbox_snapshot read_inbox(connection& conn, const keys& names,
+                          inbox_sink& sink);
+
+/// The same, with everything in the snapshot's maps (for small inboxes).
 inbox_snapshot read_inbox(connection& conn, const keys& names);
 
 } // namespace outbox::broker

@@ -23,12 +23,14 @@ if wrong then
   return wrong
 end
 local cutoff = tonumber(ARGV[1])
-local trimmed, kept = 0, 0
+local trimmed, kept, gone = 0, 0, 0
 for i = 2, #ARGV do
   local text = redis.call('HGET', processed, ARGV[i])
   local ok, r = false, nil
   if text then
     ok, r = pcall(cjson.decode, text)
+  else
+    gone = gone + 1
   end
   -- Only records the inbox script wrote carry "at"; anything else is kept,
   -- as it cannot be accounted for.
@@ -69,7 +71,7 @@ if trimmed > 0 then
     redis.call('HSET', summary, 'before', ARGV[1])
   end
 end
-return {trimmed, kept}
+return {trimmed, kept, gone}
 )lua";
 
 } // namespace
@@ -90,11 +92,12 @@ trim_result inbox_trim::trim(std::int64_t cutoff_ms,
                             names_.trimmed_reserved(),
                             names_.trimmed_aggregates(), names_.seq_gaps()},
                            args);
-  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 3)
     throw broker_error(broker_errc::rejected,
                        "unexpected reply of the trim script");
   result.trimmed = reply->element[0]->integer;
   result.kept = reply->element[1]->integer;
+  result.gone = reply->element[2]->integer;
   return result;
 }
 

@@ -19,6 +19,9 @@ struct trim_result {
   /// Named records kept: applied at or after the cutoff, already gone, or
   /// not a record the inbox script wrote (nothing to account them by).
   std::int64_t kept = 0;
+  /// Of `kept`, the named records already absent (trimmed by an earlier
+  /// call: a scan may name a record twice).
+  std::int64_t gone = 0;
 };
 
 /// Deletes old dedup records from `processed` without breaking the audit:

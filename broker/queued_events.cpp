@@ -7,48 +7,75 @@
 #include <hiredis/hiredis.h>
 
 #include <variant>
-#include <vector>
 
 namespace outbox::broker {
 
 namespace {
 
-/// One list in one call: paging with LRANGE while consumers pop from the
-/// head would shift entries past the page boundary unseen.
-void collect(connection& conn, const std::string& list,
-             std::unordered_set<std::string>& ids) {
-  auto entries = conn.command({"LRANGE", list, "0", "-1"});
-  for (std::size_t i = 0; i < entries->elements; ++i) {
-    auto decoded = decode(reply_text(*entries->element[i]));
-    if (auto* entry = std::get_if<event_entry>(&decoded))
-      ids.insert(std::move(entry->event_id));
+/// Notes the entries of one LRANGE reply whose event is wanted.
+void note(const redisReply& entries,
+          const std::unordered_set<std::string>& wanted,
+          std::unordered_set<std::string>& found) {
+  for (std::size_t i = 0; i < entries.elements; ++i) {
+    auto decoded = decode(reply_text(*entries.element[i]));
+    auto* entry = std::get_if<event_entry>(&decoded);
+    if (entry != nullptr && wanted.count(entry->event_id) != 0)
+      found.insert(std::move(entry->event_id));
   }
 }
 
-// Every list under the prefix, not only those recovery moves: keeping the
-// record of an event a foreign list holds a copy of costs nothing, and
-// trimming it could let that copy apply twice.
+/// A queue, page by page from its tail. Relays append at the tail and
+/// consumers take from the head, so, counted from the tail (negative
+/// indexes), an entry only moves further away (appends) or the list ends
+/// sooner (pops): a page may repeat an entry, never skip one. What is pushed
+/// back at the head (recovery, a dead-letter replay) comes from a processing
+/// list or was not delivered yet; processing lists are read around the
+/// queues.
+void collect_queue(connection& conn, const std::string& queue, std::size_t page,
+                   const std::unordered_set<std::string>& wanted,
+                   std::unordered_set<std::string>& found) {
+  auto size = static_cast<long long>(page);
+  for (long long last = -1;; last -= size) {
+    auto entries =
+        conn.command({"LRANGE", queue, std::to_string(last - size + 1),
+                      std::to_string(last)});
+    note(*entries, wanted, found);
+    if (entries->elements < page)
+      return;
+  }
+}
+
+/// Each processing list in one call: it holds one consumer's burst at most,
+/// and an ack may remove an entry from its middle (LREM), which would shift
+/// entries past a page boundary unseen.
+/// Every list under the prefix, not only those recovery moves: keeping the
+/// record of an event a foreign list holds a copy of costs nothing, and
+/// trimming it could let that copy apply twice.
 void collect_processing(connection& conn, const keys& names,
-                        std::unordered_set<std::string>& ids) {
+                        const std::unordered_set<std::string>& wanted,
+                        std::unordered_set<std::string>& found) {
   for (const auto& list :
        reliable_queue{conn}.processing_lists(names.processing_prefix))
-    collect(conn, list, ids);
+    note(*conn.command({"LRANGE", list, "0", "-1"}), wanted, found);
 }
 
 } // namespace
 
-std::unordered_set<std::string> queued_event_ids(connection& conn,
-                                                 const keys& names) {
+std::unordered_set<std::string>
+queued_among(connection& conn, const keys& names,
+             const std::unordered_set<std::string>& wanted, std::size_t page) {
   // Entries move between lists while this reads: queue -> processing list
   // (a consumer pops) and back (recovery of a dead consumer's entries).
   // Reading the processing lists before and after the queues sees an entry
   // that made one move during the read, wherever it went.
-  std::unordered_set<std::string> ids;
-  collect_processing(conn, names, ids);
+  std::unordered_set<std::string> found;
+  if (wanted.empty())
+    return found;
+  collect_processing(conn, names, wanted, found);
   for (std::size_t p = 0; p < names.partitions; ++p)
-    collect(conn, names.partition(p), ids);
-  collect_processing(conn, names, ids);
-  return ids;
+    collect_queue(conn, names.partition(p), page, wanted, found);
+  collect_processing(conn, names, wanted, found);
+  return found;
 }
 
 } // namespace outbox::broker

@@ -91,13 +91,9 @@ std::optional<parsed_record> parse_record(const std::string& event_id,
 std::vector<std::string> delivered_before(const broker::hash_page& page,
                                           std::int64_t cutoff,
                                           SQLite::Database& db,
-                                          std::unordered_set<std::string>& seen,
                                           trim_totals& totals) {
   std::vector<storage::applied_event> old;
   for (const auto& [event_id, record] : page) {
-    // HSCAN may return a field twice.
-    if (!seen.insert(event_id).second)
-      continue;
     ++totals.scanned;
     auto parsed = parse_record(event_id, record);
     if (!parsed)
@@ -124,6 +120,68 @@ std::vector<std::string> delivered_before(const broker::hash_page& page,
   return delivered;
 }
 
+/// Records whose event was delivered, gathered from the scan until there
+/// are enough to be worth one read of the lists, then trimmed unless a copy
+/// still waits. Only these ids are held, never every record scanned.
+class candidates {
+public:
+  candidates(broker::connection& redis, const broker::keys& names,
+             std::int64_t cutoff, std::size_t batch, trim_totals& totals)
+      : redis_(redis), names_(names), cutoff_(cutoff), batch_(batch),
+        // Each read of the lists costs their whole length: with many records
+        // to trim, read them once per this many (about 100 bytes each).
+        limit_(std::max<std::size_t>(batch, 10000)), trimmer_(redis, names),
+        totals_(totals) {}
+
+  void add(std::vector<std::string> ids) {
+    for (auto& id : ids) {
+      // Returned twice by the scan: counted once.
+      if (!ids_.insert(std::move(id)).second)
+        --totals_.scanned;
+      if (ids_.size() >= limit_)
+        flush();
+    }
+  }
+
+  /// Trims what is gathered. The lists are read after the rows said these
+  /// events were delivered: a copy a relay pushed before its ack was read is
+  /// in the lists by then. With nothing gathered, they are not read at all.
+  void flush() {
+    if (ids_.empty())
+      return;
+    auto queued = broker::queued_among(redis_, names_, ids_);
+    std::vector<std::string> doomed;
+    for (const auto& id : ids_) {
+      if (queued.count(id) != 0)
+        ++totals_.kept_queued;
+      else
+        doomed.push_back(id);
+    }
+    ids_.clear();
+    for (std::size_t from = 0; from < doomed.size(); from += batch_) {
+      auto to = std::min(doomed.size(), from + batch_);
+      auto done =
+          trimmer_.trim(cutoff_, {doomed.begin() + from, doomed.begin() + to});
+      totals_.trimmed += done.trimmed;
+      // A record the scan returned twice (HSCAN may, while Redis resizes
+      // the hash) was counted when first seen and is gone now.
+      totals_.kept_other += done.kept - done.gone;
+      totals_.scanned -= done.gone;
+      ++totals_.batches;
+    }
+  }
+
+private:
+  broker::connection& redis_;
+  const broker::keys& names_;
+  std::int64_t cutoff_;
+  std::size_t batch_;
+  std::size_t limit_;
+  broker::inbox_trim trimmer_;
+  trim_totals& totals_;
+  std::unordered_set<std::string> ids_;
+};
+
 int trim(const trim_options& options) {
   apply_log_level(options.common.log_level);
   auto older_than =
@@ -148,39 +206,18 @@ int trim(const trim_options& options) {
   broker::connection redis{settings.redis};
   const auto& names = settings.broker;
   auto cutoff = redis_now_ms(redis) - *older_than;
-  broker::inbox_trim trimmer{redis, names};
 
-  // First what the outbox says (rows read page by page), then the queues:
-  // a copy a relay pushed before its ack was read is in the queues by the
-  // time they are read. HSCAN returns every record present for the whole
-  // scan; pages stay small so Redis is never blocked for long.
+  // HSCAN returns every record present for the whole scan; pages stay small
+  // so Redis is never blocked for long, and each page's rows are read from
+  // the outbox before its candidates are checked against the lists.
   trim_totals totals;
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> candidates;
-  broker::scan_hash(
-      redis, names.processed, static_cast<std::size_t>(options.batch),
-      [&](const broker::hash_page& page) {
-        for (auto& id : delivered_before(page, cutoff, *db, seen, totals))
-          candidates.push_back(std::move(id));
-      });
-
-  auto queued = broker::queued_event_ids(redis, names);
-  std::vector<std::string> doomed;
-  for (auto& id : candidates) {
-    if (queued.count(id) != 0)
-      ++totals.kept_queued;
-    else
-      doomed.push_back(std::move(id));
-  }
-  for (std::size_t from = 0; from < doomed.size(); from += options.batch) {
-    auto to =
-        std::min(doomed.size(), from + static_cast<std::size_t>(options.batch));
-    auto done =
-        trimmer.trim(cutoff, {doomed.begin() + from, doomed.begin() + to});
-    totals.trimmed += done.trimmed;
-    totals.kept_other += done.kept;
-    ++totals.batches;
-  }
+  auto batch = static_cast<std::size_t>(options.batch);
+  candidates gathered{redis, names, cutoff, batch, totals};
+  broker::scan_hash(redis, names.processed, batch,
+                    [&](const broker::hash_page& page) {
+                      gathered.add(delivered_before(page, cutoff, *db, totals));
+                    });
+  gathered.flush();
 
   if (options.json) {
     std::cout << text::json_text(nlohmann::json{

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -24,14 +23,6 @@ struct ledger_row {
   /// When the row was acknowledged (ms since the epoch); 0 when it was not.
   std::int64_t published_at = 0;
 };
-
-/// Every outbox row, in rowid order, read in one snapshot. For audits
-/// (`outbox verify`, the end of a run), not for the hot path.
-std::vector<ledger_row> read_ledger(SQLite::Database& db);
-
-/// aggregate_id -> last seq of the aggregates `outbox purge` emptied
-/// (aggregate_heads): their events' dedup records are purged history.
-std::map<std::string, std::int64_t> read_aggregate_heads(SQLite::Database& db);
 
 /// An event a consumer applied, as its dedup record names it.
 struct applied_event {

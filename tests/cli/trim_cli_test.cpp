@@ -1,9 +1,8 @@
-#include "cli/cli_fixture.hpp"
+#include "cli/initialised_fixture.hpp"
 
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"
 #include "storage/types.hpp"
-#include "support/redis_server.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <hiredis/hiredis.h>
@@ -19,17 +18,8 @@ constexpr storage::millis day = 24 * 60 * 60 * 1000;
 /// `outbox trim` against a private Redis, on a state written by hand so the
 /// ages are days, as in production: rows in the outbox and the dedup
 /// records the inbox script would have written for them.
-class CliTrim : public cli_fixture {
+class CliTrim : public initialised_fixture {
 protected:
-  void SetUp() override {
-    auto r = outbox({"init"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  process_result outbox_r(std::vector<std::string> args) {
-    return outbox(std::move(args), {"--redis", redis_.endpoint().to_string()});
-  }
-
   /// An outbox row; published_at only for PUBLISHED rows.
   void row(const std::string& event_id, const std::string& aggregate_id,
            int seq, const std::string& status, storage::millis at,
@@ -90,8 +80,6 @@ protected:
     return "";
   }
 
-  redis_server redis_;
-  broker::connection conn_{redis_.connection_options()};
   broker::keys names_;
   storage::millis now_ = storage::wall_clock_now();
 };

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,8 +117,10 @@ process_result child_process::wait(int timeout_ms) {
     ::close(pidfd);
   }
   int status = 0;
-  ::waitpid(pid_, &status, 0);
+  rusage usage{};
+  ::wait4(pid_, &status, 0, &usage);
   pid_ = -1;
+  result_.peak_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status))
     result_.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))

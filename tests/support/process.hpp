@@ -13,6 +13,8 @@ struct process_result {
   int signal = 0;
   std::string out;
   std::string err;
+  /// The child's peak resident set (ru_maxrss of wait4), in KiB.
+  long peak_rss_kb = 0;
 };
 
 /// A child process started now, with stdout and stderr captured in files

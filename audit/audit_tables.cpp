@@ -1,0 +1,262 @@
+#include "audit/audit_tables.hpp"
+
+#include "storage/store_error.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace outbox::audit {
+
+namespace {
+
+/// What the inbox recorded for an event it applied (the script's result).
+struct applied_record {
+  std::string aggregate_id;
+  std::int64_t seq = 0;
+  std::string event_type;
+  std::string sku;
+  std::int64_t qty = 0;
+};
+
+std::optional<applied_record> parse_record(const std::string& result) {
+  auto j = nlohmann::json::parse(result, nullptr, false);
+  if (!j.is_object() || !j.contains("aggregate_id") || !j.contains("seq") ||
+      !j["aggregate_id"].is_string() || !j["seq"].is_number_integer())
+    return std::nullopt;
+  applied_record r;
+  r.aggregate_id = j["aggregate_id"].get<std::string>();
+  r.seq = j["seq"].get<std::int64_t>();
+  if (j.contains("event_type") && j["event_type"].is_string())
+    r.event_type = j["event_type"].get<std::string>();
+  if (j.contains("sku") && j["sku"].is_string())
+    r.sku = j["sku"].get<std::string>();
+  if (j.contains("qty") && j["qty"].is_number_integer())
+    r.qty = j["qty"].get<std::int64_t>();
+  return r;
+}
+
+constexpr const char* schema = R"(
+CREATE TEMP TABLE audit_ledger (
+  ord INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL,
+  aggregate_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  event_type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  sku TEXT NOT NULL,
+  qty INTEGER NOT NULL,
+  published_at INTEGER NOT NULL,
+  later INTEGER NOT NULL);
+CREATE INDEX temp.audit_ledger_event ON audit_ledger (event_id);
+CREATE INDEX temp.audit_ledger_aggregate ON audit_ledger (aggregate_id, seq);
+CREATE TEMP TABLE audit_processed (
+  event_id TEXT PRIMARY KEY,
+  aggregate_id TEXT,
+  seq INTEGER,
+  event_type TEXT NOT NULL,
+  sku TEXT NOT NULL,
+  qty INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX temp.audit_processed_aggregate ON audit_processed (aggregate_id);
+CREATE TEMP TABLE audit_trimmed (
+  aggregate_id TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TEMP TABLE audit_heads (
+  aggregate_id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL) WITHOUT ROWID;
+)";
+
+constexpr const char* drop = R"(
+DROP TABLE IF EXISTS temp.audit_ledger;
+DROP TABLE IF EXISTS temp.audit_processed;
+DROP TABLE IF EXISTS temp.audit_trimmed;
+DROP TABLE IF EXISTS temp.audit_heads;
+)";
+
+/// Copies the outbox's rows matching `where` into the ledger, in rowid
+/// order, marked `later`: for OrderPlaced, the payload's sku and qty ('' and
+/// 0 when absent).
+std::string copy_rows(int later, const std::string& where) {
+  return "INSERT INTO temp.audit_ledger (event_id, aggregate_id, seq,"
+         " event_type, status, sku, qty, published_at, later)"
+         " SELECT event_id, aggregate_id, seq, event_type, status,"
+         " CASE WHEN event_type = 'OrderPlaced'"
+         "  THEN COALESCE(CAST(json_extract(payload, '$.sku') AS TEXT), '')"
+         "  ELSE '' END,"
+         " CASE WHEN event_type = 'OrderPlaced'"
+         "  THEN COALESCE(CAST(json_extract(payload, '$.qty') AS INTEGER), 0)"
+         "  ELSE 0 END,"
+         " COALESCE(published_at, 0), " +
+         std::to_string(later) + " FROM main.outbox o " + where +
+         " ORDER BY rowid";
+}
+
+} // namespace
+
+audit_tables::audit_tables(SQLite::Database& db) : db_(db) {
+  try {
+    temp_store_ = db_.execAndGet("PRAGMA temp_store").getInt();
+    cache_size_ = db_.execAndGet("PRAGMA main.cache_size").getInt();
+    // The audit reads every page of the outbox once: a cache as large as
+    // the database's would keep them all.
+    db_.exec("PRAGMA main.cache_size = -8192");
+    // Changing temp_store drops what the temp schema held: nothing here.
+    db_.exec("PRAGMA temp_store = FILE");
+    db_.exec(drop);
+    // Their pages are cached up to 2 MiB; the rest is read from the file.
+    db_.exec("PRAGMA temp.cache_size = -2048");
+    db_.exec(schema);
+    insert_row_ = std::make_unique<SQLite::Statement>(
+        db_, "INSERT INTO temp.audit_ledger (event_id, aggregate_id, seq,"
+             " event_type, status, sku, qty, published_at, later)"
+             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    insert_record_ = std::make_unique<SQLite::Statement>(
+        db_, "INSERT OR IGNORE INTO temp.audit_processed (event_id,"
+             " aggregate_id, seq, event_type, sku, qty)"
+             " VALUES (?, ?, ?, ?, ?, ?)");
+    insert_trimmed_ = std::make_unique<SQLite::Statement>(
+        db_, "INSERT OR REPLACE INTO temp.audit_trimmed VALUES (?, ?)");
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+audit_tables::~audit_tables() {
+  insert_row_.reset();
+  insert_record_.reset();
+  insert_trimmed_.reset();
+  try {
+    db_.exec(drop);
+    db_.exec("PRAGMA temp_store = " + std::to_string(temp_store_));
+    db_.exec("PRAGMA main.cache_size = " + std::to_string(cache_size_));
+  } catch (...) {
+    // The connection keeps a few empty tables: nothing to report.
+  }
+}
+
+void audit_tables::copy_ledger() {
+  // One read transaction: one consistent snapshot in WAL mode. It writes
+  // only the temp schema, so it takes no write lock on the database.
+  in_one_transaction({copy_rows(0, "")});
+}
+
+void audit_tables::copy_later_rows() {
+  // In the same snapshot as the rows: a purge that deleted an aggregate's
+  // last row had saved its head in the same transaction.
+  in_one_transaction(
+      {copy_rows(1, "WHERE NOT EXISTS (SELECT 1 FROM temp.audit_ledger"
+                    " l WHERE l.event_id = o.event_id)"),
+       "INSERT INTO temp.audit_heads SELECT aggregate_id, last_seq"
+       " FROM main.aggregate_heads"});
+}
+
+void audit_tables::forget_all_but_ledger() {
+  in_one_transaction({"DELETE FROM temp.audit_ledger WHERE later = 1;"
+                      "DELETE FROM temp.audit_heads;"
+                      "DELETE FROM temp.audit_processed;"
+                      "DELETE FROM temp.audit_trimmed"});
+}
+
+void audit_tables::in_one_transaction(
+    std::initializer_list<std::string> statements) {
+  try {
+    SQLite::Transaction snapshot{db_, SQLite::TransactionBehavior::DEFERRED};
+    for (const auto& statement : statements)
+      db_.exec(statement);
+    snapshot.commit();
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+bool audit_tables::names_unknown_events() {
+  try {
+    return db_.execAndGet("SELECT EXISTS (SELECT 1 FROM temp.audit_processed"
+                          " p WHERE NOT EXISTS (SELECT 1 FROM"
+                          " temp.audit_ledger l WHERE l.event_id ="
+                          " p.event_id))")
+               .getInt() != 0;
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+void audit_tables::add_row(const storage::ledger_row& row, bool later) {
+  try {
+    auto& insert = *insert_row_;
+    insert.reset();
+    insert.bind(1, row.event_id);
+    insert.bind(2, row.aggregate_id);
+    insert.bind(3, row.seq);
+    insert.bind(4, row.event_type);
+    insert.bind(5, row.status);
+    insert.bind(6, row.sku);
+    insert.bind(7, row.qty);
+    insert.bind(8, row.published_at);
+    insert.bind(9, later ? 1 : 0);
+    insert.exec();
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+void audit_tables::add_head(const std::string& aggregate,
+                            std::int64_t last_seq) {
+  try {
+    SQLite::Statement insert{
+        db_, "INSERT OR REPLACE INTO temp.audit_heads VALUES (?, ?)"};
+    insert.bind(1, aggregate);
+    insert.bind(2, last_seq);
+    insert.exec();
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+void audit_tables::processed(broker::hash_page& page) {
+  try {
+    SQLite::Transaction one_page{db_};
+    auto& insert = *insert_record_;
+    for (const auto& [event_id, result] : page) {
+      insert.reset();
+      insert.clearBindings();
+      insert.bind(1, event_id);
+      auto record = parse_record(result);
+      if (record) {
+        insert.bind(2, record->aggregate_id);
+        insert.bind(3, record->seq);
+      }
+      insert.bind(4, record ? record->event_type : std::string{});
+      insert.bind(5, record ? record->sku : std::string{});
+      insert.bind(6, record ? record->qty : 0);
+      insert.exec();
+    }
+    one_page.commit();
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+void audit_tables::trimmed(const std::string& aggregate, std::int64_t n) {
+  try {
+    auto& insert = *insert_trimmed_;
+    insert.reset();
+    insert.bind(1, aggregate);
+    insert.bind(2, n);
+    insert.exec();
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+std::int64_t audit_tables::processed_count() {
+  try {
+    return db_.execAndGet("SELECT COUNT(*) FROM temp.audit_processed")
+        .getInt64();
+  } catch (...) {
+    storage::rethrow_as_store_error("audit");
+  }
+}
+
+} // namespace outbox::audit

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "broker/inbox_reader.hpp"
+#include "storage/ledger.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+
+namespace SQLite {
+class Database;
+class Statement;
+} // namespace SQLite
+
+namespace outbox::audit {
+
+/// The snapshots evaluate() compares, kept in TEMP tables of a SQLite
+/// connection (temp_store FILE while they exist, so they live on disk and
+/// memory holds SQLite's page caches, not the events; the database's cache
+/// is 8 MiB meanwhile, the temporary file's 2 MiB):
+/// - audit_ledger: the outbox rows (`later` = 0), then rows committed after
+///   that read that the first read did not have (`later` = 1);
+/// - audit_processed: `processed`, each record parsed (aggregate_id NULL
+///   when it names no aggregate and seq);
+/// - audit_trimmed: trimmed_aggregates; audit_heads: aggregate_heads.
+/// Dropped, and temp_store and cache_size restored, when this object goes.
+/// Throws store_error.
+class audit_tables : public broker::inbox_sink {
+public:
+  explicit audit_tables(SQLite::Database& db);
+  ~audit_tables() override;
+  audit_tables(const audit_tables&) = delete;
+  audit_tables& operator=(const audit_tables&) = delete;
+
+  SQLite::Database& db() { return db_; }
+
+  /// The outbox of `db` as the ledger, read in one snapshot.
+  void copy_ledger();
+  /// Rows of the outbox not in the ledger, and aggregate_heads, read in one
+  /// snapshot (after forget_all_but_ledger, or once).
+  void copy_later_rows();
+  /// Forgets the inbox, the later rows and the heads, to read them again.
+  void forget_all_but_ledger();
+  /// True when `processed` names an event the ledger does not have.
+  bool names_unknown_events();
+
+  /// For snapshots given by hand.
+  void add_row(const storage::ledger_row& row, bool later);
+  void add_head(const std::string& aggregate, std::int64_t last_seq);
+
+  void processed(broker::hash_page& page) override;
+  void trimmed(const std::string& aggregate, std::int64_t n) override;
+  std::int64_t processed_count() override;
+
+private:
+  /// Runs `statements` in one (deferred) transaction: one snapshot.
+  void in_one_transaction(std::initializer_list<std::string> statements);
+
+  SQLite::Database& db_;
+  int temp_store_ = 0;
+  int cache_size_ = 0;
+  std::unique_ptr<SQLite::Statement> insert_row_;
+  std::unique_ptr<SQLite::Statement> insert_record_;
+  std::unique_ptr<SQLite::Statement> insert_trimmed_;
+};
+
+} // namespace outbox::audit

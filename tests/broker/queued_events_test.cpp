@@ -1,0 +1,69 @@
+#include "broker/queued_events.hpp"
+
+#include "broker/connection.hpp"
+#include "broker/entry.hpp"
+#include "broker/keys.hpp"
+#include "redis_fixture.hpp"
+
+#include <string>
+#include <unordered_set>
+
+using namespace outbox::broker;
+using outbox::test::redis_fixture;
+
+namespace {
+
+std::string entry(const std::string& event_id) {
+  event_entry e;
+  e.event_id = event_id;
+  e.aggregate_id = "order-1";
+  e.seq = 1;
+  e.event_type = "OrderPaid";
+  e.payload = "{}";
+  return encode(e);
+}
+
+/// Which of the events a trim may drop still have a copy in a list.
+class BrokerQueuedEvents : public redis_fixture {
+protected:
+  void push(const std::string& list, int from, int to) {
+    for (int i = from; i < to; ++i)
+      conn().command({"RPUSH", list, entry("e" + std::to_string(i))});
+  }
+
+  keys names_ = [] {
+    keys k;
+    k.partitions = 2;
+    return k;
+  }();
+};
+
+} // namespace
+
+TEST_F(BrokerQueuedEvents, FindsWantedEventsInEveryPageOfEveryList) {
+  // Ten entries per queue read three at a time: the head, a middle page
+  // and the short last page must all be read.
+  push(names_.partition(0), 0, 10);
+  push(names_.partition(1), 10, 20);
+  push(names_.processing_for(names_.partition(0), "c-1"), 20, 22);
+  conn().command({"RPUSH", names_.partition(1), "not an entry"});
+  auto found =
+      queued_among(conn(), names_, {"e0", "e5", "e9", "e10", "e21", "e99"}, 3);
+  EXPECT_EQ(found,
+            (std::unordered_set<std::string>{"e0", "e5", "e9", "e10", "e21"}));
+}
+
+TEST_F(BrokerQueuedEvents, ReadsNoListForNothingWanted) {
+  push(names_.partition(0), 0, 10);
+  conn().command({"CONFIG", "RESETSTAT"});
+  EXPECT_TRUE(queued_among(conn(), names_, {}, 3).empty());
+  auto stats = reply_text(*conn().command({"INFO", "commandstats"}));
+  EXPECT_EQ(stats.find("cmdstat_lrange"), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("cmdstat_scan"), std::string::npos) << stats;
+}
+
+TEST_F(BrokerQueuedEvents, ALengthThatIsAMultipleOfThePageEndsTheRead) {
+  push(names_.partition(0), 0, 6);
+  auto found = queued_among(conn(), names_, {"e0", "e3"}, 3);
+  EXPECT_EQ(found, (std::unordered_set<std::string>{"e0", "e3"}));
+}
