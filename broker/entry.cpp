@@ -182,6 +182,16 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
       return malformed("published_at must be an integer >= 0");
     entry.published_at = *published_at;
   }
+  // The effect's own fields, as the script checks them before applying.
+  if (entry.event_type == "OrderPlaced") {
+    const json& sku = payload.contains("sku") ? payload["sku"] : json{};
+    if (!is_nonempty_string(sku))
+      return malformed("payload.sku must be a non-empty string");
+    if (!clean_text(sku.get_ref<const std::string&>()))
+      return text_malformed("payload.sku");
+    if (!payload.contains("qty") || !integer_in_range(payload["qty"], 1))
+      return malformed("payload.qty must be an integer >= 1 (at most 2^53)");
+  }
   return entry;
 }
 

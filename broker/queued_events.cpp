@@ -67,7 +67,10 @@ queued_among(connection& conn, const keys& names,
   // Entries move between lists while this reads: queue -> processing list
   // (a consumer pops) and back (recovery of a dead consumer's entries).
   // Reading the processing lists before and after the queues sees an entry
-  // that made one move during the read, wherever it went.
+  // that made one move during the read, wherever it went. One that made
+  // two (popped after the first read of the processing lists, then
+  // recovered to its queue's head after that page was read) is missed; the
+  // inbox script's seq rule is what absorbs such a copy (see Retention).
   std::unordered_set<std::string> found;
   if (wanted.empty())
     return found;

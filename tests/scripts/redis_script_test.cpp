@@ -99,3 +99,26 @@ TEST_F(RedisScript, StartRefusesARedisItDidNotStart) {
 
 } // namespace
 } // namespace outbox::test
+
+namespace outbox::test {
+
+TEST_F(RedisScript, StartRefusesASecondServerOnItsData) {
+  // A server working in var/redis that the pidfile does not name (its
+  // pidfile and portfile lost): a second one beside it would append to
+  // the same AOF.
+  std::filesystem::create_directories(redis_dir());
+  redis_server::options opts;
+  opts.extra_args = {"--dir", redis_dir().string()};
+  redis_server stray{opts};
+  foreign_pid_ = stray.pid();
+  auto start = script("redis", {"start"});
+  EXPECT_EQ(start.exit_code, 1) << start.err;
+  EXPECT_TRUE(contains(start.err, "redis-server pid " +
+                                      std::to_string(stray.pid()) +
+                                      " already runs on the data in"))
+      << start.err;
+  EXPECT_EQ(recorded_pid(), -1) << "a second server was started";
+  EXPECT_TRUE(running(stray.pid()));
+}
+
+} // namespace outbox::test
