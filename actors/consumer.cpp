@@ -164,10 +164,10 @@ bool report_set_aside(consumer_state& st) {
     return false;
   st.setup.metrics->dead_lettered += static_cast<std::int64_t>(sizes.size());
   spdlog::warn(
-      "consumer {}: dead-lettered {} {} over broker.max_entry_bytes "
+      "consumer {}: dead-lettered {} {} over broker.max_consume_bytes "
       "({}) without reading {} ({} bytes)",
       st.setup.name, sizes.size(), sizes.size() == 1 ? "entry" : "entries",
-      st.setup.names.max_entry_bytes, sizes.size() == 1 ? "it" : "them",
+      st.setup.names.max_consume_bytes, sizes.size() == 1 ? "it" : "them",
       bounded_list(sizes, [](std::size_t n) { return std::to_string(n); }));
   return true;
 }
@@ -197,7 +197,7 @@ burst_result burst(consumer_actor* self) {
   // All empty: wait on all their doorbells at once, then look again. Never
   // a blocking pop (BLMOVE): it cannot check the fence, and it would hand
   // over an entry of any size, where pop_batch sets aside one over
-  // broker.max_entry_bytes unread.
+  // broker.max_consume_bytes unread.
   return st.port->wait_for_doorbell(st.doorbells, st.setup.block_ms)
              ? burst_result::busy
              : burst_result::idle;

@@ -35,7 +35,7 @@ struct consumer_setup {
   int burst = 256;
   /// Most bytes per batch (one entry at least, whatever its size): bounds
   /// what one script call carries, with entries up to
-  /// broker.max_entry_bytes.
+  /// broker.max_consume_bytes.
   std::size_t batch_bytes = 4u << 20;
   /// The port's pops and applies carry the consumers' fence: stop, with
   /// ec::consumer_fenced, once the fence refuses a call.

@@ -55,7 +55,7 @@ public:
                                              std::size_t max_bytes) = 0;
 
   /// The sizes of the entries pop_batch dead-lettered for being over
-  /// broker.max_entry_bytes, without handing them over, since the last
+  /// broker.max_consume_bytes, without handing them over, since the last
   /// call; clears them. None when the port has no such limit.
   virtual std::vector<std::size_t> take_set_aside() { return {}; }
 

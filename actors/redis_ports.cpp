@@ -24,15 +24,18 @@ private:
   broker::publisher publisher_;
 };
 
-/// The relays never publish an entry over broker.max_entry_bytes: one in a
-/// queue was pushed by hand, and is dead-lettered as the consumer pops it,
-/// keeping what the inbox keeps of a dead entry, or less.
+/// The consumer's own limit, broker.max_consume_bytes, not the relay's
+/// publishing limit: a relay may run with broker.max_entry_bytes raised
+/// (to let a FAILED row through) while consumers keep the defaults, and
+/// what they set aside cannot be replayed. An entry over it is dead-lettered
+/// as the consumer pops it, keeping what the inbox keeps of a dead entry, or
+/// less.
 broker::oversized_entries oversized_of(const broker::keys& names) {
   broker::oversized_entries rule;
-  rule.max_entry_bytes = names.max_entry_bytes;
+  rule.max_consume_bytes = names.max_consume_bytes;
   rule.dead_letter = names.dead_letter;
   rule.counters = names.counters;
-  rule.max_kept = std::min(rule.max_kept, names.max_entry_bytes);
+  rule.max_kept = std::min(rule.max_kept, names.max_consume_bytes);
   return rule;
 }
 

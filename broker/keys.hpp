@@ -37,6 +37,14 @@ struct keys {
   /// entry the publisher sends. A bigger one is refused before any Redis
   /// call, so the relay backs its row off and it ends FAILED (poison event).
   std::size_t max_entry_bytes = 1 << 20;
+  /// The consumer's rule, not the relay's: the largest queue entry a
+  /// consumer takes. A bigger one is dead-lettered by the pop, truncated,
+  /// and cannot be replayed, so it must stay at or above the largest
+  /// max_entry_bytes any relay ran with; validation keeps it at or above
+  /// this process's max_entry_bytes. Its default leaves room to raise the
+  /// publishing limit (e.g. to let a FAILED row through) without losing the
+  /// event at a consumer that still runs with the defaults.
+  std::size_t max_consume_bytes = 16u << 20;
 
   /// The list an aggregate's events go to.
   std::string queue_for(const std::string& aggregate_id) const;

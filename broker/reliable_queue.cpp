@@ -23,8 +23,9 @@ namespace {
 /// of 1 MiB entries); the one entry that overshoots goes straight back to
 /// the queue's head, so order is kept. Atomic: nobody sees half a batch.
 ///
-/// An entry over ARGV[4] bytes (broker.max_entry_bytes; the relays never
-/// publish one, so someone pushed it by hand) is never returned: it is
+/// An entry over ARGV[4] bytes (broker.max_consume_bytes, at or above what
+/// the relays publish: someone pushed it by hand, or a relay ran with a
+/// publishing limit above it) is never returned: it is
 /// dropped from the processing list's tail with LTRIM (RPOP would copy it
 /// again) and dead-lettered with at most ARGV[5] bytes of it and its size.
 /// The script holds it once in memory (no command reads a list item's length
@@ -46,8 +47,8 @@ if refusal then
   return refusal
 end
 local max_entries, max_bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
-local max_entry_bytes, max_kept = tonumber(ARGV[4]), tonumber(ARGV[5])
-if max_entry_bytes > 0 then
+local max_consume_bytes, max_kept = tonumber(ARGV[4]), tonumber(ARGV[5])
+if max_consume_bytes > 0 then
   -- Scripts are not rolled back: check before the first move.
   local wrong = wrong_key_type({{KEYS[4], 'list'}, {KEYS[5], 'hash'}})
   if wrong then
@@ -58,11 +59,11 @@ local moved, oversized, bytes = {}, {}, 0
 while #moved + #oversized < max_entries do
   local entry = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
   if not entry then break end
-  if max_entry_bytes > 0 and #entry > max_entry_bytes then
+  if max_consume_bytes > 0 and #entry > max_consume_bytes then
     redis.call('LTRIM', KEYS[2], 0, -2)
     redis.call('RPUSH', KEYS[4], dead_letter_record(entry,
-      'entry is ' .. #entry .. ' bytes, over broker.max_entry_bytes ('
-        .. max_entry_bytes .. ')', max_kept))
+      'entry is ' .. #entry .. ' bytes, over broker.max_consume_bytes ('
+        .. max_consume_bytes .. ')', max_kept))
     redis.call('HINCRBY', KEYS[5], 'dead_lettered', 1)
     oversized[#oversized + 1] = #entry
     bytes = bytes + #entry
@@ -84,7 +85,7 @@ return {moved, oversized}
 /// Removes each applied entry's oldest copy, in order: what LREM 1 per
 /// entry would do one call at a time, but the entries are named by their
 /// SHA-1, not sent back whole (an entry may be up to
-/// broker.max_entry_bytes). Not LTRIM by count alone: that is only right
+/// broker.max_consume_bytes). Not LTRIM by count alone: that is only right
 /// when the list starts with this batch, and after a lost reply or a
 /// recovery that raced us it may hold more in front (or less). So LTRIM
 /// only once the head is seen to be the batch, entry by entry (the normal
@@ -217,14 +218,14 @@ reliable_queue::pop_batch(const std::string& queue,
   if (max_entries == 0)
     return {};
   // Without a limit the two keys are placeholders the script ignores.
-  bool limited = oversized_.max_entry_bytes > 0;
+  bool limited = oversized_.max_consume_bytes > 0;
   auto r = pop_batch_script_.run(conn_,
                                  {queue, processing, lock_key(queue),
                                   limited ? oversized_.dead_letter : queue,
                                   limited ? oversized_.counters : queue},
                                  {std::to_string(max_entries),
                                   std::to_string(max_bytes), fence_.holder,
-                                  std::to_string(oversized_.max_entry_bytes),
+                                  std::to_string(oversized_.max_consume_bytes),
                                   std::to_string(oversized_.max_kept)});
   auto unexpected = [] {
     return broker_error(broker_errc::rejected, "unexpected reply to pop_batch");

@@ -12,13 +12,14 @@ namespace outbox::broker {
 
 class connection;
 
-/// What pop_batch does with an entry bigger than the relays ever publish
-/// (someone pushed it by hand): it never hands it over, but dead-letters it
+/// What pop_batch does with an entry bigger than a consumer takes
+/// (broker.max_consume_bytes): it never hands it over, but dead-letters it
 /// in the same script call, keeping only its first `max_kept` bytes and its
-/// size.
+/// size. Such a record cannot be replayed, so the limit must stay at or
+/// above the largest broker.max_entry_bytes any relay published with.
 struct oversized_entries {
-  /// broker.max_entry_bytes; 0: no limit, every entry is handed over.
-  std::size_t max_entry_bytes = 0;
+  /// broker.max_consume_bytes; 0: no limit, every entry is handed over.
+  std::size_t max_consume_bytes = 0;
   /// Where it goes (keys::dead_letter), and the hash whose
   /// `dead_lettered` counts it (keys::counters).
   std::string dead_letter;

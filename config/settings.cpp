@@ -113,6 +113,8 @@ std::vector<field> make_fields() {
       // Redis refuses bulk strings over 512 MiB (proto-max-bulk-len).
       integer<&S::broker, &keys::max_entry_bytes>("broker", "max_entry_bytes",
                                                   1024, 512LL << 20),
+      integer<&S::broker, &keys::max_consume_bytes>(
+          "broker", "max_consume_bytes", 1024, 512LL << 20),
 
       integer<&S::lease, &lease_policy::ttl>("lease", "ttl_ms", 100, dur),
       integer<&S::lease, &lease_policy::batch>("lease", "batch", 1, 10000),

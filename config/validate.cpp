@@ -91,6 +91,20 @@ void check_relations(const settings& s) {
                            number(s.redis.io_timeout_ms) +
                            ": a blocking pop would time the connection out");
 
+  // A relay may publish an entry up to max_entry_bytes; a consumer
+  // dead-letters, truncated and beyond replay, any entry over
+  // max_consume_bytes. Below the publishing limit it would lose events this
+  // very configuration sends.
+  if (s.broker.max_consume_bytes < s.broker.max_entry_bytes)
+    throw config_error(
+        "broker.max_consume_bytes",
+        "must be at least broker.max_entry_bytes (" +
+            number(static_cast<std::int64_t>(s.broker.max_entry_bytes)) +
+            "), got " +
+            number(static_cast<std::int64_t>(s.broker.max_consume_bytes)) +
+            ": a consumer would dead-letter, unreplayable, entries the "
+            "relays publish");
+
   // Two roles sharing one Redis key would mix types (list, hash) or data.
   const std::vector<std::pair<const char*, const std::string*>> names = {
       {"broker.queue", &s.broker.queue},

@@ -1,8 +1,13 @@
-// pop_batch with a limit (broker.max_entry_bytes): an entry over it is
+// pop_batch with a limit (broker.max_consume_bytes): an entry over it is
 // dead-lettered inside the script, never handed over, and the remove script
-// names entries by digest.
+// names entries by digest. The consumer's limit is its own, not the relays'
+// broker.max_entry_bytes: an entry a relay published with a raised limit is
+// applied by a consumer running with the defaults.
 
+#include "actors/redis_ports.hpp"
 #include "broker/dead_letter_record.hpp"
+#include "broker/keys.hpp"
+#include "broker/publisher.hpp"
 #include "broker/reliable_queue.hpp"
 
 #include "redis_fixture.hpp"
@@ -18,9 +23,9 @@ namespace {
 using BrokerOversizedEntry = redis_fixture;
 using strings = std::vector<std::string>;
 
-oversized_entries limit(std::size_t max_entry_bytes, std::size_t max_kept) {
+oversized_entries limit(std::size_t max_consume_bytes, std::size_t max_kept) {
   oversized_entries rule;
-  rule.max_entry_bytes = max_entry_bytes;
+  rule.max_consume_bytes = max_consume_bytes;
   rule.dead_letter = "dead";
   rule.counters = "counters";
   rule.max_kept = max_kept;
@@ -44,7 +49,7 @@ TEST_F(BrokerOversizedEntry, IsDeadLetteredWithAPrefixAndItsSizeNotReturned) {
   EXPECT_EQ(record.size, static_cast<std::int64_t>(huge.size()));
   EXPECT_TRUE(record.truncated);
   EXPECT_EQ(record.reason, "entry is 307200 bytes, over "
-                           "broker.max_entry_bytes (10)");
+                           "broker.max_consume_bytes (10)");
   EXPECT_FALSE(record.replayable());
   EXPECT_EQ(hash_integer("counters", "dead_lettered"), 1);
 }
@@ -81,6 +86,72 @@ TEST_F(BrokerOversizedEntry, WithoutALimitEveryEntryIsHandedOver) {
   conn().command({"RPUSH", "q", big});
   EXPECT_EQ(queue.pop_batch("q", "p", 10, 10), strings{big});
   EXPECT_TRUE(queue.take_set_aside().empty());
+}
+
+/// A 2 MiB event, published by a relay whose broker.max_entry_bytes was
+/// raised to 4 MiB (to let the FAILED row through, as the README says);
+/// returns its list.
+std::string publish_big_event(connection& conn, const std::string& id) {
+  keys relay;
+  relay.max_entry_bytes = 4u << 20;
+  event_entry e;
+  e.event_id = id;
+  e.aggregate_id = "order-big";
+  e.seq = 1;
+  e.event_type = "OrderPaid";
+  e.payload =
+      R"({"amount_cents":1,"note":")" + std::string(2u << 20, 'n') + R"("})";
+  publisher{conn, relay}.publish({e});
+  return relay.queue_for(e.aggregate_id);
+}
+
+TEST_F(BrokerOversizedEntry,
+       AnEntryOverThePublishingLimitIsAppliedWithinTheConsumersLimit) {
+  auto queue = publish_big_event(conn(), "big-1");
+  // A consumer with the defaults: the relays' 1 MiB limit, its own 16 MiB.
+  keys consumer;
+  ASSERT_GT(list(queue).at(0).size(), consumer.max_entry_bytes);
+  ASSERT_LE(list(queue).at(0).size(), consumer.max_consume_bytes);
+  auto port = outbox::actors::make_redis_consume_port(
+      server_->connection_options(), consumer);
+  auto processing = consumer.processing_for(queue, "c1");
+  auto batch = port->pop_batch(queue, processing, 10, 4u << 20);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_TRUE(port->take_set_aside().empty());
+  auto results = port->apply_batch(batch);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].result, applied_entry::outcome::applied)
+      << results[0].reason;
+  port->remove_batch(processing, batch);
+  EXPECT_FALSE(hash_field(consumer.processed, "big-1").empty());
+  EXPECT_TRUE(list(consumer.dead_letter).empty());
+  EXPECT_TRUE(list(queue).empty());
+  EXPECT_TRUE(list(processing).empty());
+}
+
+TEST_F(BrokerOversizedEntry, AnEntryOverTheConsumersLimitIsSetAsideByThePort) {
+  auto queue = publish_big_event(conn(), "big-2");
+  // broker.max_consume_bytes, not max_entry_bytes, is what the port holds
+  // entries to: at 1 MiB it sets the 2 MiB entry aside, unreplayable.
+  keys consumer;
+  consumer.max_entry_bytes = 1024;
+  consumer.max_consume_bytes = 1u << 20;
+  auto size = list(queue).at(0).size();
+  auto port = outbox::actors::make_redis_consume_port(
+      server_->connection_options(), consumer);
+  EXPECT_TRUE(
+      port->pop_batch(queue, consumer.processing_for(queue, "c1"), 10, 4u << 20)
+          .empty());
+  EXPECT_EQ(port->take_set_aside(), std::vector<std::size_t>{size});
+  auto dead = list(consumer.dead_letter);
+  ASSERT_EQ(dead.size(), 1u);
+  auto record = parse_dead_letter(0, dead[0]);
+  EXPECT_EQ(record.reason, "entry is " + std::to_string(size) +
+                               " bytes, over broker.max_consume_bytes "
+                               "(1048576)");
+  EXPECT_EQ(record.entry.size(), 65536u);
+  EXPECT_FALSE(record.replayable());
+  EXPECT_TRUE(hash_field(consumer.processed, "big-2").empty());
 }
 
 std::int64_t net_input_bytes(connection& conn) {

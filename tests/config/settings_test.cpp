@@ -39,6 +39,7 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.broker.dead_letter, b.broker.dead_letter);
   EXPECT_EQ(a.broker.processing_prefix, b.broker.processing_prefix);
   EXPECT_EQ(a.broker.max_entry_bytes, b.broker.max_entry_bytes);
+  EXPECT_EQ(a.broker.max_consume_bytes, b.broker.max_consume_bytes);
   EXPECT_EQ(a.lease.ttl, b.lease.ttl);
   EXPECT_EQ(a.lease.batch, b.lease.batch);
   EXPECT_EQ(a.lease.max_attempts, b.lease.max_attempts);
@@ -81,6 +82,10 @@ TEST(ConfigDefaults, MatchTheDocumentedValues) {
   EXPECT_FALSE(s.allow_evicting_redis);
   EXPECT_EQ(s.broker.queue, "outbox.events");
   EXPECT_EQ(s.broker.processed, "processed");
+  EXPECT_EQ(s.broker.max_entry_bytes, 1u << 20);
+  // Room above the publishing limit: raising it within this loses nothing.
+  EXPECT_EQ(s.broker.max_consume_bytes, 16u << 20);
+  EXPECT_GT(s.broker.max_consume_bytes, s.broker.max_entry_bytes);
   EXPECT_EQ(s.lease.ttl, 10000);
   EXPECT_EQ(s.lease.batch, 256);
   EXPECT_EQ(s.run.relays, 2);
@@ -189,6 +194,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.broker.dead_letter = "d";
   s.broker.processing_prefix = "proc:";
   s.broker.max_entry_bytes = 4096;
+  s.broker.max_consume_bytes = 8192;
   s.lease.ttl = 1234;
   s.lease.batch = 10000;
   s.lease.max_attempts = 1;
@@ -246,6 +252,25 @@ TEST(ConfigValidate, ChecksValuesSetInCode) {
   s = settings{};
   s.db.synchronous = "normal"; // not normalised: only the loader does that
   EXPECT_THROW(validate(s), config_error);
+}
+
+TEST(ConfigValidate, ConsumeLimitAtLeastThePublishingLimit) {
+  settings s;
+  s.broker.max_entry_bytes = 4u << 20;
+  s.broker.max_consume_bytes = 4u << 20;
+  EXPECT_NO_THROW(validate(s)) << "equal is enough";
+  s.broker.max_consume_bytes = (4u << 20) - 1;
+  try {
+    validate(s);
+    FAIL() << "no error";
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), "broker.max_consume_bytes");
+    EXPECT_NE(std::string{e.what()}.find(
+                  "must be at least broker.max_entry_bytes (4194304), got "
+                  "4194303"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ConfigValidate, TtlNeedNotExceedTheIdlePollCap) {

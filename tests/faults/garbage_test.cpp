@@ -43,11 +43,11 @@ const std::string bad_qty =
 /// The inbox keeps at most this much of a dead entry.
 constexpr std::size_t max_kept = 65536;
 
-/// The consumer's pop sets aside an entry over broker.max_entry_bytes (1 MiB
-/// by default) unread, with this reason.
+/// The consumer's pop sets aside an entry over broker.max_consume_bytes
+/// (16 MiB by default) unread, with this reason.
 std::string too_big(std::size_t size) {
   return "entry is " + std::to_string(size) +
-         " bytes, over broker.max_entry_bytes (1048576)";
+         " bytes, over broker.max_consume_bytes (16777216)";
 }
 
 struct garbage {
@@ -105,9 +105,12 @@ std::vector<garbage> garbage_entries() {
                    {"payload", {{"sku", "apple"}, {"qty", -3}}}}),
        bad_qty},
       // Huge: megabytes of noise, and a megabyte-sized object without ids,
-      // both over broker.max_entry_bytes.
-      {std::string(3 << 20, 'x'), too_big(3 << 20)},
-      {blob, too_big(blob.size())},
+      // both over broker.max_entry_bytes but within broker.max_consume_bytes:
+      // the consumer reads them and the inbox finds what is wrong.
+      {std::string(3 << 20, 'x'), not_json},
+      {blob, bad_event_id},
+      // Over broker.max_consume_bytes: set aside by the pop, unread.
+      {std::string(17 << 20, 'z'), too_big(17 << 20)},
   };
 }
 

@@ -1,5 +1,5 @@
 // Redis content the pipeline did not write, through the real binary: an
-// entry over broker.max_entry_bytes pushed into a queue, foreign keys under
+// entry over broker.max_consume_bytes pushed into a queue, foreign keys under
 // the processing prefix, and ids that are not clean text. Each is set aside
 // or left alone, with a clear trace, while the run goes on.
 
@@ -25,14 +25,17 @@ using json = nlohmann::json;
 
 /// The default of broker.partitions.
 constexpr int partitions = 4;
-/// A small broker.max_entry_bytes, so a few hundred KiB is far over it.
+/// A small broker.max_consume_bytes, so a few hundred KiB is far over it,
+/// above a smaller broker.max_entry_bytes (the relays' limit) as it must be.
 constexpr std::size_t max_entry_bytes = 4096;
+constexpr std::size_t max_consume_bytes = 8192;
 
 class FaultHostileRedis : public ::testing::Test {
 protected:
   void SetUp() override {
     std::ofstream{config_} << quick_run_config(
         R"("broker": {"max_entry_bytes": )" + std::to_string(max_entry_bytes) +
+        R"(, "max_consume_bytes": )" + std::to_string(max_consume_bytes) +
         "},");
   }
 
@@ -95,7 +98,7 @@ std::string entry(const std::string& event_id, const std::string& aggregate_id,
 TEST_F(FaultHostileRedis, AnOversizedEntryIsDeadLetteredUnreadAndTheRunGoesOn) {
   queue_real_orders(20);
   auto huge = entry("huge-1", "huge-aggregate", std::string(400 * 1024, 'h'));
-  ASSERT_GT(huge.size(), 100 * max_entry_bytes);
+  ASSERT_GT(huge.size(), 40 * max_consume_bytes);
   redis().command({"RPUSH", "outbox.events.0", huge});
   queue_real_orders(20);
 
@@ -114,7 +117,7 @@ TEST_F(FaultHostileRedis, AnOversizedEntryIsDeadLetteredUnreadAndTheRunGoesOn) {
   EXPECT_EQ(report.at("consumer_restarts"), 0);
   EXPECT_LT(sent, static_cast<std::int64_t>(huge.size()) / 2);
   EXPECT_LT(received, static_cast<std::int64_t>(huge.size()) / 2);
-  EXPECT_NE(r.err.find("over broker.max_entry_bytes (4096) without reading "
+  EXPECT_NE(r.err.find("over broker.max_consume_bytes (8192) without reading "
                        "it (" +
                        std::to_string(huge.size()) + " bytes)"),
             std::string::npos)
@@ -133,11 +136,11 @@ TEST_F(FaultHostileRedis, AnOversizedEntryIsDeadLetteredUnreadAndTheRunGoesOn) {
   EXPECT_EQ(record.at("replayable"), false);
   EXPECT_EQ(record.at("reason"),
             "entry is " + std::to_string(huge.size()) +
-                " bytes, over broker.max_entry_bytes (4096)");
+                " bytes, over broker.max_consume_bytes (8192)");
   auto kept = record.at("entry").get<std::string>();
-  EXPECT_EQ(kept, huge.substr(0, max_entry_bytes));
+  EXPECT_EQ(kept, huge.substr(0, max_consume_bytes));
   auto stored = redis().command({"LINDEX", "outbox.dead_letter", "0"});
-  EXPECT_LT(stored->len, 2 * max_entry_bytes);
+  EXPECT_LT(stored->len, 2 * max_consume_bytes);
   auto table = outbox({"dead-letters"});
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("huge-1"), std::string::npos) << table.out;
