@@ -20,11 +20,13 @@ namespace {
 /// it held. The
 /// stores' timeouts are short too: the lease (also the consumers' lock)
 /// must outlast both (lease.ttl_ms > busy_timeout_ms + io_timeout_ms).
-std::string fault_config(int max_attempts, int backoff_max_ms) {
+std::string fault_config(int max_attempts, int backoff_max_ms,
+                         int ttl_ms = 500) {
   return R"({
   "db": {"busy_timeout_ms": 200},
   "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 250},
-  "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": )" +
+  "lease": {"ttl_ms": )" +
+         std::to_string(ttl_ms) + R"(, "batch": 64, "max_attempts": )" +
          std::to_string(max_attempts) + R"(,
             "backoff_base_ms": 10, "backoff_max_ms": )" +
          std::to_string(backoff_max_ms) + R"(},
@@ -63,8 +65,8 @@ void fault_fixture::TearDown() {
   redis_.reset();
 }
 
-void fault_fixture::limit_attempts(int max_attempts) {
-  std::ofstream{config_path_} << fault_config(max_attempts, 40);
+void fault_fixture::limit_attempts(int max_attempts, int ttl_ms) {
+  std::ofstream{config_path_} << fault_config(max_attempts, 40, ttl_ms);
 }
 
 broker::connection fault_fixture::redis() const {

@@ -67,7 +67,7 @@ protected:
 
   /// Rewrites the config with `max_attempts` and short backoffs, for
   /// scenarios where rows charged for nothing would end FAILED at once.
-  void limit_attempts(int max_attempts);
+  void limit_attempts(int max_attempts, int ttl_ms = 500);
 
   /// A connection to the scenario's Redis, to break it or read it.
   broker::connection redis() const;
