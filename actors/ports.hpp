@@ -33,11 +33,6 @@ class consume_port {
 public:
   virtual ~consume_port() = default;
 
-  /// Moves the head of `queue` to `processing`; waits up to `timeout_ms`.
-  virtual std::optional<std::string> pop(const std::string& queue,
-                                         const std::string& processing,
-                                         int timeout_ms) = 0;
-
   /// Waits up to `timeout_ms` for any of `doorbells` to ring (a publish to
   /// one of the consumer's queues). Returns whether one rang.
   virtual bool wait_for_doorbell(const std::vector<std::string>& doorbells,

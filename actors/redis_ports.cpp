@@ -46,12 +46,6 @@ public:
       : conn_(redis), queue_(conn_, fenced_by, oversized_of(names)),
         inbox_(conn_, names, fenced_by) {}
 
-  std::optional<std::string> pop(const std::string& queue,
-                                 const std::string& processing,
-                                 int timeout_ms) override {
-    return queue_.pop(queue, processing, timeout_ms);
-  }
-
   bool wait_for_doorbell(const std::vector<std::string>& doorbells,
                          int timeout_ms) override {
     return queue_.wait_for_doorbell(doorbells, timeout_ms);

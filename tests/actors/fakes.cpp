@@ -90,22 +90,6 @@ void fake_publish_port::publish(
 fake_consume_port::fake_consume_port(std::shared_ptr<fake_broker> broker)
     : broker_(std::move(broker)) {}
 
-std::optional<std::string> fake_consume_port::pop(const std::string& queue,
-                                                  const std::string& processing,
-                                                  int) {
-  // Never waits: the test coordinator drives time, not this call.
-  auto& source = broker_->lists[queue];
-  std::optional<std::string> entry;
-  if (!source.empty()) {
-    entry = std::move(source.front());
-    source.pop_front();
-    broker_->lists[processing].push_back(*entry);
-    broker_->trace.push_back("pop " + processing);
-  }
-  maybe_fail_pop();
-  return entry;
-}
-
 bool fake_consume_port::wait_for_doorbell(
     const std::vector<std::string>& doorbells, int) {
   const std::string suffix = ":ready"; // broker::keys::doorbell_for

@@ -123,9 +123,6 @@ class fake_consume_port : public actors::consume_port {
 public:
   explicit fake_consume_port(std::shared_ptr<fake_broker> broker);
 
-  std::optional<std::string> pop(const std::string& queue,
-                                 const std::string& processing,
-                                 int timeout_ms) override;
   /// Never waits: rings when a list behind one of the doorbells has entries.
   bool wait_for_doorbell(const std::vector<std::string>& doorbells,
                          int timeout_ms) override;

@@ -119,12 +119,14 @@ TEST_F(ActorRelayLease, CrashAfterPublishDuplicatesAreAbsorbedByTheInbox) {
   const std::string processing = "outbox.processing.c1";
   int applied = 0;
   int duplicates = 0;
-  while (auto entry = port.pop(broker_->queue, processing, 0)) {
-    auto result = port.apply(*entry);
+  for (auto batch = port.pop_batch(broker_->queue, processing, 1, 1 << 20);
+       !batch.empty();
+       batch = port.pop_batch(broker_->queue, processing, 1, 1 << 20)) {
+    auto result = port.apply(batch.front());
     applied += result.result == broker::applied_entry::outcome::applied;
     duplicates += result.result == broker::applied_entry::outcome::duplicate;
     EXPECT_FALSE(result.order_violation);
-    port.remove(processing, *entry);
+    port.remove(processing, batch.front());
   }
   EXPECT_EQ(applied, 4);
   EXPECT_EQ(duplicates, 4);
