@@ -20,8 +20,10 @@ protected:
   void SetUp() override {
     fault_fixture::SetUp();
     // Few attempts and short backoffs: charged for the outage, every row
-    // would be FAILED within a fraction of a second.
-    limit_attempts(3);
+    // would be FAILED within a fraction of a second. The lease is 2 s: one
+    // that runs out before a slow (sanitizer) relay hears the refusal is
+    // charged like a dead relay's, which is not what these scenarios test.
+    limit_attempts(3, 2000);
   }
 
   /// Rows charged so far: FAILED, or PENDING with an attempt left over (a
@@ -76,9 +78,6 @@ protected:
 };
 
 TEST_F(FaultRedisFailover, AReplicaIsAnOutageUntilPromoted) {
-  // A lease that runs out before a slow (sanitizer) relay hears READONLY is
-  // charged like a dead relay's; what this test looks at is the outage.
-  limit_attempts(3, 2000);
   redis_server primary;
   auto where = redis_->endpoint().to_string();
   auto replica_of = [&](const std::vector<std::string>& target) {
