@@ -3,6 +3,9 @@
 #include "broker/broker_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/flag_defaults.hpp"
+#include "cli/parse_errors.hpp"
+#include "cli/version.hpp"
 #include "config/settings.hpp"
 #include "storage/store_error.hpp"
 #include "text/escaping_sink.hpp"
@@ -12,7 +15,6 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <cstring>
 #include <iostream>
 #include <memory>
 
@@ -22,13 +24,6 @@ namespace {
 
 int exit_code_for(storage::store_errc code) {
   return code == storage::store_errc::invalid_input ? exit_usage : exit_failure;
-}
-
-/// CLI11's message for a bad command line, which echoes the flag values it
-/// refuses, with those escaped.
-std::string escaped_failure(const CLI::App* app, const CLI::Error& e) {
-  auto message = CLI::FailureMessage::simple(app, e);
-  return text::escaped(e.what()) + message.substr(std::strlen(e.what()));
 }
 
 } // namespace
@@ -44,8 +39,8 @@ int run_app(int argc, char** argv) {
   CLI::App app{"outbox: a transactional outbox pipeline (SQLite -> Redis)",
                "outbox"};
   app.require_subcommand(1);
-  // Before the commands are added: they copy it.
-  app.failure_message(escaped_failure);
+  app.set_version_flag("--version", std::string{"outbox "} + outbox_version(),
+                       "print the version and exit");
   command_action action;
   add_init_command(app, action);
   add_place_order_command(app, action);
@@ -59,6 +54,9 @@ int run_app(int argc, char** argv) {
   add_purge_command(app, action);
   add_trim_command(app, action);
   add_dead_letters_command(app, action);
+  add_help_command(app, action);
+  add_version_command(app, action);
+  show_config_defaults(app);
 
   // CLI11 reports an unknown command as "a subcommand is required": name it.
   auto known = [&app](const char* name) {
@@ -82,8 +80,11 @@ int run_app(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // In the tool's words, naming the flag and the command (parse_errors).
+    std::cerr << parse_error_message(app, e) << '\n';
     return exit_usage;
   } catch (const config::config_error& e) {
     std::cerr << "outbox: configuration error: " << text::escaped(e.what())

@@ -25,5 +25,8 @@ void add_failed_command(CLI::App& app, command_action& action);
 void add_purge_command(CLI::App& app, command_action& action);
 void add_trim_command(CLI::App& app, command_action& action);
 void add_dead_letters_command(CLI::App& app, command_action& action);
+/// `outbox help [COMMAND]` and `outbox version` (cli/help_command.cpp).
+void add_help_command(CLI::App& app, command_action& action);
+void add_version_command(CLI::App& app, command_action& action);
 
 } // namespace outbox::cli

@@ -42,20 +42,19 @@ broker::endpoint parse_redis(const std::string& text, const char* origin) {
 void add_common_options(CLI::App& command, common_options& options) {
   command
       .add_option("--config", options.config_path,
-                  "JSON config file (default: config/outbox.json if present)")
+                  "JSON config file (default config/outbox.json, when it "
+                  "exists in the working directory)")
       ->check(not_empty);
-  command
-      .add_option("--db", options.db_path,
-                  "SQLite database file (overrides db.path)")
+  command.add_option("--db", options.db_path, "SQLite database file (db.path)")
       ->check(not_empty);
   command
       .add_option("--redis", options.redis,
-                  "Redis as HOST:PORT (overrides $OUTBOX_REDIS and "
-                  "redis.host/redis.port)")
+                  "Redis as HOST:PORT, else $OUTBOX_REDIS, else the config "
+                  "(redis.host and redis.port)")
       ->check(not_empty);
   command
       .add_option("--log-level", options.log_level,
-                  "trace, debug, info, warn, error or off (default: warn)")
+                  "trace, debug, info, warn, error or off (default warn)")
       ->check(not_empty);
 }
 

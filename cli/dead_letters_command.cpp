@@ -214,6 +214,19 @@ int replay(const dead_letters_options& options) {
     std::cerr << "outbox dead-letters replay: nothing was replayed\n";
     return exit_usage;
   }
+  // --all leaves what cannot go back: the list is not empty afterwards, so
+  // this is not "done"; partly done when some went back, else nothing was.
+  if (!result.skipped.empty()) {
+    std::cerr << "outbox dead-letters replay: " << result.skipped.size()
+              << (result.skipped.size() == 1 ? " record" : " records")
+              << " cannot be replayed and stay in the list";
+    if (result.replayed.empty()) {
+      std::cerr << ": nothing was replayed\n";
+      return exit_usage;
+    }
+    std::cerr << ": partly done\n";
+    return exit_partial;
+  }
   return exit_ok;
 }
 

@@ -13,6 +13,12 @@ enum exit_code : int {
   exit_usage = 2,
   /// Idempotency conflict: the request_id belongs to another order.
   exit_conflict = 3,
+  /// Partly done: a command that works in steps (retry of named ids, purge,
+  /// trim, dead-letters replay --all) committed some of them and not the
+  /// rest (refused, unreplayable, or stopped by a failure); stderr names
+  /// what was left. 1 and 2 keep meaning that nothing was changed by the
+  /// step that failed, so a script can tell "rerun" from "nothing to undo".
+  exit_partial = 4,
 };
 
 } // namespace outbox::cli

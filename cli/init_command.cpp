@@ -43,12 +43,31 @@ void add_init_command(CLI::App& app, command_action& action) {
       apply_log_level(options->log_level);
       auto settings = resolve_settings(*options);
       bool existed = std::filesystem::exists(settings.db.path);
-      storage::open_and_migrate(settings.db);
+      auto db = storage::open_database(settings.db);
+      // The version before: what this init did is said in those terms. A
+      // file SQLite cannot read fails in migrate, with the store's message.
+      int before = 0;
+      try {
+        before = db->execAndGet("PRAGMA user_version").getInt();
+      } catch (const SQLite::Exception&) {
+      }
+      storage::migrate(*db);
       if (existed)
         make_private(settings.db.path);
-      std::cout << (existed ? "migrated " : "created ")
-                << text::escaped(settings.db.path) << " (schema version "
-                << storage::schema_version << ")\n";
+      auto path = text::escaped(settings.db.path);
+      auto current = std::to_string(storage::schema_version);
+      if (!existed)
+        std::cout << "created " << path << " (schema version " << current
+                  << ")\n";
+      else if (before == 0)
+        std::cout << "initialised " << path << " (schema version " << current
+                  << ")\n";
+      else if (before == storage::schema_version)
+        std::cout << path << " is already at schema version " << current
+                  << ": nothing to do\n";
+      else
+        std::cout << "migrated " << path << " from schema version " << before
+                  << " to " << current << "\n";
       return exit_ok;
     };
   });

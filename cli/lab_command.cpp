@@ -198,7 +198,8 @@ void add_lab_command(CLI::App& app, command_action& action) {
                    "report.txt)")
       ->required();
   command->add_option("--step", o->step,
-                      "run one step on the existing state: " +
+                      "run one step on the existing state (default: every "
+                      "step, from a clean state): " +
                           actors::lab_step_names());
   command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,
                     "start even when Redis's maxmemory-policy may evict keys "

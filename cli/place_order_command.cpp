@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_mode.hpp"
 #include "storage/database.hpp"
 #include "storage/order_store.hpp"
 #include "storage/store_error.hpp"
@@ -24,6 +25,7 @@ struct place_order_options {
   std::string qty;
   std::string request_id;
   bool has_request_id = false;
+  bool json = false;
 };
 
 /// Parses qty strictly: digits only, so "2.5", "1e3", "-1" and " 3" are
@@ -62,13 +64,28 @@ int place_order(const place_order_options& options) {
               << " with other parameters; nothing was written\n";
     return exit_conflict;
   }
-  nlohmann::json out{
-      {"order_id", placed.order_id},
-      {"event_id", placed.event_id},
-      {"aggregate_id", placed.aggregate_id},
-      {"replayed", placed.result == storage::placed_order::outcome::replayed},
-  };
-  std::cout << text::json_text(out) << '\n';
+  bool replayed = placed.result == storage::placed_order::outcome::replayed;
+  if (prints_json(options.json)) {
+    nlohmann::json out{
+        {"order_id", placed.order_id},
+        {"event_id", placed.event_id},
+        {"aggregate_id", placed.aggregate_id},
+        {"replayed", replayed},
+    };
+    std::cout << text::json_text(out) << '\n';
+  } else if (replayed) {
+    std::cout << "order " << placed.order_id << " was already placed with "
+              << "request_id '" << text::escaped(options.request_id)
+              << "' (aggregate " << text::escaped(placed.aggregate_id)
+              << ", event " << text::escaped(placed.event_id)
+              << "): nothing new was written\n";
+  } else {
+    std::cout << "placed order " << placed.order_id << " ("
+              << text::escaped(placed.aggregate_id) << ", " << request.qty
+              << " x " << text::escaped(request.sku) << "): its OrderPlaced "
+              << "event " << text::escaped(placed.event_id)
+              << " waits in the outbox for a relay\n";
+  }
   return exit_ok;
 }
 
@@ -79,7 +96,8 @@ void add_place_order_command(CLI::App& app, command_action& action) {
   auto* command = app.add_subcommand(
       "place-order",
       "Place one order: the order row and its OrderPlaced outbox row commit in "
-      "one transaction. Prints JSON with order_id, event_id, replayed");
+      "one transaction. Prints a sentence on a terminal, else (or with --json) "
+      "JSON with order_id, event_id, aggregate_id, replayed");
   command->add_option("--sku", options->sku, "stock keeping unit (1-64 chars)")
       ->required();
   command->add_option("--qty", options->qty, "quantity, a positive integer")
@@ -87,6 +105,9 @@ void add_place_order_command(CLI::App& app, command_action& action) {
   command->add_option("--request-id", options->request_id,
                       "idempotency key: a retry with the same key and "
                       "parameters returns the original order");
+  command->add_flag("--json", options->json,
+                    "one JSON object on stdout (also whenever stdout is not "
+                    "a terminal)");
   add_common_options(*command, options->common);
   command->callback([options, command, &action] {
     options->has_request_id = command->count("--request-id") > 0;

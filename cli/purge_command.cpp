@@ -6,6 +6,7 @@
 #include "storage/outbox_store.hpp"
 #include "storage/store_error.hpp"
 #include "text/json_text.hpp"
+#include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -48,10 +49,17 @@ int purge(const purge_options& options) {
   do {
     try {
       batch = store.purge_published(cutoff, batch.last_rowid, options.batch);
-    } catch (const storage::store_error&) {
-      std::cerr << "outbox purge: stopped after " << batches
-                << " committed batches (" << deleted << " rows deleted)\n";
-      throw;
+    } catch (const storage::store_error& e) {
+      // Nothing committed: the plain failure (exit 1 or 2). After committed
+      // batches: partly done, and a rerun finishes it.
+      if (batches == 0)
+        throw;
+      std::cerr << "outbox purge: database error (" << to_string(e.code())
+                << "): " << text::escaped(e.what()) << '\n'
+                << "outbox purge: partly done: stopped after " << batches
+                << " committed batches (" << deleted
+                << " rows deleted); run it again to finish\n";
+      return exit_partial;
     }
     ++batches;
     deleted += batch.deleted;

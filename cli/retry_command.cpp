@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_mode.hpp"
 #include "storage/outbox_store.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
@@ -20,7 +21,12 @@ struct retry_options {
   common_options common;
   std::vector<std::string> event_ids;
   bool all_failed = false;
+  bool json = false;
 };
+
+std::string rows(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " FAILED row" : " FAILED rows");
+}
 
 int retry(const retry_options& options) {
   apply_log_level(options.common.log_level);
@@ -34,19 +40,40 @@ int retry(const retry_options& options) {
   auto now = storage::wall_clock_now();
   if (options.all_failed) {
     int retried = outbox.retry_all_failed(now);
-    std::cout << text::json_text(nlohmann::json{{"retried", retried}}) << '\n';
+    if (prints_json(options.json))
+      std::cout << text::json_text(nlohmann::json{{"retried", retried}})
+                << '\n';
+    else if (retried == 0)
+      std::cout << "no FAILED rows: nothing to retry\n";
+    else
+      std::cout << "retried " << rows(retried)
+                << ": back to PENDING with attempts reset\n";
     return exit_ok;
   }
   auto refused = outbox.retry(options.event_ids, now);
   auto retried = options.event_ids.size() - refused.size();
-  std::cout << text::json_text(
-                   nlohmann::json{{"retried", retried}, {"refused", refused}})
-            << '\n';
+  if (prints_json(options.json))
+    std::cout << text::json_text(
+                     nlohmann::json{{"retried", retried}, {"refused", refused}})
+              << '\n';
+  else if (retried > 0)
+    std::cout << "retried " << rows(retried)
+              << ": back to PENDING with attempts reset\n";
   for (const auto& id : refused)
     std::cerr << "outbox retry: " << text::escaped(id)
               << " is not a FAILED outbox row (unknown event_id, or not "
                  "failed); left unchanged\n";
-  return refused.empty() ? exit_ok : exit_usage;
+  if (refused.empty())
+    return exit_ok;
+  // Refused ids change nothing; the others are committed: 2 only when
+  // nothing was retried, else "partly done".
+  if (retried == 0) {
+    std::cerr << "outbox retry: nothing was retried\n";
+    return exit_usage;
+  }
+  std::cerr << "outbox retry: partly done: " << rows(retried) << " retried, "
+            << refused.size() << " refused\n";
+  return exit_partial;
 }
 
 } // namespace
@@ -58,6 +85,9 @@ void add_retry_command(CLI::App& app, command_action& action) {
   command->add_option("event_ids", options->event_ids, "FAILED rows to retry");
   command->add_flag("--all-failed", options->all_failed,
                     "retry every FAILED row");
+  command->add_flag("--json", options->json,
+                    "one JSON object on stdout (also whenever stdout is not "
+                    "a terminal)");
   add_common_options(*command, options->common);
   command->callback(
       [options, &action] { action = [options] { return retry(*options); }; });

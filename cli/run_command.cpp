@@ -271,24 +271,28 @@ void add_run_command(CLI::App& app, command_action& action) {
   command->add_option("--seed", o->seed,
                       "seed of crash injection (crash.seed)");
   command->add_option("--crash-relay-after-claim", o->crash_after_claim,
-                      "probability a relay dies holding fresh leases");
+                      "probability a relay dies holding fresh leases "
+                      "(crash.relay_after_claim)");
   command->add_option("--crash-relay-after-publish", o->crash_after_publish,
                       "probability a relay dies after publishing, before its "
-                      "ack (duplicates)");
+                      "ack, duplicates (crash.relay_after_publish)");
   command->add_option("--crash-relay-pause", o->crash_pause,
-                      "probability a relay freezes past its lease (zombie)");
+                      "probability a relay freezes past its lease, a zombie "
+                      "(crash.relay_pause)");
   command->add_option("--crash-consumer-after-pop", o->crash_after_pop,
-                      "probability a consumer dies after popping an entry");
+                      "probability a consumer dies after popping an entry "
+                      "(crash.consumer_after_pop)");
   command->add_option("--crash-consumer-after-effect", o->crash_after_effect,
                       "probability a consumer dies after the effect, before "
-                      "removing the entry");
+                      "removing the entry (crash.consumer_after_effect)");
   command->add_option("--crash-recovery-pause-ms", o->crash_recovery_pause_ms,
                       "the coordinator freezes this long between two "
-                      "processing lists it recovers (0 = never)");
+                      "processing lists it recovers, 0 = never "
+                      "(crash.recovery_pause_ms)");
   command
       ->add_option("--metrics-port", o->metrics_port,
                    "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "
-                   "0 = none")
+                   "0 = none (default 0)")
       ->check(CLI::Range(0, 65535));
   command->add_flag("--json", o->json, "print the report as one JSON object");
   command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,

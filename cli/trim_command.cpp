@@ -213,11 +213,23 @@ int trim(const trim_options& options) {
   trim_totals totals;
   auto batch = static_cast<std::size_t>(options.batch);
   candidates gathered{redis, names, cutoff, batch, totals};
-  broker::scan_hash(redis, names.processed, batch,
-                    [&](const broker::hash_page& page) {
-                      gathered.add(delivered_before(page, cutoff, *db, totals));
-                    });
-  gathered.flush();
+  try {
+    broker::scan_hash(
+        redis, names.processed, batch, [&](const broker::hash_page& page) {
+          gathered.add(delivered_before(page, cutoff, *db, totals));
+        });
+    gathered.flush();
+  } catch (const std::exception& e) {
+    // Each script call commits on its own: after some, this is partly
+    // done (a rerun goes on), before any the plain failure.
+    if (totals.batches == 0)
+      throw;
+    std::cerr << "outbox trim: " << text::escaped(e.what()) << '\n'
+              << "outbox trim: partly done: stopped after " << totals.batches
+              << " batches (" << totals.trimmed
+              << " dedup records trimmed); run it again to finish\n";
+    return exit_partial;
+  }
 
   if (options.json) {
     std::cout << text::json_text(nlohmann::json{

@@ -177,8 +177,13 @@ TEST_F(CliDeadLetters, ReplayAllSkipsAndReportsWhatCannotGoBack) {
   push("junk");
   dead_letter(other);
 
+  // Some went back, some stay: partly done (exit 4), the rest named.
   auto r = outbox_r({"dead-letters", "replay", "--all"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("2 records cannot be replayed and stay in the list: "
+                       "partly done"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.out.find("replayed 2 entries"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("LEFT IN THE LIST BECAUSE"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("truncated"), std::string::npos) << r.out;
@@ -188,8 +193,11 @@ TEST_F(CliDeadLetters, ReplayAllSkipsAndReportsWhatCannotGoBack) {
   EXPECT_EQ(list(names_.dead_letter),
             (std::vector<std::string>{truncated, "junk"}));
 
+  // Only unreplayable records left: nothing was done (exit 2).
   auto again = outbox_r({"dead-letters", "replay", "--all", "--json"});
-  ASSERT_EQ(again.exit_code, 0) << again.err;
+  ASSERT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find("nothing was replayed"), std::string::npos)
+      << again.err;
   auto out = json_of(again);
   EXPECT_EQ(out.at("count"), 0);
   ASSERT_EQ(out.at("skipped").size(), 2u);
