@@ -57,8 +57,10 @@ int purge(const purge_options& options) {
       std::cerr << "outbox purge: database error (" << to_string(e.code())
                 << "): " << text::escaped(e.what()) << '\n'
                 << "outbox purge: partly done: stopped after " << batches
-                << " committed batches (" << deleted
-                << " rows deleted); run it again to finish\n";
+                << (batches == 1 ? " committed batch ("
+                                 : " committed batches (")
+                << deleted << (deleted == 1 ? " row" : " rows")
+                << " deleted); run it again to finish\n";
       return exit_partial;
     }
     ++batches;

@@ -226,7 +226,8 @@ int trim(const trim_options& options) {
       throw;
     std::cerr << "outbox trim: " << text::escaped(e.what()) << '\n'
               << "outbox trim: partly done: stopped after " << totals.batches
-              << " batches (" << totals.trimmed
+              << (totals.batches == 1 ? " batch (" : " batches (")
+              << totals.trimmed
               << " dedup records trimmed); run it again to finish\n";
     return exit_partial;
   }
