@@ -24,7 +24,7 @@ int help(const CLI::App& app, const std::vector<std::string>& path) {
     for (const auto* sub : command->get_subcommands({}))
       if (sub->get_name() == word)
         next = sub;
-    if (next == nullptr || word == "help" || word == "version") {
+    if (next == nullptr) {
       std::cerr << "outbox: help: no command '" << text::escaped(word) << "'"
                 << (command == &app ? "" : " under " + name)
                 << " (see outbox --help)\n";
