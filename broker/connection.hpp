@@ -92,7 +92,8 @@ public:
 
 private:
   redisContext* context();
-  /// AUTH and SELECT (or a PING when neither is due) on a fresh context,
+  /// AUTH (a password or a user given) and SELECT (a database other than
+  /// 0), or a PING when neither is due, on a fresh context,
   /// so that a wrong password, a missing one or a port that is not Redis
   /// is named when connecting, not at some later command.
   /// Throws broker_error(unavailable), the context dropped.

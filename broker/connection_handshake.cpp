@@ -52,8 +52,14 @@ std::string auth_refusal(const std::string& error, const std::string& user) {
 void connection::introduce() {
   const auto& where = options_.where;
   auto address = "Redis at " + where.to_string();
+  const std::string noauth = address +
+                             " requires a password (NOAUTH): give it with "
+                             "OUTBOX_REDIS_PASSWORD, redis.password_file or a "
+                             "redis://USER:PASSWORD@HOST:PORT address";
   bool said_something = false;
-  if (!options_.password.empty()) {
+  // A user alone is AUTHed too, with an empty password: what an ACL user
+  // marked `nopass` takes.
+  if (!options_.password.empty() || !options_.username.empty()) {
     std::vector<std::string> auth{"AUTH"};
     auto user =
         options_.username.empty() ? std::string{"default"} : options_.username;
@@ -61,10 +67,15 @@ void connection::introduce() {
       auth.push_back(options_.username);
     auth.push_back(options_.password);
     auto r = send(auth);
-    if (r->type == REDIS_REPLY_ERROR)
-      refuse(address + " refused user \"" + user +
-                 "\": " + auth_refusal(reply_text(*r), user),
-             *r, "AUTH", where);
+    if (r->type == REDIS_REPLY_ERROR) {
+      auto why = options_.password.empty()
+                     ? "no password was given for it (OUTBOX_REDIS_PASSWORD, "
+                       "redis.password_file, redis.password or the --redis "
+                       "URI)"
+                     : auth_refusal(reply_text(*r), user);
+      refuse(address + " refused user \"" + user + "\": " + why, *r, "AUTH",
+             where);
+    }
     said_something = true;
   }
   if (options_.db != 0) {
@@ -72,10 +83,7 @@ void connection::introduce() {
     if (r->type == REDIS_REPLY_ERROR) {
       auto error = reply_text(*r);
       if (starts_with(error, "NOAUTH"))
-        refuse(address + " requires a password (NOAUTH): give it with "
-                         "OUTBOX_REDIS_PASSWORD, redis.password_file or a "
-                         "redis://USER:PASSWORD@HOST:PORT address",
-               *r, "SELECT", where);
+        refuse(noauth, *r, "SELECT", where);
       refuse(address + " has no logical database " +
                  std::to_string(options_.db) + " (" + error +
                  "): redis.db must be below its `databases` setting (16 by "
@@ -89,12 +97,15 @@ void connection::introduce() {
   // Neither is due: a PING names a server that wants a password, or a port
   // where something else listens, now rather than at the first command.
   auto r = send({"PING"});
-  if (r->type == REDIS_REPLY_ERROR && starts_with(reply_text(*r), "NOAUTH"))
-    refuse(address + " requires a password (NOAUTH): give it with "
-                     "OUTBOX_REDIS_PASSWORD, redis.password_file or a "
-                     "redis://USER:PASSWORD@HOST:PORT address",
-           *r, "PING", where);
-  throw_if_error(*r, "PING", &where);
+  if (r->type != REDIS_REPLY_ERROR)
+    return;
+  auto error = reply_text(*r);
+  if (starts_with(error, "NOAUTH"))
+    refuse(noauth, *r, "PING", where);
+  // A server state (LOADING...) is an outage like any; another refusal
+  // (PING renamed away, denied by an ACL) leaves a usable connection.
+  if (server_state_of(error) != server_state::none)
+    throw_if_error(*r, "PING", &where);
 }
 
 } // namespace outbox::broker

@@ -149,6 +149,12 @@ TEST_F(RedisAuthE2E, PipelineRunsAsAnAclUserOnItsOwnDatabase) {
     EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
     expect_no_password(r);
   }
+  auto status = outbox({"status", "--json", "--redis", app_uri()});
+  auto connection =
+      nlohmann::json::parse(status.out).at("redis").at("connection");
+  EXPECT_EQ(connection.at("address"), redis_.endpoint().to_string());
+  EXPECT_EQ(connection.at("user"), "app");
+  EXPECT_EQ(connection.at("db"), 3);
   auto verify = outbox({"verify", "--json", "--redis", app_uri()});
   for (const auto& check : nlohmann::json::parse(verify.out).at("checks"))
     EXPECT_EQ(check.at("result"), "passed") << check.dump();
