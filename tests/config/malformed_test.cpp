@@ -169,6 +169,8 @@ const std::vector<bad_case> bad_cases = {
      "must be >= 0, got -1"},
     {"number_for_username", R"({"redis": {"username": 7}})", "redis.username",
      "expected a string, got 7"},
+    {"number_for_password", R"({"redis": {"password": 271828}})",
+     "redis.password", "expected a string, got number"},
     {"username_with_space", R"({"redis": {"username": "app user"}})",
      "redis.username", "must not hold spaces or control characters"},
     {"string_for_switch", R"({"redis": {"allow_evicting": "yes"}})",
