@@ -32,6 +32,13 @@ std::optional<endpoint> parse_endpoint(std::string_view text);
 
 struct connection_options {
   endpoint where;
+  int connect_timeout_ms = 2000;
+  /// Bound on every read and write. A blocking command's read waits this
+  /// much longer than the time it may block (see blocking_command). 4 s, so
+  /// that with the database's 5 s busy timeout the default lease.ttl_ms
+  /// (10 s) still outlasts a check held up by both stores (config/validate).
+  int io_timeout_ms = 4000;
+  // Credentials come last: {where, connect_ms, io_ms} keeps its meaning.
   /// The ACL user to AUTH as; "" with a password: Redis's `default` user
   /// (a requirepass server).
   std::string username;
@@ -40,12 +47,6 @@ struct connection_options {
   std::string password;
   /// The logical database, SELECTed on every connection when not 0.
   int db = 0;
-  int connect_timeout_ms = 2000;
-  /// Bound on every read and write. A blocking command's read waits this
-  /// much longer than the time it may block (see blocking_command). 4 s, so
-  /// that with the database's 5 s busy timeout the default lease.ttl_ms
-  /// (10 s) still outlasts a check held up by both stores (config/validate).
-  int io_timeout_ms = 4000;
 };
 
 struct reply_deleter {
