@@ -97,12 +97,30 @@ redisContext* connection::context() {
                            ": " + reason);
   }
   context_ = c;
+  try {
+    introduce();
+  } catch (...) {
+    reset();
+    throw;
+  }
   spdlog::debug("redis {}: connected", where);
   return context_;
 }
 
 void connection::fail(const std::string& what) {
   std::string reason = "no reply";
+  if (context_ != nullptr && context_->err == REDIS_ERR_PROTOCOL) {
+    // Something else answers on the port (a web server's "HTTP/1.1 400",
+    // an SSH banner): say that, not hiredis' "got "H" as reply type byte".
+    reason = context_->errstr;
+    reset();
+    spdlog::debug("redis {}: not Redis: {}", options_.where.to_string(),
+                  reason);
+    throw broker_error(broker_errc::unavailable,
+                       options_.where.to_string() +
+                           " does not speak the Redis protocol (" + reason +
+                           "): is another service listening there?");
+  }
   if (context_ != nullptr && context_->err != 0) {
     reason = context_->errstr;
     // hiredis reports an expired socket timeout as EAGAIN's text.

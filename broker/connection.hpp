@@ -22,8 +22,8 @@ struct endpoint {
 
 /// True for a host name or an IP address: letters, digits and . - _ : %
 /// only. Refuses a URI or user information ("redis://u:pw@h", "u:pw@h"):
-/// credentials are not supported, and such a host would go to the
-/// resolver, password included.
+/// such a host would go to the resolver, password included (a URI is read
+/// by parse_redis_address, broker/redis_address.hpp).
 bool valid_host(std::string_view host);
 
 /// Parses "HOST:PORT"; nothing when malformed (no colon, port not 1..65535,
@@ -38,6 +38,15 @@ struct connection_options {
   /// that with the database's 5 s busy timeout the default lease.ttl_ms
   /// (10 s) still outlasts a check held up by both stores (config/validate).
   int io_timeout_ms = 4000;
+  // Credentials come last: {where, connect_ms, io_ms} keeps its meaning.
+  /// The ACL user to AUTH as; "" with a password: Redis's `default` user
+  /// (a requirepass server).
+  std::string username;
+  /// Sent with AUTH on every connection and reconnection when not empty.
+  /// Never shown: messages name the user and the address only.
+  std::string password;
+  /// The logical database, SELECTed on every connection when not 0.
+  int db = 0;
 };
 
 struct reply_deleter {
@@ -84,6 +93,12 @@ public:
 
 private:
   redisContext* context();
+  /// AUTH (a password or a user given) and SELECT (a database other than
+  /// 0), or a PING when neither is due, on a fresh context,
+  /// so that a wrong password, a missing one or a port that is not Redis
+  /// is named when connecting, not at some later command.
+  /// Throws broker_error(unavailable), the context dropped.
+  void introduce();
   /// Sends one command; error replies are returned, not thrown.
   reply send(const std::vector<std::string>& argv);
   [[noreturn]] void fail(const std::string& what);

@@ -1,6 +1,6 @@
 #include "cli/common_options.hpp"
 
-#include "broker/redact.hpp"
+#include "cli/redis_credentials.hpp"
 #include "storage/database.hpp"
 #include "storage/store_error.hpp"
 
@@ -26,17 +26,6 @@ const CLI::Validator not_empty{[](std::string& value) {
                                },
                                ""};
 
-/// HOST:PORT given by `origin` (the flag or the environment variable).
-broker::endpoint parse_redis(const std::string& text, const char* origin) {
-  auto where = broker::parse_endpoint(text);
-  if (!where)
-    throw config::config_error(
-        origin, "expected HOST:PORT with a host name or IP address (no user "
-                "or password) and a port in 1..65535, got '" +
-                    broker::redact_secrets(text) + "'");
-  return *where;
-}
-
 } // namespace
 
 void add_common_options(CLI::App& command, common_options& options) {
@@ -49,8 +38,9 @@ void add_common_options(CLI::App& command, common_options& options) {
       ->check(not_empty);
   command
       .add_option("--redis", options.redis,
-                  "Redis as HOST:PORT, else $OUTBOX_REDIS, else the config "
-                  "(redis.host and redis.port)")
+                  "Redis as HOST:PORT or redis://[USER:PASSWORD@]HOST[:PORT]"
+                  "[/DB], else $OUTBOX_REDIS, else the config (redis.host and "
+                  "redis.port)")
       ->check(not_empty);
   command
       .add_option("--log-level", options.log_level,
@@ -66,13 +56,9 @@ config::settings resolve_settings(const common_options& options) {
     result = config::load_file(config::default_config_path);
   if (!options.db_path.empty())
     result.db.path = options.db_path;
-  // --redis, else $OUTBOX_REDIS (what scripts/run sets for its private
-  // Redis), else the config file's. An empty variable counts as unset.
-  const char* from_env = std::getenv("OUTBOX_REDIS");
-  if (!options.redis.empty())
-    result.redis.where = parse_redis(options.redis, "--redis");
-  else if (from_env && *from_env)
-    result.redis.where = parse_redis(from_env, "OUTBOX_REDIS");
+  // --redis, else $OUTBOX_REDIS, else the config file's; the password
+  // from the address, the environment or a file (redis_credentials.hpp).
+  apply_redis_credentials(result, options.redis);
   config::validate(result);
   return result;
 }

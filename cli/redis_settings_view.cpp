@@ -1,6 +1,7 @@
 #include "cli/redis_settings_view.hpp"
 
 #include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
 #include "cli/text_table.hpp"
 
@@ -36,6 +37,11 @@ constexpr std::size_t error_width = 100;
 redis_setup read_redis_setup(broker::connection& conn,
                              const broker::keys& names) {
   redis_setup setup;
+  const auto& options = conn.options();
+  setup.address = options.where.to_string();
+  if (!options.username.empty())
+    setup.user = options.username;
+  setup.db = options.db;
   setup.settings = broker::read_redis_settings(conn);
   setup.configured_partitions = names.partitions <= 1 ? 1 : names.partitions;
   setup.partitions_key = names.partitions_record();
@@ -68,12 +74,19 @@ nlohmann::json redis_setup_json(const redis_setup& setup) {
       {"key", setup.partitions_key}};
   if (!setup.partitions_error.empty())
     partitions["error"] = setup.partitions_error;
-  return {{"settings", settings}, {"partitions", partitions}};
+  nlohmann::json connection{
+      {"address", setup.address}, {"user", setup.user}, {"db", setup.db}};
+  return {{"connection", connection},
+          {"settings", settings},
+          {"partitions", partitions}};
 }
 
 std::string redis_setup_text(const redis_setup& setup) {
   const auto& s = setup.settings;
   text_table table{{"REDIS SETTING", "VALUE"}};
+  table.add_row({"address", setup.address});
+  table.add_row({"user", setup.user});
+  table.add_row({"database", std::to_string(setup.db)});
   if (!s.config_error.empty()) {
     table.add_row(
         {"CONFIG", fit("unavailable: " + s.config_error, error_width)});

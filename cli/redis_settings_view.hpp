@@ -20,6 +20,11 @@ class connection;
 namespace outbox::cli {
 
 struct redis_setup {
+  /// Who this command is to which Redis: "HOST:PORT", the ACL user
+  /// ("default" without one) and the logical database. Never the password.
+  std::string address;
+  std::string user = "default";
+  int db = 0;
   broker::redis_settings settings;
   /// What this config says, and what the first relay or consumer process
   /// recorded (nothing: none yet).
@@ -34,8 +39,8 @@ struct redis_setup {
 redis_setup read_redis_setup(broker::connection& conn,
                              const broker::keys& names);
 
-/// {"settings": {...}, "partitions": {...}} for `status --json`; a value
-/// CONFIG could not read is null.
+/// {"connection": {...}, "settings": {...}, "partitions": {...}} for
+/// `status --json`; a value CONFIG could not read is null.
 nlohmann::json redis_setup_json(const redis_setup& setup);
 
 /// The REDIS SETTING table.

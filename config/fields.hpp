@@ -47,6 +47,10 @@ struct field {
   /// A string a user may write credentials into (redis.host): shown
   /// through broker::redact_secrets.
   bool may_hold_secrets = false;
+  /// A string that may be "" (redis.username: none given).
+  bool may_be_empty = false;
+  /// A string that is a secret whole (redis.password): shown as "***".
+  bool secret = false;
 
   std::int64_t (*get_integer)(const settings&) = nullptr;
   void (*set_integer)(settings&, std::int64_t) = nullptr;

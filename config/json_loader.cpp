@@ -231,8 +231,12 @@ void apply_value(const field& f, const json& value, settings& s) {
     break;
   }
   case kind::string: {
+    // A password written as a number is still a password: not echoed.
     if (!value.is_string())
-      throw config_error(f.path(), "expected a string, got " + describe(value));
+      throw config_error(
+          f.path(),
+          "expected a string, got " +
+              (f.secret ? std::string{value.type_name()} : describe(value)));
     auto text = value.get<std::string>();
     // Choices (db.synchronous) are case-insensitive and stored upper case.
     if (!f.choices.empty())

@@ -60,6 +60,19 @@ field text(const char* section, const char* key,
   return f;
 }
 
+/// A text key that may be left empty: "" means not given.
+field optional(field f) {
+  f.may_be_empty = true;
+  return f;
+}
+
+/// A text key that is a secret as a whole: to_json shows "***".
+field secret(field f) {
+  f.secret = true;
+  f.may_be_empty = true;
+  return f;
+}
+
 /// Marks a key whose text may carry credentials (to_json masks them).
 field secret_bearing(field f) {
   f.may_hold_secrets = true;
@@ -96,6 +109,11 @@ std::vector<field> make_fields() {
           text<&S::redis, &conn::where, &endpoint::host>("redis", "host")),
       integer<&S::redis, &conn::where, &endpoint::port>("redis", "port", 1,
                                                         65535),
+      optional(text<&S::redis, &conn::username>("redis", "username")),
+      secret(text<&S::redis, &conn::password>("redis", "password")),
+      optional(text<&S::redis_password_file>("redis", "password_file")),
+      // Redis's `databases` is 16 by default but may be set higher.
+      integer<&S::redis, &conn::db>("redis", "db", 0, int_max),
       integer<&S::redis, &conn::connect_timeout_ms>(
           "redis", "connect_timeout_ms", 1, dur),
       integer<&S::redis, &conn::io_timeout_ms>("redis", "io_timeout_ms", 1,
@@ -212,6 +230,8 @@ void check_number(const field& f, double value) {
 }
 
 void check_string(const field& f, const std::string& value) {
+  if (value.empty() && f.may_be_empty)
+    return;
   if (value.empty())
     throw config_error(f.path(), "must not be empty");
   if (f.choices.empty())
@@ -259,8 +279,11 @@ std::string to_json(const settings& s) {
       break;
     case detail::kind::string:
       // Whatever a settings object holds, what it shows carries no secret.
-      slot = f.may_hold_secrets ? broker::redact_secrets(f.get_string(s))
-                                : f.get_string(s);
+      if (f.secret)
+        slot = f.get_string(s).empty() ? "" : "***";
+      else
+        slot = f.may_hold_secrets ? broker::redact_secrets(f.get_string(s))
+                                  : f.get_string(s);
       break;
     case detail::kind::boolean:
       slot = f.get_boolean(s);

@@ -67,6 +67,9 @@ inline constexpr int consumer_lock_renewal_ms = 100;
 struct settings {
   storage::db_options db;
   broker::connection_options redis;
+  /// A file holding the Redis password (redis.password_file), read when the
+  /// settings are resolved (cli/redis_credentials.hpp) into redis.password.
+  std::string redis_password_file;
   /// Start even when Redis may evict keys (a maxmemory-policy other than
   /// noeviction), which drops queued events or dedup records once Redis is
   /// full. Off: `outbox run` and `outbox lab` refuse such a Redis

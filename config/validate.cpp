@@ -47,12 +47,20 @@ void check_lock_ttl(const settings& s) {
 /// Rules between keys. Each names the key a user would most likely change.
 void check_relations(const settings& s) {
   // Only a host: a URI or user information ("u:pw@host") would go to the
-  // resolver, password included. Credentials are not supported yet.
+  // resolver, password included. Credentials have keys of their own, and
+  // --redis takes the URI form.
   if (!broker::valid_host(s.redis.where.host))
     throw config_error("redis.host",
                        "must be a host name or an IP address (letters, "
-                       "digits, . - _ : %; no user or password), got \"" +
+                       "digits, . - _ : %; the user and password go in "
+                       "redis.username and redis.password_file), got \"" +
                            broker::redact_secrets(s.redis.where.host) + "\"");
+  // AUTH takes the user as one argument; a space or a control character
+  // is a paste gone wrong, not a user Redis could have (ACL SETUSER).
+  for (unsigned char c : s.redis.username)
+    if (c <= ' ' || c == 0x7f)
+      throw config_error("redis.username",
+                         "must not hold spaces or control characters");
 
   // A relay holding leases renews them from its loop, which wakes at least
   // every poll_interval_ms; a lease shorter than that expires before its

@@ -75,9 +75,10 @@ TEST_F(HostileFlags, WorkerCountsAreCapped) {
 }
 
 TEST_F(HostileFlags, NoMessageShowsTheRedisPassword) {
+  // Malformed: refused, quoted with the password masked.
   for (const std::string redis :
-       {"redis://u:s3cret@127.0.0.1:1", "redis://s3cret@127.0.0.1:1",
-        "u:s3cret@127.0.0.1:1", "127.0.0.1?password=s3cret:1"}) {
+       {"u:s3cret@127.0.0.1:1", "127.0.0.1?password=s3cret:1",
+        "redis://u:s3cret@127.0.0.1:1/x", "rediss://u:s3cret@127.0.0.1:1"}) {
     auto r = outbox({"status"}, {"--redis", redis});
     EXPECT_EQ(r.exit_code, 2) << redis << ": " << r.err;
     EXPECT_NE(r.err.find("--redis"), std::string::npos) << r.err;
@@ -85,9 +86,21 @@ TEST_F(HostileFlags, NoMessageShowsTheRedisPassword) {
     EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
     EXPECT_EQ(r.out.find("s3cret"), std::string::npos) << r.out;
   }
-  auto named = outbox({"status"}, {"--redis", "redis://u:s3cret@h:1"});
-  EXPECT_NE(named.err.find("got 'redis://u:***@h:1'"), std::string::npos)
+  auto named = outbox({"status"}, {"--redis", "redis://u:s3cret@h:1/x"});
+  EXPECT_NE(named.err.find("got 'redis://u:***@h:1/x'"), std::string::npos)
       << named.err;
+  // Well formed, with nobody listening: the address is named, the password
+  // is not.
+  for (const std::string redis :
+       {"redis://u:s3cret@127.0.0.1:1", "redis://s3cret@127.0.0.1:1"}) {
+    // dead-letters reads Redis only: no database needed to get there.
+    auto r = outbox({"dead-letters"}, {"--redis", redis});
+    EXPECT_EQ(r.exit_code, 1) << redis << ": " << r.err;
+    EXPECT_NE((r.out + r.err).find("127.0.0.1:1"), std::string::npos)
+        << r.out << r.err;
+    EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("s3cret"), std::string::npos) << r.out;
+  }
 
   // The same address written into a config file.
   auto config = write_config(

@@ -67,9 +67,10 @@ TEST_F(CliRedisEnv, AMalformedValueIsAConfigurationErrorNamingIt) {
     auto r = status(value);
     EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
     EXPECT_NE(r.err.find(std::string{"configuration error: OUTBOX_REDIS: "
-                                     "expected HOST:PORT with a host name "
-                                     "or IP address (no user or password) "
-                                     "and a port in 1..65535, got '"} +
+                                     "expected HOST:PORT (a host name or an "
+                                     "IP address and a port in 1..65535) or "
+                                     "redis://[USER:PASSWORD@]HOST[:PORT][/"
+                                     "DB], got '"} +
                          value + "'"),
               std::string::npos)
         << r.err;

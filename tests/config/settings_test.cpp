@@ -27,6 +27,10 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.db.relay_synchronous, b.db.relay_synchronous);
   EXPECT_EQ(a.redis.where.host, b.redis.where.host);
   EXPECT_EQ(a.redis.where.port, b.redis.where.port);
+  EXPECT_EQ(a.redis.username, b.redis.username);
+  EXPECT_EQ(a.redis.password, b.redis.password);
+  EXPECT_EQ(a.redis_password_file, b.redis_password_file);
+  EXPECT_EQ(a.redis.db, b.redis.db);
   EXPECT_EQ(a.redis.connect_timeout_ms, b.redis.connect_timeout_ms);
   EXPECT_EQ(a.redis.io_timeout_ms, b.redis.io_timeout_ms);
   EXPECT_EQ(a.allow_evicting_redis, b.allow_evicting_redis);

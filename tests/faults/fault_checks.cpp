@@ -100,7 +100,11 @@ void check_redis(const pipeline_location& where, const config::settings& s,
                  const database_view& db, pipeline_check& out) {
   auto& f = out.figures;
   auto& broke = out.violations;
-  broker::connection redis{{where.redis, 2000, 10'000}};
+  broker::connection_options options;
+  options.where = where.redis;
+  options.connect_timeout_ms = 2000;
+  options.io_timeout_ms = 10'000;
+  broker::connection redis{options};
   const auto& names = s.broker;
 
   // processed: each event once, nothing unknown.

@@ -211,7 +211,7 @@ bool fault_fixture::wait_until_settled(int timeout_ms) const {
   auto settings = config::load_file(config_path_);
   SQLite::Database db{db_path_, SQLite::OPEN_READWRITE};
   db.exec("PRAGMA busy_timeout = 5000");
-  broker::connection redis{{redis_->endpoint(), 500, 2000}};
+  broker::connection redis{redis_->connection_options()};
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (std::chrono::steady_clock::now() < deadline) {

@@ -66,14 +66,31 @@ std::string make_temp_dir() {
   return pattern;
 }
 
-/// True once the server answers PING with PONG (not LOADING or an error).
-bool answers_ping(int port) {
+/// True once the server answers PING with PONG (not LOADING or an error),
+/// after AUTH when the fixture has a password.
+bool answers_ping(int port, const redis_server::options& opts) {
   timeval timeout{0, 200'000};
   auto* c = redisConnectWithTimeout("127.0.0.1", port, timeout);
   if (c == nullptr)
     return false;
   bool pong = false;
   if (c->err == 0 && redisSetTimeout(c, timeout) == REDIS_OK) {
+    if (!opts.password.empty()) {
+      std::vector<std::string> auth{"AUTH"};
+      if (!opts.username.empty())
+        auth.push_back(opts.username);
+      auth.push_back(opts.password);
+      std::vector<const char*> data;
+      std::vector<size_t> sizes;
+      for (auto& arg : auth) {
+        data.push_back(arg.data());
+        sizes.push_back(arg.size());
+      }
+      auto* r = static_cast<redisReply*>(redisCommandArgv(
+          c, static_cast<int>(auth.size()), data.data(), sizes.data()));
+      if (r != nullptr)
+        freeReplyObject(r);
+    }
     auto* r = static_cast<redisReply*>(redisCommand(c, "PING"));
     pong = r != nullptr && r->type == REDIS_REPLY_STATUS &&
            std::string(r->str, r->len) == "PONG";
@@ -153,18 +170,25 @@ broker::connection_options redis_server::connection_options() const {
   result.where = endpoint();
   result.connect_timeout_ms = 500;
   result.io_timeout_ms = 2000;
+  result.username = options_.username;
+  result.password = options_.password;
   return result;
 }
 
 bool redis_server::launch() {
   // Everything the child needs is built before fork(): after it, only
   // async-signal-safe calls.
+  std::string config_file = dir_ + "/redis.conf";
+  {
+    std::ofstream conf{config_file, std::ios::trunc};
+    for (const auto& line : options_.config_lines)
+      conf << line << '\n';
+  }
   std::vector<std::string> args = {
-      redis_binary, "--port",    std::to_string(port_),
-      "--bind",     "127.0.0.1", "--daemonize",
-      "no",         "--save",    "",
-      "--dir",      dir_,        "--logfile",
-      "redis.log"};
+      redis_binary, config_file, "--port",      std::to_string(port_),
+      "--bind",     "127.0.0.1", "--daemonize", "no",
+      "--save",     "",          "--dir",       dir_,
+      "--logfile",  "redis.log"};
   if (options_.aof) {
     args.insert(args.end(), {"--appendonly", "yes", "--appendfsync", "always"});
   } else {
@@ -201,7 +225,7 @@ bool redis_server::launch() {
       pid_ = -1; // exited: most likely the port was taken
       return false;
     }
-    if (answers_ping(port_))
+    if (answers_ping(port_, options_))
       return true;
     // Polling for an event with a deadline, not a sleep to synchronize.
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -25,6 +25,15 @@ public:
     /// More redis-server arguments, e.g. {"--maxmemory-policy",
     /// "allkeys-lru"} or {"--rename-command", "CONFIG", ""}.
     std::vector<std::string> extra_args = {};
+    /// Lines of a redis.conf the server reads first, e.g. "requirepass
+    /// admin" or "user app on >secret ~* &* +@all": kept out of the
+    /// command line, as a deployment keeps its passwords out of `ps`.
+    std::vector<std::string> config_lines = {};
+    /// Who the fixture itself is to the server (its PING and
+    /// connection_options()): a password for a server with requirepass,
+    /// and a user with it for an ACL user. Empty: no AUTH.
+    std::string username = {};
+    std::string password = {};
   };
 
   /// Starts the server; throws std::runtime_error if it does not answer
@@ -40,7 +49,8 @@ public:
   /// Where it listens (127.0.0.1 and its port; the same after a restart).
   broker::endpoint endpoint() const;
 
-  /// Connection options for it, with short timeouts suited to tests.
+  /// Connection options for it, with short timeouts suited to tests, and the
+  /// fixture's user and password.
   broker::connection_options connection_options() const;
 
   /// Starts it again on the same port and directory (no-op if running).

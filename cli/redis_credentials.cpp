@@ -1,0 +1,98 @@
+#include "cli/redis_credentials.hpp"
+
+#include "broker/redact.hpp"
+#include "broker/redis_address.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace outbox::cli {
+
+namespace {
+
+std::optional<broker::redis_address> given_address(const std::string& flag,
+                                                   const char*& origin) {
+  std::string text = flag;
+  origin = "--redis";
+  if (text.empty()) {
+    // What scripts/run sets for its private Redis. An empty variable counts
+    // as unset.
+    const char* from_env = std::getenv("OUTBOX_REDIS");
+    if (from_env == nullptr || *from_env == '\0')
+      return std::nullopt;
+    text = from_env;
+    origin = "OUTBOX_REDIS";
+  }
+  try {
+    return broker::parse_redis_address(text);
+  } catch (const broker::address_error& e) {
+    throw config::config_error(origin, std::string{e.what()} + ", got '" +
+                                           broker::redact_secrets(text) + "'");
+  }
+}
+
+std::string octal_mode(mode_t mode) {
+  std::ostringstream out;
+  out << '0' << std::oct << (mode & 0777);
+  return out.str();
+}
+
+} // namespace
+
+std::string read_password_file(const std::string& path) {
+  const char* key = "redis.password_file";
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0)
+    throw config::config_error(key, "cannot read " + path + ": " +
+                                        std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    throw config::config_error(key, path + " is not a regular file");
+  // As ssh does with a private key: a secret other users can read is no
+  // secret. Group access is left to the operator (a group that runs outbox).
+  if ((info.st_mode & (S_IROTH | S_IWOTH)) != 0)
+    throw config::config_error(
+        key, path + " is readable or writable by other users (mode " +
+                 octal_mode(info.st_mode) + "): chmod o-rw " + path +
+                 " (600, or 640 for a group that runs outbox)");
+  std::ifstream in{path, std::ios::binary};
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof())
+    throw config::config_error(key, "cannot read " + path);
+  auto password = text.str();
+  // `echo secret > file` ends it with a newline (or CR LF on Windows).
+  if (!password.empty() && password.back() == '\n')
+    password.pop_back();
+  if (!password.empty() && password.back() == '\r')
+    password.pop_back();
+  if (password.empty())
+    throw config::config_error(key, path + " is empty");
+  return password;
+}
+
+void apply_redis_credentials(config::settings& s, const std::string& flag) {
+  const char* origin = nullptr;
+  auto given = given_address(flag, origin);
+  if (given) {
+    s.redis.where = given->where;
+    if (given->username)
+      s.redis.username = *given->username;
+    if (given->db)
+      s.redis.db = *given->db;
+  }
+  const char* from_env = std::getenv(password_variable);
+  if (given && given->password)
+    s.redis.password = *given->password;
+  else if (from_env != nullptr && *from_env != '\0')
+    s.redis.password = from_env;
+  else if (!s.redis_password_file.empty())
+    s.redis.password = read_password_file(s.redis_password_file);
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,33 @@
+#pragma once
+
+// Where the Redis is and who we are to it, from the sources a user has:
+// --redis, $OUTBOX_REDIS, $OUTBOX_REDIS_PASSWORD and the config's redis
+// section (redis.password_file, redis.password). Passwords stay out of `ps`
+// and shell history when they come from the environment or a file.
+
+#include "config/settings.hpp"
+
+#include <string>
+
+namespace outbox::cli {
+
+/// The environment variable that may hold the Redis password.
+inline constexpr const char* password_variable = "OUTBOX_REDIS_PASSWORD";
+
+/// Applies, over the config's values in `s`:
+/// - the address: `flag` (--redis) when not empty, else $OUTBOX_REDIS when
+///   set and not empty; HOST:PORT or redis://[USER:PASSWORD@]HOST[:PORT][/DB],
+///   each part it gives replacing redis.host, redis.port, redis.username,
+///   redis.db;
+/// - the password: the address's own, else $OUTBOX_REDIS_PASSWORD, else the
+///   file redis.password_file, else redis.password.
+/// Throws config::config_error naming the flag, variable or key (exit 2);
+/// its message never holds a password.
+void apply_redis_credentials(config::settings& s, const std::string& flag);
+
+/// The password in the file at `path`, one trailing newline dropped.
+/// Refuses a file other users may read (mode o+r or o+w), an empty one, and
+/// one that cannot be read. Throws config::config_error("redis.password_file").
+std::string read_password_file(const std::string& path);
+
+} // namespace outbox::cli

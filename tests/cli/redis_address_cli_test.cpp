@@ -1,0 +1,110 @@
+// Addresses a user may give that this build cannot or must not use: TLS,
+// and a port where something other than Redis answers.
+
+#include "cli/cli_fixture.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace outbox::test {
+namespace {
+
+/// A loopback web server of the worst kind: it reads whatever a client
+/// sends and answers "HTTP/1.1 400 Bad Request", then hangs up.
+class http_server {
+public:
+  http_server() {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) !=
+            0 ||
+        ::listen(listener_, 16) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      throw std::runtime_error("cannot listen on loopback");
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+
+  ~http_server() {
+    done_ = true;
+    thread_.join();
+    ::close(listener_);
+  }
+
+  int port() const { return port_; }
+
+private:
+  void serve() {
+    static const std::string answer = "HTTP/1.1 400 Bad Request\r\n"
+                                      "Content-Length: 0\r\n"
+                                      "Connection: close\r\n\r\n";
+    while (!done_) {
+      pollfd ready{listener_, POLLIN, 0};
+      if (::poll(&ready, 1, 50) <= 0)
+        continue;
+      int client = ::accept(listener_, nullptr, nullptr);
+      if (client < 0)
+        continue;
+      // Read the request first, as a web server does: closing with it
+      // unread would reset the connection before the answer is read.
+      pollfd request{client, POLLIN, 0};
+      char buffer[4096];
+      if (::poll(&request, 1, 2000) > 0)
+        (void)!::read(client, buffer, sizeof buffer);
+      (void)!::write(client, answer.data(), answer.size());
+      ::close(client);
+    }
+  }
+
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+using CliRedisAddress = cli_fixture;
+
+TEST_F(CliRedisAddress, TlsIsRefusedNamingWhatToUseInstead) {
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  for (const std::string address :
+       {"rediss://app:s3cret@redis.example:6380/2", "rediss://127.0.0.1:1"}) {
+    auto r = outbox({"status"}, {"--redis", address});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("--redis: rediss:// (TLS) is not supported"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("stunnel or spiped"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST_F(CliRedisAddress, AServiceThatIsNotRedisIsNamedSo) {
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  http_server web;
+  auto address = "127.0.0.1:" + std::to_string(web.port());
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"status"}, std::vector<std::string>{"verify"},
+        std::vector<std::string>{"run", "--until-drained", "--orders", "1"}}) {
+    auto r = outbox(command, {"--redis", address});
+    EXPECT_EQ(r.exit_code, 1) << command[0] << ": " << r.out << r.err;
+    EXPECT_NE(
+        (r.out + r.err).find(address + " does not speak the Redis protocol"),
+        std::string::npos)
+        << command[0] << ": " << r.err;
+  }
+}
+
+} // namespace
+} // namespace outbox::test

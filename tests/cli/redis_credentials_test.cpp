@@ -1,0 +1,137 @@
+// The redis section's credentials: optional, shown masked, and the
+// password file read with care (cli/redis_credentials.hpp).
+
+#include "cli/redis_credentials.hpp"
+#include "config/settings.hpp"
+
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+using outbox::test::temp_dir;
+using namespace outbox;
+
+namespace {
+
+/// Unsets the variables apply_redis_credentials reads, for one test.
+class ConfigRedisCredentials : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ::unsetenv("OUTBOX_REDIS");
+    ::unsetenv(cli::password_variable);
+  }
+  void TearDown() override { SetUp(); }
+
+  std::string password_file(const std::string& text, mode_t mode) {
+    auto path = dir_.file("pw");
+    std::ofstream{path, std::ios::trunc} << text;
+    ::chmod(path.c_str(), mode);
+    return path;
+  }
+
+  /// The key and message of the config_error `call` throws.
+  template <class F>
+  std::string refusal(F call) {
+    try {
+      call();
+    } catch (const config::config_error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "accepted";
+    return {};
+  }
+
+  temp_dir dir_;
+};
+
+TEST_F(ConfigRedisCredentials, KeysAreOptionalAndThePasswordIsShownMasked) {
+  auto s = config::apply_json(
+      R"({"redis": {"username": "app", "password": "s3cret", "db": 5}})",
+      "test");
+  EXPECT_NO_THROW(config::validate(s));
+  EXPECT_EQ(s.redis.username, "app");
+  EXPECT_EQ(s.redis.password, "s3cret");
+  EXPECT_EQ(s.redis.db, 5);
+  auto shown = config::to_json(s);
+  EXPECT_EQ(shown.find("s3cret"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(R"("password": "***")"), std::string::npos) << shown;
+  // Unset stays "" (not "***"): nothing to hide.
+  auto plain = config::to_json(config::settings{});
+  EXPECT_NE(plain.find(R"("password": "")"), std::string::npos) << plain;
+}
+
+TEST_F(ConfigRedisCredentials, TheAddressGivesWhatItHasTheConfigTheRest) {
+  auto s = config::apply_json(
+      R"({"redis": {"username": "app", "db": 5, "password": "from-config"}})",
+      "test");
+  cli::apply_redis_credentials(s, "redis://h:7/2");
+  EXPECT_EQ(s.redis.where.to_string(), "h:7");
+  EXPECT_EQ(s.redis.username, "app"); // the URI gave none
+  EXPECT_EQ(s.redis.db, 2);
+  EXPECT_EQ(s.redis.password, "from-config");
+  cli::apply_redis_credentials(s, "redis://ops:uri-pw@h:7");
+  EXPECT_EQ(s.redis.username, "ops");
+  EXPECT_EQ(s.redis.password, "uri-pw");
+  EXPECT_EQ(s.redis.db, 2);
+}
+
+TEST_F(ConfigRedisCredentials, PasswordPrecedenceUriEnvironmentFileConfig) {
+  auto base =
+      config::apply_json(R"({"redis": {"password": "from-config"}})", "test");
+  base.redis_password_file = password_file("from-file\n", 0600);
+  auto s = base;
+  cli::apply_redis_credentials(s, "");
+  EXPECT_EQ(s.redis.password, "from-file"); // its newline dropped
+  ::setenv(cli::password_variable, "from-env", 1);
+  s = base;
+  cli::apply_redis_credentials(s, "127.0.0.1:6390");
+  EXPECT_EQ(s.redis.password, "from-env");
+  s = base;
+  cli::apply_redis_credentials(s, "redis://:from-uri@127.0.0.1:6390");
+  EXPECT_EQ(s.redis.password, "from-uri");
+  // OUTBOX_REDIS carries a URI the same way.
+  ::setenv("OUTBOX_REDIS", "redis://app:env-uri@127.0.0.1:6390/4", 1);
+  s = base;
+  cli::apply_redis_credentials(s, "");
+  EXPECT_EQ(s.redis.password, "env-uri");
+  EXPECT_EQ(s.redis.username, "app");
+  EXPECT_EQ(s.redis.db, 4);
+}
+
+TEST_F(ConfigRedisCredentials, APasswordFileOthersMayReadIsRefused) {
+  auto shared = password_file("s3cret", 0644);
+  auto why = refusal([&] { cli::read_password_file(shared); });
+  EXPECT_NE(why.find("redis.password_file: " + shared +
+                     " is readable or writable by other users (mode 0644)"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(why.find("s3cret"), std::string::npos) << why;
+  EXPECT_EQ(cli::read_password_file(password_file("s3cret", 0640)), "s3cret");
+  auto empty =
+      refusal([&] { cli::read_password_file(password_file("\n", 0600)); });
+  EXPECT_NE(empty.find("is empty"), std::string::npos) << empty;
+  auto missing = refusal([&] { cli::read_password_file(dir_.file("none")); });
+  EXPECT_NE(missing.find("cannot read"), std::string::npos) << missing;
+}
+
+TEST_F(ConfigRedisCredentials, AMalformedOrTlsAddressNamesItsOrigin) {
+  config::settings s;
+  auto tls = refusal(
+      [&] { cli::apply_redis_credentials(s, "rediss://u:s3cret@h:1"); });
+  EXPECT_NE(tls.find("--redis: rediss:// (TLS) is not supported"),
+            std::string::npos)
+      << tls;
+  EXPECT_NE(tls.find("got 'rediss://u:***@h:1'"), std::string::npos) << tls;
+  ::setenv("OUTBOX_REDIS", "redis://u:s3cret@h:1/db", 1);
+  auto env = refusal([&] { cli::apply_redis_credentials(s, ""); });
+  EXPECT_NE(env.find("OUTBOX_REDIS: "), std::string::npos) << env;
+  EXPECT_EQ(env.find("s3cret"), std::string::npos) << env;
+}
+
+} // namespace
