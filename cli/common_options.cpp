@@ -75,6 +75,7 @@ config::settings resolve_settings(const common_options& options) {
   else if (from_env && *from_env)
     result.redis.where = parse_redis(from_env, "OUTBOX_REDIS");
   config::validate(result);
+  config::apply_key_prefix(result);
   return result;
 }
 

@@ -47,6 +47,8 @@ struct field {
   /// A string a user may write credentials into (redis.host): shown
   /// through broker::redact_secrets.
   bool may_hold_secrets = false;
+  /// For strings: "" is a value (broker.key_prefix: no prefix).
+  bool may_be_empty = false;
 
   std::int64_t (*get_integer)(const settings&) = nullptr;
   void (*set_integer)(settings&, std::int64_t) = nullptr;

@@ -60,6 +60,12 @@ field text(const char* section, const char* key,
   return f;
 }
 
+/// Marks a string key that may be "" (broker.key_prefix).
+field empty_allowed(field f) {
+  f.may_be_empty = true;
+  return f;
+}
+
 /// Marks a key whose text may carry credentials (to_json masks them).
 field secret_bearing(field f) {
   f.may_hold_secrets = true;
@@ -102,6 +108,7 @@ std::vector<field> make_fields() {
                                                dur),
       flag<&S::allow_evicting_redis>("redis", "allow_evicting"),
 
+      empty_allowed(text<&S::key_prefix>("broker", "key_prefix")),
       text<&S::broker, &keys::queue>("broker", "queue"),
       integer<&S::broker, &keys::partitions>("broker", "partitions", 1, 1024),
       text<&S::broker, &keys::processed>("broker", "processed"),
@@ -212,7 +219,7 @@ void check_number(const field& f, double value) {
 }
 
 void check_string(const field& f, const std::string& value) {
-  if (value.empty())
+  if (value.empty() && !f.may_be_empty)
     throw config_error(f.path(), "must not be empty");
   if (f.choices.empty())
     return;
