@@ -3,7 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
-#include "storage/private_files.hpp"
+#include "storage/db_folder.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
@@ -28,11 +28,12 @@ int bench(const bench_command_options& options) {
   bench::bench_options o;
   o.settings = resolve_settings(options.common);
   o.quick = options.quick;
-  // Next to the configured database, so fsync costs are those of its disk.
+  // Next to the configured database, so fsync costs are those of its disk;
+  // its folder follows the rule of every writing command.
+  storage::prepare_database_folder(o.settings.db);
   auto parent = std::filesystem::path{o.settings.db.path}.parent_path();
   if (parent.empty())
     parent = ".";
-  storage::create_private_folders(parent);
   o.scratch_parent = parent.string();
   o.progress = [](const std::string& step) {
     std::cerr << "bench: " << text::escaped(step) << '\n';

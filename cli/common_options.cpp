@@ -60,6 +60,7 @@ config::settings resolve_settings(const common_options& options) {
   // from the address, the environment or a file (redis_credentials.hpp).
   apply_redis_credentials(result, options.redis);
   config::validate(result);
+  config::apply_key_prefix(result);
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/keyspace_check.hpp"
 #include "cli/text_table.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
@@ -97,6 +98,8 @@ void print_letters(const std::vector<broker::dead_letter>& letters) {
 
 int list(const dead_letters_options& options) {
   auto settings = resolve_settings(options.common);
+  if (auto stop = check_keyspace_if_database(settings, "outbox dead-letters"))
+    return *stop;
   broker::connection redis{settings.redis};
   auto letters = broker::read_dead_letters(redis, settings.broker);
   if (options.json) {
@@ -173,6 +176,9 @@ int replay(const dead_letters_options& options) {
     return exit_usage;
   }
   auto settings = resolve_settings(options.common);
+  if (auto stop = check_keyspace_if_database(
+          settings, "outbox dead-letters replay", keyspace_use::write))
+    return *stop;
   broker::connection redis{settings.redis};
   // An entry goes back to the list of its aggregate under the count the
   // running processes use: another count would put it where no consumer

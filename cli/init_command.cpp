@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/database.hpp"
+#include "storage/db_folder.hpp"
 #include "storage/private_files.hpp"
 #include "text/terminal_text.hpp"
 
@@ -43,6 +44,7 @@ void add_init_command(CLI::App& app, command_action& action) {
       apply_log_level(options->log_level);
       auto settings = resolve_settings(*options);
       bool existed = std::filesystem::exists(settings.db.path);
+      storage::prepare_database_folder(settings.db);
       auto db = storage::open_database(settings.db);
       // The version before: what this init did is said in those terms. A
       // file SQLite cannot read fails in migrate, with the store's message.

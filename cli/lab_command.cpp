@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/keyspace_check.hpp"
 #include "cli/redis_preflight.hpp"
 #include "storage/database.hpp"
 #include "storage/private_files.hpp"
@@ -162,6 +163,8 @@ int run_lab(const lab_options& o) {
     // leaves the count recorded for the pipeline alone.
     broker::connection conn{s.redis};
     if (auto stop = check_redis_settings(conn, s, "outbox lab"))
+      return *stop;
+    if (auto stop = check_lab_keyspace(s, "outbox lab"))
       return *stop;
   }
 

@@ -3,6 +3,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/output_mode.hpp"
 #include "storage/database.hpp"
+#include "storage/db_folder.hpp"
 #include "storage/order_store.hpp"
 #include "storage/store_error.hpp"
 #include "text/json_text.hpp"
@@ -54,6 +55,7 @@ int place_order(const place_order_options& options) {
     throw storage::store_error(storage::store_errc::invalid_input, *problem);
 
   auto settings = resolve_settings(options.common);
+  storage::prepare_database_folder(settings.db);
   auto db = storage::open_and_migrate(settings.db);
   storage::order_store orders{*db};
   auto placed = orders.place_order(request, storage::wall_clock_now());

@@ -9,9 +9,11 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/keyspace_check.hpp"
 #include "cli/redis_preflight.hpp"
 #include "cli/stop_signals.hpp"
 #include "storage/database.hpp"
+#include "storage/db_folder.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -172,7 +174,10 @@ int run(const run_options& options) {
     return *stop;
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
-  storage::open_and_migrate(s.db);
+  storage::prepare_database_folder(s.db);
+  if (auto stop = check_keyspace(*storage::open_and_migrate(s.db), s,
+                                 "outbox run", keyspace_use::write))
+    return *stop;
   // After the database: a process that cannot start must not be the one
   // that fixes the count for all the others.
   if (auto stop = agree_on_partitions(redis, s))

@@ -5,6 +5,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/finite_range.hpp"
+#include "cli/keyspace_check.hpp"
 #include "cli/redis_settings_view.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/text_table.hpp"
@@ -284,6 +285,8 @@ int status(const status_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
+  if (auto stop = check_keyspace(*db, settings, "outbox status"))
+    return *stop;
   if (options.watch)
     return watch(options, settings, *db);
   broker::connection redis{settings.redis};

@@ -10,6 +10,7 @@
 #include "cli/common_options.hpp"
 #include "cli/duration.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/keyspace_check.hpp"
 #include "storage/ledger.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
@@ -203,6 +204,9 @@ int trim(const trim_options& options) {
     return exit_usage;
   }
   auto db = open_existing_database(settings.db);
+  if (auto stop =
+          check_keyspace(*db, settings, "outbox trim", keyspace_use::write))
+    return *stop;
   broker::connection redis{settings.redis};
   const auto& names = settings.broker;
   auto cutoff = redis_now_ms(redis) - *older_than;

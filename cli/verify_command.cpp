@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/keyspace_check.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
@@ -23,6 +24,8 @@ int verify(const verify_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
+  if (auto stop = check_keyspace(*db, settings, "outbox verify"))
+    return *stop;
   broker::connection redis{settings.redis};
   auto result = audit::audit_pipeline(*db, redis, settings.broker);
   if (options.json)

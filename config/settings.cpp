@@ -120,6 +120,7 @@ std::vector<field> make_fields() {
                                                dur),
       flag<&S::allow_evicting_redis>("redis", "allow_evicting"),
 
+      optional(text<&S::key_prefix>("broker", "key_prefix")),
       text<&S::broker, &keys::queue>("broker", "queue"),
       integer<&S::broker, &keys::partitions>("broker", "partitions", 1, 1024),
       text<&S::broker, &keys::processed>("broker", "processed"),

@@ -82,6 +82,13 @@ struct settings {
     k.partitions = 4;
     return k;
   }();
+  /// Put before every one of the pipeline's key names (broker.key_prefix),
+  /// so the pipeline never shares a key with `outbox lab`, which keeps the
+  /// seed's plain names (`outbox.events`, `processed`). "" gives the plain
+  /// names: the pipeline's keys before this setting existed.
+  std::string key_prefix = "pipeline:";
+  /// Set once apply_key_prefix has put key_prefix into `broker`'s names.
+  bool key_prefix_applied = false;
   storage::lease_policy lease;
   run_settings run;
   crash_settings crash;
@@ -115,6 +122,19 @@ void validate(const settings& s);
 
 /// The default config file path, relative to the working directory.
 inline constexpr const char* default_config_path = "config/outbox.json";
+
+/// Puts key_prefix before every name in `broker` (once; a second call does
+/// nothing). The commands call it after validation: from then on `broker`
+/// holds the names the pipeline uses in Redis.
+void apply_key_prefix(settings& s);
+
+/// The names the pipeline used before broker.key_prefix existed: `broker`'s
+/// names without the prefix.
+broker::keys unprefixed_keys(const settings& s);
+
+/// The key of the keyspace owner stamp (broker/keyspace_owner.hpp):
+/// "<key_prefix>outbox.owner".
+std::string owner_stamp_key(const settings& s);
 
 /// The settings as JSON (for `outbox config --show` and the run report).
 std::string to_json(const settings& s);

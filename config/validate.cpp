@@ -130,12 +130,28 @@ void check_relations(const settings& s) {
                                                *names[i].second + "\")");
 }
 
+/// `outbox bench` works on "bench." + the pipeline's names: a pipeline
+/// name that starts so could be a bench key, which the bench deletes.
+void check_not_bench_keys(const settings& s) {
+  const std::string bench = "bench.";
+  auto name = [&](const std::string& key) {
+    return s.key_prefix_applied ? key : s.key_prefix + key;
+  };
+  if (name(s.broker.queue).compare(0, bench.size(), bench) == 0 ||
+      name(s.broker.processed).compare(0, bench.size(), bench) == 0)
+    throw config_error("broker.key_prefix",
+                       "the pipeline's key names must not start with \"" +
+                           bench + "\" (outbox bench's keys), got \"" +
+                           name(s.broker.queue) + "\"");
+}
+
 } // namespace
 
 void validate(const settings& s) {
   for (const auto& f : detail::fields())
     detail::check_field(f, s);
   check_relations(s);
+  check_not_bench_keys(s);
 }
 
 } // namespace outbox::config

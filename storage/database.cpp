@@ -114,13 +114,30 @@ CREATE TRIGGER IF NOT EXISTS outbox_seq_after_head BEFORE INSERT ON outbox
   END;
 )sql";
 
+/// Version 4 -> 5: the database's identity, one row. Its id goes into the
+/// owner stamp of the Redis keyspace the pipeline writes (broker/
+/// keyspace_owner.hpp), so a command pointed at another database's keys
+/// says so instead of reporting their differences as loss. first_schema is
+/// the user_version the database had when it got its id: 0 for one created
+/// by this version, 1..4 for one upgraded, whose events may still sit
+/// under the key names older versions used (cli/keyspace_check.cpp).
+constexpr const char* schema_v5 = R"sql(
+CREATE TABLE IF NOT EXISTS database_identity (
+  singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+  id TEXT NOT NULL CHECK (length(id) = 32),
+  first_schema INTEGER NOT NULL CHECK (first_schema >= 0)
+);
+INSERT OR IGNORE INTO database_identity (singleton, id, first_schema)
+  SELECT 1, lower(hex(randomblob(16))), user_version FROM pragma_user_version;
+)sql";
+
 /// migrations[v] upgrades a database from user_version v to v + 1.
 constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3,
-                                      schema_v4};
+                                      schema_v4, schema_v5};
 static_assert(std::size(migrations) == schema_version);
 
 constexpr const char* our_tables[] = {"orders", "outbox", "request_keys",
-                                      "aggregate_heads"};
+                                      "aggregate_heads", "database_identity"};
 
 std::string normalize_synchronous(const std::string& value) {
   std::string upper = value;

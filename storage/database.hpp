@@ -9,9 +9,13 @@ class Database;
 
 namespace outbox::storage {
 
+/// Where the database lives unless the user names a file: the one path
+/// whose missing folder the writing commands create (storage/db_folder.hpp).
+inline constexpr const char* default_db_path = "var/outbox.db";
+
 /// How to open the SQLite file.
 struct db_options {
-  std::string path = "var/outbox.db";
+  std::string path = default_db_path;
   /// How long a writer waits for another connection's lock before failing.
   int busy_timeout_ms = 5000;
   /// PRAGMA synchronous: "FULL" (durable across power loss, the default),
@@ -34,7 +38,7 @@ struct db_options {
 };
 
 /// The schema version this binary writes (PRAGMA user_version).
-inline constexpr int schema_version = 4;
+inline constexpr int schema_version = 5;
 
 /// Opens (creating if needed) the database and applies the connection
 /// pragmas: WAL, busy_timeout, synchronous, foreign_keys. Does not migrate.

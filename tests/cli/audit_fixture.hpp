@@ -11,6 +11,7 @@
 #include "config/settings.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_store.hpp"
+#include "support/pipeline_keys.hpp"
 #include "support/redis_server.hpp"
 
 #include <string>
@@ -83,7 +84,7 @@ protected:
 
   redis_server redis_;
   // The binary runs with the default settings: same key layout here.
-  broker::keys names_ = config::settings{}.broker;
+  broker::keys names_ = default_pipeline_keys();
   broker::connection conn_{redis_.connection_options()};
 };
 

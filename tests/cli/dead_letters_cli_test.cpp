@@ -1,4 +1,5 @@
 #include "cli/cli_fixture.hpp"
+#include "support/pipeline_keys.hpp"
 
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"
@@ -63,7 +64,7 @@ protected:
 
   redis_server redis_;
   broker::connection conn_{redis_.connection_options()};
-  broker::keys names_;
+  broker::keys names_ = default_pipeline_keys();
 };
 
 TEST_F(CliDeadLetters, AnEmptyListIsFine) {

@@ -8,6 +8,7 @@
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
 #include "storage/types.hpp"
+#include "support/pipeline_keys.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Transaction.h>
@@ -153,7 +154,7 @@ protected:
   }
 
   /// The defaults the binary runs with (four partitions).
-  broker::keys names_ = config::settings{}.broker;
+  broker::keys names_ = default_pipeline_keys();
   storage::millis now_ = storage::wall_clock_now();
 };
 

@@ -33,8 +33,8 @@ TEST_F(CliPartitions, ASecondProcessWithAnotherCountExitsTwoNamingBoth) {
   EXPECT_EQ(second.exit_code, 2) << second.out << second.err;
   for (const char* mention :
        {"broker.partitions is 2 here, but 4 is recorded in Redis "
-        "(outbox.events.partitions)",
-        "drain the queues", "DEL outbox.events.partitions", "Use 4"})
+        "(pipeline:outbox.events.partitions)",
+        "drain the queues", "DEL pipeline:outbox.events.partitions", "Use 4"})
     EXPECT_NE(second.err.find(mention), std::string::npos)
         << "stderr does not name '" << mention << "': " << second.err;
   // Consumers only, or relays only: the same refusal.
@@ -56,10 +56,10 @@ TEST_F(CliPartitions, ASecondProcessWithAnotherCountExitsTwoNamingBoth) {
   auto partitions = status.at("redis").at("partitions");
   EXPECT_EQ(partitions.at("recorded"), 4) << partitions;
   EXPECT_EQ(partitions.at("configured"), 4) << partitions;
-  EXPECT_EQ(partitions.at("key"), "outbox.events.partitions");
+  EXPECT_EQ(partitions.at("key"), "pipeline:outbox.events.partitions");
   auto text = outbox_r({"status"});
   EXPECT_EQ(row_of(table_titled(text.out, "REDIS SETTING"), "partitions").at(1),
-            "4 (recorded in outbox.events.partitions)")
+            "4 (recorded in pipeline:outbox.events.partitions)")
       << text.out;
 }
 
@@ -89,9 +89,10 @@ TEST_F(CliPartitions, StatusNamesAMismatchAndTheLabIgnoresTheRecord) {
   auto text = outbox_r({"status"});
   auto row = row_of(table_titled(text.out, "REDIS SETTING"), "partitions");
   ASSERT_EQ(row.size(), 2u) << text.out;
-  EXPECT_EQ(row[1].rfind("2 recorded in outbox.events.partitions; this config "
-                         "says 4",
-                         0),
+  EXPECT_EQ(row[1].rfind(
+                "2 recorded in pipeline:outbox.events.partitions; this config "
+                "says 4",
+                0),
             0u)
       << row[1];
 

@@ -1,4 +1,5 @@
 #include "cli/initialised_fixture.hpp"
+#include "support/pipeline_keys.hpp"
 
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"
@@ -80,7 +81,7 @@ protected:
     return "";
   }
 
-  broker::keys names_;
+  broker::keys names_ = default_pipeline_keys();
   storage::millis now_ = storage::wall_clock_now();
 };
 
@@ -138,8 +139,8 @@ TEST_F(CliTrim, KeepsTheRecordOfAnEventStillInAQueue) {
                        {"event_type", "OrderPlaced"},
                        {"payload", {{"sku", "apple"}, {"qty", 2}}},
                        {"committed_at", now_ - 10 * day}};
-  conn_.command(
-      {"RPUSH", names_.processing_prefix + "outbox.events/c-1", entry.dump()});
+  conn_.command({"RPUSH", names_.processing_prefix + names_.queue + "/c-1",
+                 entry.dump()});
   auto r = outbox_r({"trim", "--processed-older-than", "1d", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json_of(r).at("kept_queued"), 1);

@@ -179,6 +179,10 @@ const std::vector<bad_case> bad_cases = {
      "redis.allow_evicting", "expected true or false, got 1"},
     {"shared_key_names", R"({"broker": {"processed": "outbox.events"}})",
      "broker.processed", "must differ from broker.queue"},
+    {"bench_key_prefix", R"({"broker": {"key_prefix": "bench."}})",
+     "broker.key_prefix", "must not start with \"bench.\""},
+    {"key_prefix_number", R"({"broker": {"key_prefix": 1}})",
+     "broker.key_prefix", "expected a string, got 1"},
     // The file itself.
     {"invalid_json", "{\"lease\": {\"ttl_ms\": }}", "<file>",
      "invalid JSON: parse error at line 1, column 22"},

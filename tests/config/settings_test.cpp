@@ -21,6 +21,7 @@ namespace {
 
 /// Field-by-field equality, so a key missing from to_json cannot hide.
 void expect_same(const settings& a, const settings& b) {
+  EXPECT_EQ(a.key_prefix, b.key_prefix);
   EXPECT_EQ(a.db.path, b.db.path);
   EXPECT_EQ(a.db.busy_timeout_ms, b.db.busy_timeout_ms);
   EXPECT_EQ(a.db.synchronous, b.db.synchronous);
@@ -86,6 +87,7 @@ TEST(ConfigDefaults, MatchTheDocumentedValues) {
   EXPECT_FALSE(s.allow_evicting_redis);
   EXPECT_EQ(s.broker.queue, "outbox.events");
   EXPECT_EQ(s.broker.processed, "processed");
+  EXPECT_EQ(s.key_prefix, "pipeline:");
   EXPECT_EQ(s.broker.max_entry_bytes, 1u << 20);
   // Room above the publishing limit: raising it within this loses nothing.
   EXPECT_EQ(s.broker.max_consume_bytes, 16u << 20);
@@ -189,6 +191,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.redis.connect_timeout_ms = 10;
   s.redis.io_timeout_ms = 900;
   s.allow_evicting_redis = true;
+  s.key_prefix = "";
   s.broker.queue = "q";
   s.broker.partitions = 8;
   s.broker.processed = "p";
@@ -229,6 +232,36 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   auto back = apply_json(text, "round trip");
   expect_same(back, s);
   EXPECT_EQ(to_json(back), text);
+}
+
+TEST(ConfigKeyPrefix, GoesBeforeEveryPipelineNameOnce) {
+  settings s;
+  apply_key_prefix(s);
+  apply_key_prefix(s);
+  EXPECT_EQ(s.broker.queue, "pipeline:outbox.events");
+  EXPECT_EQ(s.broker.partition(3), "pipeline:outbox.events.3");
+  EXPECT_EQ(s.broker.processed, "pipeline:processed");
+  EXPECT_EQ(s.broker.reserved, "pipeline:inventory.reserved");
+  EXPECT_EQ(s.broker.aggregate_seq, "pipeline:outbox.aggregate_seq");
+  EXPECT_EQ(s.broker.counters, "pipeline:outbox.counters");
+  EXPECT_EQ(s.broker.dead_letter, "pipeline:outbox.dead_letter");
+  EXPECT_EQ(s.broker.processing_prefix, "pipeline:outbox.processing.");
+  EXPECT_EQ(owner_stamp_key(s), "pipeline:outbox.owner");
+  // The names before the prefix existed: the lab's, seed 000's.
+  auto plain = unprefixed_keys(s);
+  EXPECT_EQ(plain.queue, outbox::broker::keys{}.queue);
+  EXPECT_EQ(plain.partitions_record(), "outbox.events.partitions");
+  EXPECT_EQ(plain.processing_prefix, outbox::broker::keys{}.processing_prefix);
+}
+
+TEST(ConfigKeyPrefix, MayBeEmptyButNotBenchs) {
+  auto plain = apply_json(R"({"broker": {"key_prefix": ""}})", "test");
+  EXPECT_NO_THROW(validate(plain));
+  apply_key_prefix(plain);
+  EXPECT_EQ(plain.broker.queue, "outbox.events");
+  EXPECT_EQ(owner_stamp_key(plain), "outbox.owner");
+  auto bench = apply_json(R"({"broker": {"key_prefix": "bench."}})", "test");
+  EXPECT_THROW(validate(bench), config_error);
 }
 
 TEST(ConfigRoundTrip, OutputHasTheSectionsInFileOrder) {

@@ -9,6 +9,7 @@
 #include "broker/keys.hpp"
 #include "faults/fault_checks.hpp"
 #include "faults/quick_config.hpp"
+#include "support/pipeline_keys.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -91,7 +92,7 @@ protected:
   std::string config_ = dir_.file("run.json");
   redis_server redis_;
   broker::connection redis_conn_{redis_.connection_options()};
-  broker::keys names_;
+  broker::keys names_ = default_pipeline_keys();
 };
 
 TEST_F(FaultDeadLetterReplay, AFailedEffectIsReplayedOnceItsCauseIsFixed) {

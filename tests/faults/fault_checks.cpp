@@ -225,6 +225,8 @@ pipeline_check check_pipeline(const pipeline_location& where) {
   config::settings s;
   if (!where.config_path.empty())
     s = config::load_file(where.config_path);
+  // The names the binary used: under broker.key_prefix.
+  config::apply_key_prefix(s);
   try {
     auto db = read_database(where.db_path, out.figures);
     if (out.figures.unpublished != 0)

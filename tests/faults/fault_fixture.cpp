@@ -209,6 +209,7 @@ nlohmann::json fault_fixture::status() const {
 
 bool fault_fixture::wait_until_settled(int timeout_ms) const {
   auto settings = config::load_file(config_path_);
+  config::apply_key_prefix(settings);
   SQLite::Database db{db_path_, SQLite::OPEN_READWRITE};
   db.exec("PRAGMA busy_timeout = 5000");
   broker::connection redis{redis_->connection_options()};

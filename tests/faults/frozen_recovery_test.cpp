@@ -3,6 +3,7 @@
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
+#include "support/pipeline_keys.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -81,7 +82,7 @@ bool queues_hold(redis_view& redis, const broker::keys& names,
 /// recovery: the fence refuses its next list, so it moves nothing more,
 /// never starts its consumers and applies nothing; it waits as a standby.
 TEST_F(FaultFrozenRecovery, FrozenMidRecoveryMovesNothingOnceWoken) {
-  broker::keys names = config::settings{}.broker;
+  broker::keys names = default_pipeline_keys();
   redis_view redis{redis_->connection_options()};
   auto relays = start_run({"--relays", "2", "--consumers", "0"});
   auto first_wave = start_writer(300, 100);

@@ -170,7 +170,8 @@ TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
   broker::connection redis{redis_.connection_options()};
   constexpr int partitions = 4; // the default of broker.partitions
   for (std::size_t i = 0; i < bad.size(); ++i)
-    redis.command({"RPUSH", "outbox.events." + std::to_string(i % partitions),
+    redis.command({"RPUSH",
+                   "pipeline:outbox.events." + std::to_string(i % partitions),
                    bad[i].entry});
   queue_real_orders(40);
 
@@ -186,7 +187,8 @@ TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
 
   // Every garbage entry is in the dead-letter list once, with its reason;
   // a huge one is kept truncated, with its real size.
-  auto records = redis.command({"LRANGE", "outbox.dead_letter", "0", "-1"});
+  auto records =
+      redis.command({"LRANGE", "pipeline:outbox.dead_letter", "0", "-1"});
   ASSERT_EQ(records->elements, bad.size());
   std::map<std::size_t, int> matched;
   for (std::size_t k = 0; k < records->elements; ++k) {

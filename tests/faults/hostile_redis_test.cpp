@@ -68,7 +68,9 @@ protected:
   }
 
   bool processed(const std::string& event_id) {
-    return redis().command({"HEXISTS", "processed", event_id})->integer == 1;
+    return redis()
+               .command({"HEXISTS", "pipeline:processed", event_id})
+               ->integer == 1;
   }
 
   broker::connection& redis() { return redis_conn_; }
@@ -99,7 +101,7 @@ TEST_F(FaultHostileRedis, AnOversizedEntryIsDeadLetteredUnreadAndTheRunGoesOn) {
   queue_real_orders(20);
   auto huge = entry("huge-1", "huge-aggregate", std::string(400 * 1024, 'h'));
   ASSERT_GT(huge.size(), 40 * max_consume_bytes);
-  redis().command({"RPUSH", "outbox.events.0", huge});
+  redis().command({"RPUSH", "pipeline:outbox.events.0", huge});
   queue_real_orders(20);
 
   // What Redis sends and receives while the consumers run: had a consumer
@@ -139,7 +141,7 @@ TEST_F(FaultHostileRedis, AnOversizedEntryIsDeadLetteredUnreadAndTheRunGoesOn) {
                 " bytes, over broker.max_consume_bytes (8192)");
   auto kept = record.at("entry").get<std::string>();
   EXPECT_EQ(kept, huge.substr(0, max_consume_bytes));
-  auto stored = redis().command({"LINDEX", "outbox.dead_letter", "0"});
+  auto stored = redis().command({"LINDEX", "pipeline:outbox.dead_letter", "0"});
   EXPECT_LT(stored->len, 2 * max_consume_bytes);
   auto table = outbox({"dead-letters"});
   EXPECT_EQ(table.exit_code, 0) << table.err;
@@ -149,7 +151,8 @@ TEST_F(FaultHostileRedis, AnOversizedEntryIsDeadLetteredUnreadAndTheRunGoesOn) {
   EXPECT_EQ(replay.exit_code, 2) << replay.out << replay.err;
   EXPECT_NE((replay.out + replay.err).find("truncated"), std::string::npos)
       << replay.out << replay.err;
-  EXPECT_EQ(redis().command({"LLEN", "outbox.dead_letter"})->integer, 1);
+  EXPECT_EQ(redis().command({"LLEN", "pipeline:outbox.dead_letter"})->integer,
+            1);
 
   // The real events all went through once, in order.
   auto figures = expect_pipeline_intact(where());
@@ -162,10 +165,11 @@ TEST_F(FaultHostileRedis, ForeignKeysUnderTheProcessingPrefixAreLeftAlone) {
   // Named after another key, after a partition that is not configured, a
   // key of the wrong type with a processing list's name, and a name that
   // would move the terminal's cursor if logged raw.
-  const std::string after_hash = "outbox.processing.processed/x";
-  const std::string no_partition = "outbox.processing.outbox.events.9/ghost";
-  const std::string wrong_type = "outbox.processing.outbox.events.0/ghost";
-  const std::string escape = "outbox.processing.\x1b[2J/ghost";
+  const std::string prefix = "pipeline:outbox.processing.";
+  const std::string after_hash = prefix + "pipeline:processed/x";
+  const std::string no_partition = prefix + "pipeline:outbox.events.9/ghost";
+  const std::string wrong_type = prefix + "pipeline:outbox.events.0/ghost";
+  const std::string escape = "pipeline:outbox.processing.\x1b[2J/ghost";
   redis().command({"RPUSH", after_hash, "junk"});
   redis().command({"RPUSH", no_partition, entry("ghost-1", "ghost")});
   redis().command({"HSET", wrong_type, "field", "value"});
@@ -202,7 +206,8 @@ TEST_F(FaultHostileRedis, ForeignKeysUnderTheProcessingPrefixAreLeftAlone) {
   EXPECT_EQ(broker::reply_text(*redis().command({"HGET", wrong_type, "field"})),
             "value");
   EXPECT_EQ(broker::reply_text(*redis().command({"GET", escape})), "x");
-  EXPECT_EQ(redis().command({"TYPE", "processed"})->str, std::string{"hash"});
+  EXPECT_EQ(redis().command({"TYPE", "pipeline:processed"})->str,
+            std::string{"hash"});
 
   auto figures = expect_pipeline_intact(where());
   EXPECT_EQ(figures.dead_lettered, 0);
@@ -239,7 +244,8 @@ TEST_F(FaultHostileRedis, IdsThatAreNotTextAreDeadLetteredNotApplied) {
        "ev-sku", "payload.sku"},
   };
   for (std::size_t i = 0; i < bad.size(); ++i)
-    redis().command({"RPUSH", "outbox.events." + std::to_string(i % partitions),
+    redis().command({"RPUSH",
+                     "pipeline:outbox.events." + std::to_string(i % partitions),
                      bad[i].entry});
   queue_real_orders(20);
 
@@ -254,18 +260,20 @@ TEST_F(FaultHostileRedis, IdsThatAreNotTextAreDeadLetteredNotApplied) {
   for (const auto& b : bad)
     EXPECT_FALSE(processed(b.event_id)) << b.field;
   for (const char* aggregate : {"agg-x", "agg-y", "agg-z"})
-    EXPECT_EQ(redis()
-                  .command({"HEXISTS", "outbox.aggregate_seq", aggregate})
-                  ->integer,
-              0)
+    EXPECT_EQ(
+        redis()
+            .command({"HEXISTS", "pipeline:outbox.aggregate_seq", aggregate})
+            ->integer,
+        0)
         << aggregate;
-  auto reserved = redis().command({"HKEYS", "inventory.reserved"});
+  auto reserved = redis().command({"HKEYS", "pipeline:inventory.reserved"});
   for (std::size_t i = 0; i < reserved->elements; ++i)
     EXPECT_EQ(broker::reply_text(*reserved->element[i]).find("kiwi"),
               std::string::npos);
 
   // Each dead-lettered with the field named.
-  auto records = redis().command({"LRANGE", "outbox.dead_letter", "0", "-1"});
+  auto records =
+      redis().command({"LRANGE", "pipeline:outbox.dead_letter", "0", "-1"});
   ASSERT_EQ(records->elements, bad.size());
   for (std::size_t i = 0; i < bad.size(); ++i) {
     auto record = broker::reply_text(*records->element[i]);

@@ -1,4 +1,5 @@
 #include "faults/fault_fixture.hpp"
+#include "support/pipeline_keys.hpp"
 
 #include "broker/keys.hpp"
 
@@ -24,7 +25,7 @@ using json = nlohmann::json;
 using FaultPoisonEffect = fault_fixture;
 
 TEST_F(FaultPoisonEffect, APoisonEffectIsDeadLetteredAndTheRestMovesOn) {
-  broker::keys names;
+  broker::keys names = default_pipeline_keys();
   redis().command({"HSET", names.reserved, "sku-7", "not a number"});
 
   auto started = std::chrono::steady_clock::now();

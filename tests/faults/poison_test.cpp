@@ -147,13 +147,13 @@ protected:
 
   std::int64_t processed_count() const {
     auto conn = redis();
-    return conn.command({"HLEN", "processed"})->integer;
+    return conn.command({"HLEN", "pipeline:processed"})->integer;
   }
 
   /// The dedup record of an event (its result JSON), or null.
   json processed_record(const std::string& event_id) const {
     auto conn = redis();
-    auto r = conn.command({"HGET", "processed", event_id});
+    auto r = conn.command({"HGET", "pipeline:processed", event_id});
     if (r->type != REDIS_REPLY_STRING)
       return nullptr;
     return json::parse(broker::reply_text(*r));
@@ -231,8 +231,8 @@ TEST_F(FaultPoison, BacksOffFailsBlocksOnlyItsAggregateAndRetryFinishesIt) {
   EXPECT_TRUE(processed_record(events.blocked).is_null());
   for (std::size_t i = 1; i < events.aggregates.size(); ++i) {
     auto conn = redis();
-    auto seq =
-        conn.command({"HGET", "outbox.aggregate_seq", events.aggregates[i]});
+    auto seq = conn.command(
+        {"HGET", "pipeline:outbox.aggregate_seq", events.aggregates[i]});
     EXPECT_EQ(broker::reply_text(*seq), "2") << events.aggregates[i];
   }
 
@@ -320,9 +320,10 @@ TEST_F(FaultPoison, BacksOffFailsBlocksOnlyItsAggregateAndRetryFinishesIt) {
   EXPECT_LE(poison_done.at("at").get<std::int64_t>(),
             blocked_done.at("at").get<std::int64_t>());
   auto conn = redis();
-  EXPECT_EQ(broker::reply_text(*conn.command(
-                {"HGET", "outbox.aggregate_seq", events.poison_aggregate})),
-            "3");
+  EXPECT_EQ(
+      broker::reply_text(*conn.command(
+          {"HGET", "pipeline:outbox.aggregate_seq", events.poison_aggregate})),
+      "3");
   auto figures = expect_pipeline_intact(where(fixed));
   EXPECT_EQ(figures.outbox_rows, events.rows);
   EXPECT_EQ(figures.order_violations, 0);

@@ -3,6 +3,7 @@
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
+#include "support/pipeline_keys.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -63,11 +64,11 @@ protected:
 
   std::int64_t reserved(const std::string& sku) const {
     return std::stoll(broker::reply_text(
-        *redis().command({"HGET", broker::keys{}.reserved, sku})));
+        *redis().command({"HGET", default_pipeline_keys().reserved, sku})));
   }
 
   std::int64_t counter(const std::string& name) const {
-    auto r = redis().command({"HGET", broker::keys{}.counters, name});
+    auto r = redis().command({"HGET", default_pipeline_keys().counters, name});
     auto text = broker::reply_text(*r);
     return text.empty() ? 0 : std::stoll(text);
   }
@@ -89,7 +90,7 @@ TEST_F(FaultTrimRedelivery, ACopyOfATrimmedEventIsADuplicate) {
   ASSERT_EQ(trim.exit_code, 0) << trim.out << trim.err;
   ASSERT_GT(json::parse(trim.out).at("trimmed").get<int>(), 0) << trim.out;
   // The key names and partitions of the defaults, which the config keeps.
-  auto names = config::settings{}.broker;
+  auto names = default_pipeline_keys();
   ASSERT_EQ(broker::reply_text(*redis().command(
                 {"HGET", names.processed, event.entry.event_id})),
             "")

@@ -9,6 +9,8 @@
 
 #include <SQLiteCpp/Database.h>
 #include <hiredis/hiredis.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace outbox::test {
 namespace {
@@ -67,10 +69,61 @@ TEST_F(RunScript, APipelineGoesThroughThePrivateRedisNotTheConfiguredOne) {
   auto status = script("run", {"status"});
   EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
 
-  EXPECT_EQ(number(private_redis(), {"HLEN", "processed"}), 1);
+  // Under the pipeline's own key prefix (broker.key_prefix).
+  EXPECT_EQ(number(private_redis(), {"HLEN", "pipeline:processed"}), 1);
   EXPECT_EQ(number(foreign_.connection_options(), {"DBSIZE"}), 0);
   // One private server for the four commands.
   EXPECT_TRUE(running(recorded_pid()));
+}
+
+/// The README's first two commands in a fresh folder, with a Redis of
+/// someone else's answering on the port the config names (as a system
+/// Redis answers on 6379): they work, create var/ for the default
+/// database, and never write to that Redis.
+TEST_F(RunScript, TheReadmeCommandsWorkBesideAForeignRedis) {
+  broker::connection foreign{foreign_.connection_options()};
+  foreign.command({"SET", "someone.else", "1"});
+  std::filesystem::create_directory(tmp_.path() / "config");
+  std::ofstream{tmp_.path() / "config" / "outbox.json"}
+      << R"({"redis": {"port": )" << foreign_.endpoint().port << "}}";
+  auto init = script("run", {"init"});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  auto order = script("run", {"place-order", "--sku", "apple", "--qty", "1",
+                              "--request-id", "r-1"});
+  ASSERT_EQ(order.exit_code, 0) << order.err;
+  EXPECT_EQ(mode_of(var_), 0700);
+  EXPECT_TRUE(std::filesystem::exists(var_ / "outbox.db"));
+  EXPECT_EQ(number(foreign_.connection_options(), {"DBSIZE"}), 1);
+}
+
+TEST_F(RunScript, TheReadmeCommandsWorkForAnotherUserBesideAForeignRedis) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to run the commands as another user";
+  constexpr uid_t nobody = 65534;
+  broker::connection foreign{foreign_.connection_options()};
+  foreign.command({"SET", "someone.else", "1"});
+  std::filesystem::create_directory(tmp_.path() / "config");
+  std::ofstream{tmp_.path() / "config" / "outbox.json"}
+      << R"({"redis": {"port": )" << foreign_.endpoint().port << "}}";
+  // A folder of that user's own, as a fresh clone in their home would be.
+  for (const auto& path : {tmp_.path(), tmp_.path() / "config",
+                           tmp_.path() / "config" / "outbox.json"})
+    ASSERT_EQ(::chown(path.c_str(), nobody, nobody), 0) << path;
+  launcher_ = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+               "--clear-groups", "--"};
+  auto init = script("run", {"init"}, {"HOME=" + tmp_.path().string()});
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  auto order = script(
+      "run",
+      {"place-order", "--sku", "apple", "--qty", "1", "--request-id", "r-1"},
+      {"HOME=" + tmp_.path().string()});
+  ASSERT_EQ(order.exit_code, 0) << order.out << order.err;
+  struct ::stat var_stat {};
+  ASSERT_EQ(::stat(var_.c_str(), &var_stat), 0);
+  EXPECT_EQ(var_stat.st_uid, nobody);
+  EXPECT_EQ(mode_of(var_), 0700);
+  EXPECT_TRUE(std::filesystem::exists(var_ / "outbox.db"));
+  EXPECT_EQ(number(foreign_.connection_options(), {"DBSIZE"}), 1);
 }
 
 TEST_F(RunScript, ANamedRedisStartsNothing) {

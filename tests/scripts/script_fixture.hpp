@@ -35,13 +35,12 @@ protected:
   process_result script(const std::string& name,
                         const std::vector<std::string>& args,
                         const std::vector<std::string>& env = {}) {
-    std::vector<std::string> argv{"/usr/bin/env",
-                                  "-u",
-                                  "OUTBOX_REDIS",
-                                  "OUTBOX_VAR_DIR=" + var_.string(),
-                                  "OUTBOX_REDIS_PORT=" + std::to_string(port_),
-                                  "OUTBOX_BINARY=" + std::string{OUTBOX_BINARY},
-                                  "OUTBOX_SKIP_PACKAGES=1"};
+    std::vector<std::string> argv = launcher_;
+    argv.insert(argv.end(), {"/usr/bin/env", "-u", "OUTBOX_REDIS",
+                             "OUTBOX_VAR_DIR=" + var_.string(),
+                             "OUTBOX_REDIS_PORT=" + std::to_string(port_),
+                             "OUTBOX_BINARY=" + std::string{OUTBOX_BINARY},
+                             "OUTBOX_SKIP_PACKAGES=1"});
     argv.insert(argv.end(), env.begin(), env.end());
     argv.push_back(std::string{OUTBOX_SOURCE_DIR} + "/scripts/" + name);
     argv.insert(argv.end(), args.begin(), args.end());
@@ -100,6 +99,9 @@ protected:
   std::filesystem::path var_ = tmp_.path() / "var";
   /// The private Redis's port.
   int port_ = free_loopback_port();
+  /// Put before the script's command line, e.g. setpriv to run it as
+  /// another user.
+  std::vector<std::string> launcher_;
   /// A test's foreign server, never to be signalled by the cleanup.
   pid_t foreign_pid_ = -1;
 };

@@ -1,0 +1,34 @@
+#include "storage/db_folder.hpp"
+
+#include "storage/private_files.hpp"
+#include "storage/store_error.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+namespace outbox::storage {
+
+bool is_default_database(const db_options& options) {
+  return options.path == default_db_path;
+}
+
+void prepare_database_folder(const db_options& options) {
+  namespace fs = std::filesystem;
+  auto folder = fs::path{options.path}.parent_path();
+  std::error_code ec;
+  if (folder.empty() || fs::exists(folder, ec))
+    return;
+  if (!is_default_database(options))
+    throw store_error(store_errc::io, "cannot open database " + options.path +
+                                          ": folder " + folder.string() +
+                                          " does not exist (create it, or "
+                                          "name another --db)");
+  try {
+    create_private_folders(folder);
+  } catch (const std::system_error& e) {
+    throw store_error(store_errc::io,
+                      "cannot open database " + options.path + ": " + e.what());
+  }
+}
+
+} // namespace outbox::storage

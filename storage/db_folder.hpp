@@ -1,0 +1,22 @@
+#pragma once
+
+// The folder a database file goes in. The default database (var/outbox.db)
+// is the one a new user never chose: the commands that write create its
+// folder, so the README's first command works in a fresh clone whoever
+// runs it. A folder the user named (--db, db.path) is theirs to create: a
+// typo there must not silently start a second, empty database.
+
+#include "storage/database.hpp"
+
+namespace outbox::storage {
+
+/// True when `options` is the default database (var/outbox.db).
+bool is_default_database(const db_options& options);
+
+/// Makes sure the folder of `options.path` exists: created (0700, with its
+/// missing parents) for the default database, else a store_error(io)
+/// "cannot open database P: folder F does not exist" when it is missing.
+/// What `init`, `place-order`, `run` and `bench` call before they write.
+void prepare_database_folder(const db_options& options);
+
+} // namespace outbox::storage
