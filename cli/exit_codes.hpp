@@ -13,6 +13,11 @@ enum exit_code : int {
   exit_usage = 2,
   /// Idempotency conflict: the request_id belongs to another order.
   exit_conflict = 3,
+  /// A bounded `outbox run` stopped by SIGINT (128 + 2) before it drained,
+  /// every invariant holding: it says what it left undone.
+  exit_interrupted = 130,
+  /// The same, stopped by SIGTERM (128 + 15).
+  exit_terminated = 143,
 };
 
 } // namespace outbox::cli
