@@ -104,7 +104,8 @@ std::string progress_text(const run_progress& p, std::size_t columns) {
   auto outbox_short = "pending " + std::to_string(s.pending) + " sending " +
                       std::to_string(s.sending) + " failed " +
                       std::to_string(s.failed);
-  auto queue_short = "queued " + std::to_string(s.queued + s.in_processing);
+  auto queue_short = "queued " + std::to_string(s.queued + s.in_processing) +
+                     " processed " + std::to_string(s.processed);
   // Trouble first: a store that does not answer explains everything else.
   std::string why =
       !s.trouble.empty() ? text::escaped(s.trouble) : text::escaped(p.waiting);
