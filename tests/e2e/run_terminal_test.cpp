@@ -81,11 +81,12 @@ public:
 
 private:
   std::string tmux_command() const {
-    return "tmux -S " + shell_quoted(socket_);
+    return "/usr/bin/tmux -S " + shell_quoted(socket_);
   }
 
   process_result tmux(std::vector<std::string> args, int timeout_ms = 20'000) {
-    std::vector<std::string> argv{"tmux", "-S", socket_, "-f", "/dev/null"};
+    std::vector<std::string> argv{"/usr/bin/tmux", "-S", socket_, "-f",
+                                  "/dev/null"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process(argv, "", timeout_ms);
   }
