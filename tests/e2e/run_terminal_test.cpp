@@ -99,6 +99,8 @@ class RunTerminal : public ::testing::TestWithParam<int> {
 protected:
   void SetUp() override {
     std::ofstream{config_} << R"({
+      "db": {"busy_timeout_ms": 500},
+      "redis": {"io_timeout_ms": 500},
       "lease": {"ttl_ms": 2000},
       "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100}
     })";
