@@ -240,14 +240,15 @@ void check(coordinator_actor* self) {
   auto snap = st.probe->snapshot();
   st.last_snapshot = snap;
   auto now = st.setup.clock();
+  note_movement(st, snap, now);
   if (st.setup.progress &&
       now - st.last_progress >= st.setup.progress_interval_ms) {
     st.last_progress = now;
-    st.setup.progress(progress_line(st, snap));
+    st.setup.progress(progress_of(st, snap, now));
   }
   if (st.setup.until_drained && drained(st, snap)) {
     if (st.setup.progress)
-      st.setup.progress(progress_line(st, snap));
+      st.setup.progress(progress_of(st, snap, now));
     stop(self, "");
     return;
   }
@@ -376,6 +377,10 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
           self->quit();
           return;
         }
+        // Before it ended by itself: a bounded run reports what it left
+        // undone (an unbounded run only ever ends this way).
+        if (!self->state.stopping && self->state.setup.until_drained)
+          self->state.interrupted = true;
         stop_waiting(self);
         stop(self, "");
       },

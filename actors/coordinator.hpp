@@ -2,6 +2,7 @@
 
 #include "actors/log_lines.hpp"
 #include "actors/ports.hpp"
+#include "actors/progress_line.hpp"
 #include "actors/relay.hpp"
 #include "actors/run_metrics.hpp"
 #include "config/settings.hpp"
@@ -47,9 +48,10 @@ struct coordinator_setup {
   std::string consumer_lock_holder;
   clock_function clock;
   std::shared_ptr<run_metrics> metrics;
-  /// Called with a one-line progress summary (at most every
-  /// progress_interval_ms); may be empty.
-  std::function<void(const std::string&)> progress;
+  /// Called with what the progress line shows (at most every
+  /// progress_interval_ms); the caller fits it to its terminal
+  /// (progress_text). May be empty.
+  std::function<void(const run_progress&)> progress;
   /// Also how often the consumers' lock is renewed.
   int check_interval_ms = config::consumer_lock_renewal_ms;
   int progress_interval_ms = 1000;
@@ -115,6 +117,13 @@ struct coordinator_state {
              std::int64_t, std::int64_t, std::int64_t, std::int64_t>
       progress_signature;
   storage::millis last_movement = 0;
+  /// This process's events at the last progress line, and when: the
+  /// window of its events/s.
+  std::int64_t rate_count = 0;
+  storage::millis rate_at = 0;
+  /// A bounded run stopped on request (SIGINT, SIGTERM) before it ended by
+  /// itself: what it left undone is reported, not counted as a violation.
+  bool interrupted = false;
   /// Every child ever spawned (exit messages from them are expected).
   std::set<caf::actor_addr> children;
   /// Every child is down; the report is being written.

@@ -1,23 +1,214 @@
 #include "actors/coordinator_progress.hpp"
 
 #include <algorithm>
-#include <sstream>
+#include <set>
 
 namespace outbox::actors {
 
-std::string progress_line(const coordinator_state& st,
-                          const pipeline_snapshot& s) {
-  std::ostringstream out;
+namespace {
+
+/// Stillness shorter than this is the gap between two batches, not news;
+/// shorter with a short stall timeout, so the line says why before the
+/// stall rule ends the run.
+storage::millis quiet_after(const coordinator_state& st) {
+  return std::min<storage::millis>(2000, stall_timeout(st) / 2);
+}
+
+std::string plural(std::int64_t n, const std::string& one,
+                   const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+/// "in 7 s", or "now" once the lease has run out (a relay takes the rows at
+/// its next claim).
+std::string expiry_text(storage::millis at, storage::millis now) {
+  if (at <= now)
+    return "now";
+  return "in " + std::to_string((at - now + 999) / 1000) + " s";
+}
+
+/// The names of the relays running in this process now.
+std::set<std::string> running_relays(const coordinator_state& st) {
+  std::set<std::string> names;
+  for (const auto& slot : st.slots)
+    if (slot.kind == worker_slot::role::relay && slot.running)
+      names.insert(slot.name);
+  return names;
+}
+
+/// Leases held by relays that do not move: how many rows, how many relays,
+/// what they are, and when the first expires.
+struct held_leases {
+  std::int64_t rows = 0;
+  std::int64_t relays = 0;
+  std::int64_t first_expiry = 0;
+  std::set<std::string> kinds; // "dead", "paused", "other process"
+  std::string first_owner;
+};
+
+/// With `at_end`, only the leases known to be stranded: those of this
+/// process's relays (all stopped by then) and expired ones; another
+/// process's relay may be alive and about to ack its rows.
+held_leases leases_not_moving(const coordinator_state& st,
+                              const pipeline_snapshot& s, storage::millis now,
+                              bool at_end) {
+  held_leases held;
+  auto running = running_relays(st);
+  auto ours = "relay-" + st.setup.name_prefix + "-";
+  for (const auto& lease : s.leases) {
+    bool here = running.count(lease.owner) > 0;
+    bool mine = lease.owner.rfind(ours, 0) == 0;
+    if (at_end && (here || (!mine && lease.earliest_expiry > now)))
+      continue;
+    held.kinds.insert(here ? "paused" : mine ? "dead" : "other process");
+    if (held.relays == 0 || lease.earliest_expiry < held.first_expiry)
+      held.first_expiry = lease.earliest_expiry;
+    if (held.first_owner.empty())
+      held.first_owner = lease.owner;
+    held.rows += lease.rows;
+    ++held.relays;
+  }
+  return held;
+}
+
+/// "of a dead relay", "of 2 paused relays", "of a relay of another
+/// process", "of 3 relays".
+std::string holders_text(const held_leases& held) {
+  if (held.kinds.size() != 1)
+    return "of " + plural(held.relays, "relay", "relays");
+  const auto& kind = *held.kinds.begin();
+  if (kind == "other process")
+    return held.relays == 1 ? "of a relay of another process"
+                            : "of " + std::to_string(held.relays) +
+                                  " relays of other processes";
+  return held.relays == 1
+             ? "of a " + kind + " relay"
+             : "of " + std::to_string(held.relays) + " " + kind + " relays";
+}
+
+std::string why_still(const coordinator_state& st, const pipeline_snapshot& s,
+                      storage::millis now) {
+  const auto& run = st.setup.settings.run;
+  if (run.consumers > 0 && !st.consuming && !st.standby_behind.empty())
+    return "standby: the consumers' lock is held by " + st.standby_behind;
+  auto unpublished = s.pending + s.sending;
+  if (s.failed > 0 && unpublished > 0)
+    return plural(s.failed, "FAILED row blocks", "FAILED rows block") + " " +
+           plural(unpublished, "later row", "later rows") +
+           ": fix the cause, then `outbox retry`";
+  auto held = leases_not_moving(st, s, now, false);
+  if (held.rows > 0)
+    return "waiting for " + plural(held.rows, "lease", "leases") + " " +
+           holders_text(held) + ", " +
+           (held.first_expiry <= now
+                ? "expired, claimable now"
+                : "expire " + expiry_text(held.first_expiry, now));
+  if (s.pending > 0 && run.relays == 0)
+    return plural(s.pending, "PENDING row", "PENDING rows") +
+           " but no relay in this process";
+  auto unconsumed = s.queued + s.in_processing;
+  if (unconsumed > 0 && run.consumers == 0)
+    return plural(unconsumed, "entry", "entries") +
+           " queued but no consumer in this process";
+  if (unpublished + unconsumed == 0)
+    return "idle: nothing left to publish or consume";
+  return "nothing moved for " +
+         std::to_string((now - st.last_movement) / 1000) + " s";
+}
+
+/// This process's last stage, and how many events it has handled.
+std::pair<const char*, std::int64_t> own_events(const coordinator_state& st) {
+  const auto& run = st.setup.settings.run;
   const auto& m = *st.setup.metrics;
-  out << "orders " << s.orders << " | outbox pending " << s.pending
-      << " sending " << s.sending << " published " << s.published << " failed "
-      << s.failed << " | queued " << s.queued << " processing "
-      << s.in_processing << " processed " << s.processed << " dup "
-      << s.duplicates << " | restarts relay " << m.relay_restarts.load()
-      << " consumer " << m.consumer_restarts.load();
-  if (!s.trouble.empty())
-    out << " | " << s.trouble;
-  return out.str();
+  if (run.consumers > 0)
+    return {"processed", m.applied.load()};
+  if (run.relays > 0)
+    return {"published", m.acked.load()};
+  return {"written", m.events_appended.load()};
+}
+
+} // namespace
+
+void note_movement(coordinator_state& st, const pipeline_snapshot& s,
+                   storage::millis now) {
+  auto signature = std::make_tuple(s.pending, s.sending, s.published, s.failed,
+                                   s.queued, s.in_processing, s.processed,
+                                   st.setup.metrics->outage_retries.load());
+  if (signature != st.progress_signature) {
+    st.progress_signature = signature;
+    st.last_movement = now;
+  }
+}
+
+run_progress progress_of(coordinator_state& st, const pipeline_snapshot& s,
+                         storage::millis now) {
+  const auto& run = st.setup.settings.run;
+  const auto& m = *st.setup.metrics;
+  run_progress p;
+  p.elapsed_ms = now - st.started_at;
+  p.state = s;
+  p.relay_restarts = m.relay_restarts.load();
+  p.consumer_restarts = m.consumer_restarts.load();
+  // Done/target of this process's share: the orders it places, else the
+  // rows its consumers or relays work through (of every row stored).
+  if (run.orders > 0) {
+    p.done_label = "orders";
+    p.done = m.orders_placed.load();
+    p.target = run.orders;
+  } else if (run.consumers > 0) {
+    p.done_label = "processed";
+    p.done = s.processed;
+    p.target = s.outbox_rows;
+  } else {
+    p.done_label = "published";
+    p.done = s.published;
+    p.target = s.outbox_rows;
+  }
+  auto events = own_events(st).second;
+  if (now > st.rate_at && st.rate_at > 0)
+    p.events_per_s = static_cast<double>(events - st.rate_count) * 1000.0 /
+                     static_cast<double>(now - st.rate_at);
+  st.rate_at = now;
+  st.rate_count = events;
+  p.waiting = waiting_reason(st, s, now);
+  return p;
+}
+
+std::string waiting_reason(const coordinator_state& st,
+                           const pipeline_snapshot& s, storage::millis now) {
+  auto still_for = now - st.last_movement;
+  if (!s.trouble.empty() || still_for < quiet_after(st) || !st.load_done)
+    return {};
+  auto why = why_still(st, s, now);
+  if (st.setup.until_drained && !drained(st, s)) {
+    auto left = std::max<storage::millis>(stall_timeout(st) - still_for, 0);
+    why += "; the run ends in " + std::to_string((left + 999) / 1000) +
+           " s if nothing moves";
+  }
+  return why;
+}
+
+std::string stranded_leases(const coordinator_state& st,
+                            const pipeline_snapshot& s, storage::millis now) {
+  auto held = leases_not_moving(st, s, now, true);
+  if (held.rows == 0)
+    return {};
+  bool one = held.relays == 1;
+  auto text = plural(held.rows, "row stays", "rows stay") + " SENDING under " +
+              (one ? "the lease " : "the leases ") + holders_text(held) +
+              (one ? " (" + held.first_owner + ")" : "") + ": ";
+  if (held.first_expiry > now)
+    text += std::string{"they wait for "} + (one ? "it" : "them") +
+            " to expire (" + (one ? "" : "the first ") +
+            expiry_text(held.first_expiry, now) + ")";
+  else
+    text += one ? "it has expired" : "the first has expired";
+  // Head of line: expired or not, rows behind a FAILED row of their
+  // aggregate move only once it is retried.
+  if (s.failed > 0)
+    return text + "; a relay takes them over once the FAILED rows ahead of "
+                  "them are retried (`outbox retry`)";
+  return text + ", then a relay takes them over";
 }
 
 bool drained(const coordinator_state& st, const pipeline_snapshot& s) {
@@ -37,16 +228,8 @@ storage::millis stall_timeout(const coordinator_state& st) {
          s.run.idle_poll_max_ms + 1000;
 }
 
-std::string stall_reason(coordinator_state& st, const pipeline_snapshot& s,
-                         storage::millis now) {
-  auto signature = std::make_tuple(s.pending, s.sending, s.published, s.failed,
-                                   s.queued, s.in_processing, s.processed,
-                                   st.setup.metrics->outage_retries.load());
-  if (signature != st.progress_signature) {
-    st.progress_signature = signature;
-    st.last_movement = now;
-    return {};
-  }
+std::string stall_reason(const coordinator_state& st,
+                         const pipeline_snapshot& s, storage::millis now) {
   // The writer's own trouble ends the run through its death, not here.
   if (!s.trouble.empty() || !st.load_done ||
       now - st.last_movement < stall_timeout(st) || drained(st, s))
@@ -63,10 +246,13 @@ std::string stall_reason(coordinator_state& st, const pipeline_snapshot& s,
            std::to_string(s.in_processing) +
            " in processing lists are not consumed" + still +
            "; see the consumers' warnings and `outbox status`";
+  if (st.setup.settings.run.relays == 0)
+    return "stalled: " + std::to_string(s.pending + s.sending) +
+           " rows PENDING or SENDING are not published" + still +
+           ", and no relay runs in this process to publish them; run "
+           "relays (`outbox run --relays N`) before or beside it";
   return "stalled: " + std::to_string(s.pending + s.sending) +
          " rows PENDING or SENDING are not published" + still +
-         (st.setup.settings.run.relays == 0 ? " (no relay runs in this process)"
-                                            : "") +
          "; see `outbox status`";
 }
 

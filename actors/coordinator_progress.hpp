@@ -2,18 +2,38 @@
 
 // What the coordinator's periodic check decides from a snapshot: the
 // progress line, whether a bounded run has drained, whether it is stuck
-// behind FAILED rows. Pure functions of the state, kept apart from the
-// supervision code so the rules read on their own.
+// and why. Pure functions of the state, kept apart from the supervision
+// code so the rules read on their own.
 
 #include "actors/coordinator.hpp"
+#include "actors/progress_line.hpp"
 
 #include <string>
 
 namespace outbox::actors {
 
-/// The one-line progress summary ("orders 600 | outbox pending 0 ...").
-std::string progress_line(const coordinator_state& st,
-                          const pipeline_snapshot& s);
+/// Records the counts of `s` as the last movement when they changed (or an
+/// outage was retried since). Called at every check, before the others.
+void note_movement(coordinator_state& st, const pipeline_snapshot& s,
+                   storage::millis now);
+
+/// What the progress line shows now; advances the events/s window.
+run_progress progress_of(coordinator_state& st, const pipeline_snapshot& s,
+                         storage::millis now);
+
+/// Why nothing has moved for a while ("waiting for 256 leases of a dead
+/// relay, expire in 7 s", "1200 PENDING rows but no relay in this
+/// process"); empty while the run moves.
+std::string waiting_reason(const coordinator_state& st,
+                           const pipeline_snapshot& s, storage::millis now);
+
+/// At the end of a run: the SENDING rows of `s` leased by this process's
+/// relays (all gone by then) or under expired leases, and when the first
+/// lease expires: "256 rows stay SENDING under the lease of a dead relay
+/// (relay-h-1-0): they wait for it to expire (in 7 s), then a relay takes
+/// them over". Empty when there are none.
+std::string stranded_leases(const coordinator_state& st,
+                            const pipeline_snapshot& s, storage::millis now);
 
 /// Whether everything this process is responsible for has drained.
 bool drained(const coordinator_state& st, const pipeline_snapshot& s);
@@ -23,12 +43,11 @@ bool drained(const coordinator_state& st, const pipeline_snapshot& s);
 storage::millis stall_timeout(const coordinator_state& st);
 
 /// What keeps a bounded run from draining when nothing has moved for
-/// stall_timeout (no count changed, no outage retried): FAILED rows that
-/// block their aggregates until an operator retries, entries the
-/// consumers cannot get through, or rows nobody publishes. Empty while
-/// the run moves, drains or waits out an outage. Records the counts of `s`
-/// as the last movement when they changed.
-std::string stall_reason(coordinator_state& st, const pipeline_snapshot& s,
-                         storage::millis now);
+/// stall_timeout (see note_movement): FAILED rows that block their
+/// aggregates until an operator retries, entries the consumers cannot get
+/// through, or rows nobody publishes. Empty while the run moves, drains or
+/// waits out an outage.
+std::string stall_reason(const coordinator_state& st,
+                         const pipeline_snapshot& s, storage::millis now);
 
 } // namespace outbox::actors

@@ -1,5 +1,6 @@
 #include "actors/coordinator_report.hpp"
 
+#include "actors/coordinator_progress.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
 #include "actors/run_report.hpp"
@@ -21,13 +22,18 @@ run_outcome read_outcome(coordinator_state& st, bool& outage) {
   outcome.relays = st.setup.settings.run.relays;
   outcome.consumers = st.setup.settings.run.consumers;
   outcome.seconds = static_cast<double>(st.ended_at - st.started_at) / 1000.0;
-  outcome.must_be_drained =
-      st.setup.until_drained && st.setup.settings.run.relays > 0;
+  outcome.orders_target = st.setup.settings.run.orders;
+  outcome.interrupted = st.interrupted;
+  // An interrupted run reports what it left undone instead.
+  outcome.must_be_drained = st.setup.until_drained &&
+                            st.setup.settings.run.relays > 0 && !st.interrupted;
   outage = false;
   if (!st.probe) // the run could not start: failure says why
     return outcome;
   outcome.final_state = st.probe->snapshot();
   outage = outcome.final_state.outage;
+  outcome.stranded_leases =
+      stranded_leases(st, outcome.final_state, st.setup.clock());
   if (!outcome.final_state.trouble.empty())
     return outcome;
   try {

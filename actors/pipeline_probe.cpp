@@ -51,6 +51,9 @@ public:
       snap.published = count(storage::status::published);
       snap.failed = count(storage::status::failed);
       snap.oldest_unpublished_age_ms = stats.oldest_unpublished_age;
+      for (const auto& held : stats.leases)
+        snap.leases.push_back(
+            lease_holding{held.owner, held.rows, held.earliest_expiry});
       snap.outbox_rows =
           snap.pending + snap.sending + snap.published + snap.failed;
     } catch (const std::exception& e) {

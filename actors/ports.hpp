@@ -78,6 +78,14 @@ public:
 
 namespace outbox::actors {
 
+/// The SENDING rows one relay (of any process) holds leases on.
+struct lease_holding {
+  std::string owner;
+  std::int64_t rows = 0;
+  /// The earliest lease_until among them, wall clock ms.
+  std::int64_t earliest_expiry = 0;
+};
+
 /// How far a run has got, read from the stores (not from this process's
 /// counters, so several processes sharing one database agree).
 struct pipeline_snapshot {
@@ -95,6 +103,9 @@ struct pipeline_snapshot {
   std::int64_t duplicates = 0;
   std::int64_t dead_lettered = 0;
   std::int64_t order_violations = 0;
+  /// SENDING rows by the relay that leases them, with the earliest
+  /// lease_until (wall clock ms) of each: whom a stuck run waits for.
+  std::vector<lease_holding> leases;
   /// Empty when both stores answered; else what went wrong.
   std::string trouble;
   /// The trouble is an outage (Redis unreachable or loading, the database

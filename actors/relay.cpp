@@ -221,9 +221,13 @@ void run_cycle(relay_actor* self) {
     // Freeze past the lease without blocking the thread: only the resume
     // message is acted on until then (claims are stale, nudges ignored).
     metrics.zombie_pauses++;
+    auto pause_ms = st.setup.lease.ttl * 3 / 2;
+    spdlog::info("relay {}: injected pause (crash.relay_pause): frozen for "
+                 "{} ms, past its {} ms lease, holding {} rows (events: {})",
+                 st.setup.name, pause_ms, st.setup.lease.ttl, c.events.size(),
+                 describe_rows(c.events));
     st.paused = std::move(c);
-    self->delayed_send(self, milliseconds(st.setup.lease.ttl * 3 / 2),
-                       resume_atom_v);
+    self->delayed_send(self, milliseconds(pause_ms), resume_atom_v);
     return;
   }
   if (!publish_and_ack(self, c, false))
@@ -317,6 +321,10 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
           return;
         auto c = std::move(*st.paused);
         st.paused.reset();
+        spdlog::info("relay {}: resumed after the injected pause, publishing "
+                     "{} rows whose lease may be another relay's by now (the "
+                     "fence decides)",
+                     st.setup.name, c.events.size());
         try {
           if (publish_and_ack(self, c, true))
             schedule_claim(self, 0);

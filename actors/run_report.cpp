@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sstream>
+#include <algorithm>
 #include <vector>
 
 namespace outbox::actors {
@@ -81,40 +81,26 @@ std::string run_report_json(const run_outcome& o, const run_metrics& m) {
         {"p99", latency.p99}}},
       {"audit", audit},
       {"final_state_error", s.trouble},
+      {"interrupted", o.interrupted},
+      {"orders_target", o.orders_target},
+      {"stranded_leases", o.stranded_leases},
   };
+  if (o.interrupted) {
+    // Only what this process was to do: a writer-only run leaves the rows
+    // to relays elsewhere, not undone.
+    nlohmann::json undone = nlohmann::json::object();
+    if (o.orders_target > 0)
+      undone["orders_not_placed"] =
+          std::max<std::int64_t>(o.orders_target - m.orders_placed.load(), 0);
+    if (o.relays > 0)
+      undone["rows_not_published"] = s.pending + s.sending;
+    if (o.consumers > 0)
+      undone["entries_not_consumed"] = s.queued + s.in_processing;
+    report["left_undone"] = undone;
+  }
   // Messages quote paths and Redis replies: invalid UTF-8 is replaced, not
   // thrown, so the run always gets its report.
   return text::json_text(report);
-}
-
-std::string run_report_text(const std::string& report_json) {
-  auto r = nlohmann::json::parse(report_json);
-  std::ostringstream out;
-  out << "run " << (r["ok"].get<bool>() ? "OK" : "FAILED") << " after "
-      << r["seconds"].get<double>() << " s with " << r["relays"] << " relays, "
-      << r["consumers"] << " consumers\n"
-      << "  orders " << r["orders"] << ", outbox rows " << r["outbox_rows"]
-      << ", enqueued " << r["enqueued"] << ", processed_unique "
-      << r["processed_unique"] << ", duplicates absorbed "
-      << r["duplicates_absorbed"] << '\n'
-      << "  relay restarts " << r["relay_restarts"] << ", consumer restarts "
-      << r["consumer_restarts"] << ", lease takeovers " << r["lease_takeovers"]
-      << ", fenced acks rejected " << r["fenced_acks_rejected"]
-      << ", expired leases dropped " << r["expired_leases_dropped"] << '\n'
-      << "  in-flight entries recovered " << r["recovered_entries"]
-      << ", fenced consumer moves refused " << r["fenced_moves_refused"] << '\n'
-      << "  order violations " << r["order_violations"] << ", dead-lettered "
-      << r["dead_lettered"] << ", FAILED rows " << r["failed_rows"] << '\n'
-      << "  throughput " << r["throughput"]["orders_per_s"].get<double>()
-      << " orders/s, "
-      << r["throughput"]["events_processed_per_s"].get<double>()
-      << " events/s; commit-to-processed p50 "
-      << r["latency_ms"]["p50"].get<double>() << " ms, p95 "
-      << r["latency_ms"]["p95"].get<double>() << " ms, p99 "
-      << r["latency_ms"]["p99"].get<double>() << " ms\n";
-  for (const auto& v : r["violations"])
-    out << "  VIOLATED: " << text::escaped(v.get<std::string>()) << '\n';
-  return out.str();
 }
 
 bool run_report_ok(const std::string& report_json) {
@@ -149,6 +135,12 @@ std::string run_report_failure(const std::string& report_json) {
   if (unread_state)
     line += "; what the run committed stays committed: check it with "
             "`outbox verify`";
+  // Rows a dead relay still leases look stuck to `outbox status`: say
+  // they only wait for their lease.
+  auto stranded = r.find("stranded_leases");
+  if (stranded != r.end() && stranded->is_string() &&
+      !stranded->get<std::string>().empty())
+    line += "; " + stranded->get<std::string>();
   return line;
 }
 

@@ -19,6 +19,11 @@ enum exit_code : int {
   /// what was left. 1 and 2 keep meaning that nothing was changed by the
   /// step that failed, so a script can tell "rerun" from "nothing to undo".
   exit_partial = 4,
+  /// A bounded `outbox run` stopped by SIGINT (128 + 2) before it drained,
+  /// every invariant holding: it says what it left undone.
+  exit_interrupted = 130,
+  /// The same, stopped by SIGTERM (128 + 15).
+  exit_terminated = 143,
 };
 
 } // namespace outbox::cli

@@ -2,6 +2,7 @@
 #include "actors/messages.hpp"
 #include "actors/metrics_exporter.hpp"
 #include "actors/pipeline_probe.hpp"
+#include "actors/progress_line.hpp"
 #include "actors/redis_ports.hpp"
 #include "actors/run_report.hpp"
 #include "actors/system_config.hpp"
@@ -21,6 +22,7 @@
 #include <caf/all.hpp>
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -99,14 +101,27 @@ std::optional<int> agree_on_partitions(broker::connection& conn,
   return check_partitions(conn, s, "outbox run");
 }
 
-/// Progress on stderr: refreshed in place on a terminal, plain lines else.
-std::function<void(const std::string&)> progress_printer() {
+/// The terminal's width in columns, read at each refresh (so a resized
+/// window is followed without a SIGWINCH handler); 80 when unknown.
+std::size_t terminal_columns() {
+  winsize size{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  return 80;
+}
+
+/// Progress on stderr: on a terminal, one line redrawn in place and fitted
+/// to its width (a longer one would wrap and leave a copy behind at every
+/// refresh); elsewhere plain lines in full.
+std::function<void(const actors::run_progress&)> progress_printer() {
   bool tty = ::isatty(STDERR_FILENO) != 0;
-  return [tty](const std::string& line) {
+  return [tty](const actors::run_progress& progress) {
     if (tty)
-      std::cerr << "\r\033[K" << text::escaped(line) << std::flush;
+      std::cerr << "\r\033[K"
+                << actors::progress_text(progress, terminal_columns())
+                << std::flush;
     else
-      std::cerr << text::escaped(line) << '\n';
+      std::cerr << actors::progress_text(progress, 0) << '\n';
   };
 }
 
@@ -137,10 +152,20 @@ public:
           timespec tick{0, 200'000'000};
           try {
             while (!done_) {
-              if (wait_for_signal(set, tick)) {
-                std::cerr << "\noutbox run: stopping gracefully (leases "
-                             "released, in-flight work finished)\n";
+              int taken = wait_for_signal(set, tick);
+              if (taken == 0)
+                continue;
+              // The first stop is announced; another (an impatient second
+              // Ctrl-C) only says the stop is under way.
+              int expected = 0;
+              if (signal_.compare_exchange_strong(expected, taken)) {
+                std::cerr << "\noutbox run: " << signal_name(taken)
+                          << ": stopping gracefully (leases released, "
+                             "in-flight work finished)\n";
                 caf::anon_send(coordinator, actors::shutdown_atom_v);
+              } else {
+                std::cerr << "\noutbox run: " << signal_name(taken)
+                          << ": already stopping\n";
               }
             }
           } catch (const std::system_error& e) {
@@ -155,10 +180,30 @@ public:
     thread_.join();
   }
 
+  /// The first stop signal taken (SIGINT, SIGTERM), 0 for none.
+  int signal() const { return signal_; }
+
 private:
   std::atomic<bool> done_{false};
+  std::atomic<int> signal_{0};
   std::thread thread_;
 };
+
+/// The exit code of a report: a violation wins over an interruption.
+int exit_code_of(const std::string& report, int stop_signal) {
+  if (!actors::run_report_ok(report)) {
+    std::cerr << "outbox run: "
+              << text::escaped(actors::run_report_failure(report)) << '\n';
+    return exit_failure;
+  }
+  auto interruption = actors::run_report_interruption(report);
+  if (interruption.empty())
+    return exit_ok;
+  std::cerr << "outbox run: "
+            << (stop_signal != 0 ? signal_name(stop_signal) + ": " : "")
+            << text::escaped(interruption) << '\n';
+  return stop_signal == SIGTERM ? exit_terminated : exit_interrupted;
+}
 
 int run(const run_options& options) {
   // Blocked first, in this thread and so in every thread started later;
@@ -220,6 +265,7 @@ int run(const run_options& options) {
   auto coordinator =
       system.spawn<caf::detached>(actors::coordinator, std::move(setup));
   std::string report;
+  int stop_signal = 0;
   {
     signal_watch signals{coordinator};
     if (!options.until_drained)
@@ -233,6 +279,7 @@ int run(const run_options& options) {
                        << "outbox run: " << text::escaped(system.render(err))
                        << '\n';
                  });
+    stop_signal = signals.signal();
   }
   if (::isatty(STDERR_FILENO))
     std::cerr << '\n';
@@ -242,12 +289,7 @@ int run(const run_options& options) {
     std::cout << report << '\n';
   else
     std::cout << actors::run_report_text(report);
-  if (!actors::run_report_ok(report)) {
-    std::cerr << "outbox run: "
-              << text::escaped(actors::run_report_failure(report)) << '\n';
-    return exit_failure;
-  }
-  return exit_ok;
+  return exit_code_of(report, stop_signal);
 }
 
 } // namespace

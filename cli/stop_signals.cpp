@@ -13,15 +13,26 @@ sigset_t stop_signals() {
   return set;
 }
 
-bool wait_for_signal(const sigset_t& signals, const timespec& timeout) {
+int wait_for_signal(const sigset_t& signals, const timespec& timeout) {
   for (;;) {
-    if (::sigtimedwait(&signals, nullptr, &timeout) > 0)
-      return true;
+    if (int taken = ::sigtimedwait(&signals, nullptr, &timeout); taken > 0)
+      return taken;
     if (errno == EAGAIN)
-      return false;
+      return 0;
     if (errno != EINTR)
       throw std::system_error(errno, std::generic_category(),
                               "cannot wait for SIGINT or SIGTERM");
+  }
+}
+
+std::string signal_name(int signal) {
+  switch (signal) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  default:
+    return "signal " + std::to_string(signal);
   }
 }
 

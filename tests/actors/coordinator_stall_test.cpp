@@ -1,8 +1,13 @@
 #include "actors/coordinator.hpp"
+#include "actors/run_report.hpp"
 
 #include "pipeline_fixture.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
 
 // A bounded run that can never drain (rows behind FAILED rows, queues the
 // consumers cannot get through, rows nobody publishes) must end (exit 1
@@ -106,6 +111,100 @@ TEST_F(ActorCoordinatorStall, RowsNobodyPublishesEndABoundedRun) {
   EXPECT_NE(nlohmann::json::parse(*report->value)["violations"].dump().find(
                 "2 rows PENDING or SENDING are not published"),
             std::string::npos);
+}
+
+TEST_F(ActorCoordinatorStall, AConsumerOnlyRunSaysNoRelayPublishesAndEnds) {
+  auto settings = pipeline_settings();
+  settings.run.relays = 0;
+  settings.run.consumers = 1;
+  pipeline_->snapshot.pending = 40;
+  auto setup = coordinator_config(settings, true);
+  auto lines = std::make_shared<std::vector<std::string>>();
+  setup.progress = [lines](const actors::run_progress& p) {
+    lines->push_back(actors::progress_text(p, 80));
+  };
+  auto coordinator = spawn_coordinator(setup);
+  auto report = request_report(coordinator);
+  run();
+  advance(2500);
+  ASSERT_FALSE(lines->empty());
+  EXPECT_NE(lines->back().find("40 PENDING rows but no relay in this process"),
+            std::string::npos)
+      << lines->back();
+  EXPECT_NE(lines->back().find("the run ends in"), std::string::npos)
+      << lines->back();
+  advance(800);
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = nlohmann::json::parse(*report->value);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_NE(r["violations"].dump().find("no relay runs in this process"),
+            std::string::npos)
+      << r["violations"].dump();
+}
+
+TEST_F(ActorCoordinatorStall, TheLineNamesLeasesOfADeadRelayAndTheirExpiry) {
+  pipeline_->snapshot.pending = 10;
+  pipeline_->snapshot.sending = 256;
+  auto setup = coordinator_config(pipeline_settings(), true);
+  std::string last;
+  setup.progress = [&last](const actors::run_progress& p) {
+    last = actors::progress_text(p, 0);
+  };
+  auto coordinator = spawn_coordinator(setup);
+  auto report = request_report(coordinator);
+  run();
+  // A relay of this process that is gone (an earlier incarnation).
+  pipeline_->snapshot.leases.push_back(actors::lease_holding{
+      actors::worker_name(prefix_, actors::worker_slot::role::relay, 0, 7), 256,
+      now() + 9000});
+  advance(2100);
+  EXPECT_NE(last.find("waiting for 256 leases of a dead relay, expire in 7 s"),
+            std::string::npos)
+      << last;
+  advance(1300); // past the stall timeout: the run ends
+  ASSERT_TRUE(report->value) << render(report->error);
+}
+
+TEST_F(ActorCoordinatorStall, RowsLeftUnderADeadRelaysLeaseAreNamedAtTheEnd) {
+  pipeline_->snapshot.failed = 1;
+  pipeline_->snapshot.sending = 256;
+  pipeline_->snapshot.leases.push_back(actors::lease_holding{
+      actors::worker_name(prefix_, actors::worker_slot::role::relay, 0, 3), 256,
+      now() + 60'000});
+  auto coordinator =
+      spawn_coordinator(coordinator_config(pipeline_settings(), true));
+  auto report = request_report(coordinator);
+  run();
+  advance(3300);
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto stranded = nlohmann::json::parse(*report->value)["stranded_leases"]
+                      .get<std::string>();
+  EXPECT_EQ(stranded.rfind("256 rows stay SENDING under the lease of a dead "
+                           "relay (relay-test-0-3): they wait for it to "
+                           "expire (in 57 s); a relay takes them over once "
+                           "the FAILED rows ahead of them are retried",
+                           0),
+            0u)
+      << stranded;
+  EXPECT_NE(actors::run_report_failure(*report->value).find(stranded),
+            std::string::npos);
+}
+
+TEST_F(ActorCoordinatorStall, AnInterruptedBoundedRunIsNotAViolation) {
+  pipeline_->snapshot.pending = 5;
+  auto setup = coordinator_config(pipeline_settings(), true);
+  setup.settings.run.orders = 0;
+  auto coordinator = spawn_coordinator(setup);
+  auto report = request_report(coordinator);
+  run();
+  advance(500);
+  request_shutdown(coordinator);
+  run();
+  ASSERT_TRUE(report->value) << render(report->error);
+  auto r = nlohmann::json::parse(*report->value);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_TRUE(r["interrupted"].get<bool>());
+  EXPECT_EQ(r["left_undone"]["rows_not_published"], 5) << r.dump();
 }
 
 } // namespace

@@ -1,0 +1,135 @@
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <string>
+#include <vector>
+
+// A bounded run stopped by SIGINT or SIGTERM says it was interrupted and
+// what it left undone, with its own exit code; a bounded run that can never
+// drain (no relay anywhere) says so and ends; an injected relay pause is
+// logged. The real binary, a real SQLite file, a private redis-server.
+
+namespace outbox::test {
+namespace {
+
+class RunInterruptE2E : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::ofstream{config_} << R"({
+      "db": {"busy_timeout_ms": 150},
+      "redis": {"io_timeout_ms": 200},
+      "lease": {"ttl_ms": 400, "batch": 64, "backoff_max_ms": 200},
+      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
+              "consumer_block_ms": 50}
+    })";
+  }
+
+  std::vector<std::string> args(std::vector<std::string> flags) const {
+    std::vector<std::string> all{"run"};
+    all.insert(all.end(), flags.begin(), flags.end());
+    all.insert(all.end(), {"--db", dir_.file("app.db"), "--redis",
+                           redis_.endpoint().to_string(), "--config", config_});
+    return all;
+  }
+
+  static std::size_t count(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos;
+         at = text.find(part, at + part.size()))
+      ++n;
+    return n;
+  }
+
+  temp_dir dir_{"outbox-interrupt"};
+  std::string config_ = dir_.file("run.json");
+  redis_server redis_;
+};
+
+TEST_F(RunInterruptE2E, SigintSaysInterruptedAndWhatWasLeftUndone) {
+  // Far more orders than it can place before the signal.
+  child_process run{
+      outbox_argv(args({"--until-drained", "--relays", "1", "--consumers", "1",
+                        "--orders", "100000", "--rate", "200"})),
+      dir_.path().string()};
+  // Stderr is not a terminal: one progress line per refresh.
+  ASSERT_TRUE(run.wait_for_stderr(" | orders ", 30'000));
+  run.signal(SIGINT);
+  auto r = run.wait(60'000);
+  EXPECT_EQ(r.exit_code, 130) << r.out << r.err;
+  EXPECT_EQ(count(r.err, "stopping gracefully"), 1u) << r.err;
+  EXPECT_EQ(r.err.find("invariants violated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("outbox run: SIGINT: interrupted before the run "
+                       "drained; left undone: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" of 100000 orders not placed"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.rfind("run INTERRUPTED after ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("audit: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("left undone: "), std::string::npos) << r.out;
+}
+
+TEST_F(RunInterruptE2E, SigtermExits143WithTheUndoneInTheReport) {
+  child_process run{outbox_argv(args({"--until-drained", "--json", "--relays",
+                                      "0", "--consumers", "0", "--orders",
+                                      "100000", "--rate", "100"})),
+                    dir_.path().string()};
+  ASSERT_TRUE(run.wait_for_stderr(" | orders ", 30'000));
+  run.signal(SIGTERM);
+  auto r = run.wait(60'000);
+  EXPECT_EQ(r.exit_code, 143) << r.out << r.err;
+  auto report = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(report.at("ok").get<bool>()) << r.out;
+  EXPECT_TRUE(report.at("interrupted").get<bool>()) << r.out;
+  auto undone = report.at("left_undone");
+  EXPECT_GT(undone.at("orders_not_placed").get<int>(), 0) << r.out;
+  // A writer-only process leaves publishing to relays elsewhere.
+  EXPECT_FALSE(undone.contains("rows_not_published")) << r.out;
+}
+
+TEST_F(RunInterruptE2E, AConsumerOnlyRunOverPendingRowsNamesWhyAndEnds) {
+  auto load = run_outbox(args({"--until-drained", "--relays", "0",
+                               "--consumers", "0", "--orders", "30"}),
+                         dir_.path().string());
+  ASSERT_EQ(load.exit_code, 0) << load.err;
+  auto r =
+      run_outbox(args({"--until-drained", "--relays", "0", "--consumers", "1"}),
+                 dir_.path().string(), 60'000);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("PENDING rows but no relay in this process"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("no relay runs in this process to publish them"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(RunInterruptE2E, AnInjectedRelayPauseIsLoggedAtInfo) {
+  auto load = run_outbox(args({"--until-drained", "--relays", "0",
+                               "--consumers", "0", "--orders", "20"}),
+                         dir_.path().string());
+  ASSERT_EQ(load.exit_code, 0) << load.err;
+  child_process run{
+      outbox_argv(args({"--relays", "1", "--consumers", "0",
+                        "--crash-relay-pause", "1", "--log-level", "info"})),
+      dir_.path().string()};
+  ASSERT_TRUE(run.wait_for_stderr("injected pause", 30'000));
+  run.signal(SIGTERM);
+  auto r = run.wait(30'000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Which relay, how long, what it holds.
+  EXPECT_NE(r.err.find(": injected pause (crash.relay_pause): frozen for 600 "
+                       "ms, past its 400 ms lease, holding "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("relay relay-"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace outbox::test
