@@ -59,6 +59,7 @@ int run_app(int argc, char** argv) {
   add_purge_command(app, action);
   add_trim_command(app, action);
   add_dead_letters_command(app, action);
+  add_inbox_script_command(app, action);
 
   // CLI11 reports an unknown command as "a subcommand is required": name it.
   auto known = [&app](const char* name) {

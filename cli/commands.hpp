@@ -25,5 +25,6 @@ void add_failed_command(CLI::App& app, command_action& action);
 void add_purge_command(CLI::App& app, command_action& action);
 void add_trim_command(CLI::App& app, command_action& action);
 void add_dead_letters_command(CLI::App& app, command_action& action);
+void add_inbox_script_command(CLI::App& app, command_action& action);
 
 } // namespace outbox::cli
