@@ -99,7 +99,7 @@ TEST(BenchResults, SharesNameTheirCeilingInWordsAndExplainOver100Percent) {
                        "      ceiling: raw primitive, same rows, this run\n"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("120% of its ceiling\n"
+  EXPECT_NE(table.find("120.0% of its ceiling\n"
                        "      ceiling: raw primitive, same rows, this run\n"
                        "      over 100%: it overlaps what the ceiling does "
                        "serially\n"),

@@ -44,7 +44,7 @@ protected:
   /// (a reply's items one a line, as redis-cli prints them when piped).
   process_result call(const std::string& holder,
                       const std::vector<std::string>& entries) {
-    std::vector<std::string> argv{"redis-cli",
+    std::vector<std::string> argv{"/usr/bin/redis-cli",
                                   "-h",
                                   "127.0.0.1",
                                   "-p",

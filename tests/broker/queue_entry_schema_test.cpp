@@ -33,9 +33,9 @@ std::vector<std::string> validate(const temp_dir& dir,
     for (const auto& e : entries)
       out << e << '\n';
   }
-  auto r =
-      run_process({"python3", source_dir + "/tests/broker/validate_entries.py",
-                   schema_path, file});
+  auto r = run_process({"/usr/bin/python3",
+                        source_dir + "/tests/broker/validate_entries.py",
+                        schema_path, file});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> verdicts;
   std::istringstream lines{r.out};
