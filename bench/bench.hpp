@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace outbox::bench {
 
@@ -23,7 +25,14 @@ struct bench_options {
   std::string scratch_parent;
   /// Told what is being measured, one line per step; may be empty.
   std::function<void(const std::string&)> progress;
+  /// Targets to check instead of the README's, by name (see target_names):
+  /// the value wanted.
+  std::map<std::string, double> targets;
 };
+
+/// The names of the targets the bench checks (README "Performance"), in
+/// the order of the report.
+const std::vector<std::string>& target_names();
 
 /// Runs every stage and returns the report: context (machine, settings,
 /// scale), measurements with their ceilings and ratios, targets, and the

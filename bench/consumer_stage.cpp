@@ -47,15 +47,24 @@ double consumer_rate(stage_context& ctx, const config::settings& s,
 void measure_consumers(stage_context& ctx) {
   auto entries = ctx.scale.consumer_entries;
   for (int consumers : {1, 2}) {
-    ctx.progress("consumer: " + std::to_string(consumers) + " consumer(s)");
+    ctx.progress("consumer: " + std::to_string(consumers) +
+                 (consumers == 1 ? " consumer" : " consumers"));
     auto s = ctx.space.fresh("consumer", ctx.space.base().db.synchronous);
     fill_queues(s, entries, "consumer");
     cpu_meter cpu{s};
+    auto shape = consumers == 1 ? std::string{"1 consumer"}
+                                : std::to_string(consumers) + " consumers";
     ctx.out.add({"consumer", "consumer_" + std::to_string(consumers),
-                 std::to_string(consumers) +
-                     " consumer(s), dedup + effect from the queues",
+                 shape + ", dedup + effect from the queues",
                  consumer_rate(ctx, s, consumers, entries), "entries/s",
-                 "inbox_batched"});
+                 "inbox_batched"},
+                consumers == 1
+                    ? ""
+                    : "the ceiling is one connection calling the script "
+                      "back to back, Redis idle during each round trip; " +
+                          shape +
+                          " keep it busy while one of them waits for its "
+                          "reply");
     if (consumers == 1) {
       ctx.out.add(
           {"consumer", "consumer_cpu", "CPU per entry, 1 consumer, in outbox",

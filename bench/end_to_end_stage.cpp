@@ -72,8 +72,11 @@ void measure_end_to_end(stage_context& ctx) {
   auto orders = ctx.scale.end_to_end_orders;
   ctx.progress("end to end: as fast as possible");
   auto s = run_settings(ctx, orders, 0);
-  auto shape = std::to_string(s.run.relays) + " relays, " +
-               std::to_string(s.run.consumers) + " consumers";
+  auto count = [](int n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  auto shape =
+      count(s.run.relays, "relay") + ", " + count(s.run.consumers, "consumer");
   cpu_meter cpu{s};
   auto full = pipeline_run(ctx, s);
   auto seconds = full.at("seconds").get<double>();

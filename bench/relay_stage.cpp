@@ -57,16 +57,24 @@ double relay_rate(stage_context& ctx, const config::settings& s, int relays,
 void measure_relays(stage_context& ctx) {
   auto events = ctx.scale.relay_events;
   for (int relays : {1, 2, 4}) {
-    ctx.progress("relay: " + std::to_string(relays) + " relay(s)");
+    ctx.progress("relay: " + std::to_string(relays) +
+                 (relays == 1 ? " relay" : " relays"));
     auto s = ctx.space.fresh("relay", ctx.space.base().db.synchronous);
     // Two events per aggregate, as orders with a follow-up.
     fill_outbox(s.db, events, events / 2, "PENDING", "relay");
     cpu_meter cpu{s};
+    auto shape = relays == 1 ? std::string{"1 relay"}
+                             : std::to_string(relays) + " relays";
     ctx.out.add({"relay", "relay_" + std::to_string(relays),
-                 std::to_string(relays) +
-                     " relay(s), PENDING to PUBLISHED and in Redis",
+                 shape + ", PENDING to PUBLISHED and in Redis",
                  relay_rate(ctx, s, relays, events), "events/s",
-                 "relay_serial"});
+                 "relay_serial"},
+                relays == 1 ? ""
+                            : "the ceiling is one relay doing its database "
+                              "work and then its publish; " +
+                                  shape +
+                                  " overlap one's publish with another's "
+                                  "claim and ack");
     if (relays == 1)
       ctx.out.add({"relay", "relay_cpu",
                    "CPU per event, 1 relay (outbox + Redis)",

@@ -5,7 +5,9 @@
 
 namespace outbox::bench {
 
-void results::add(measurement m) {
+void results::add(measurement m, std::string over_ceiling) {
+  if (!over_ceiling.empty())
+    over_ceiling_[m.name] = std::move(over_ceiling);
   measurements_.push_back(std::move(m));
 }
 
@@ -35,6 +37,13 @@ void results::check(std::string name, std::string text,
   targets_.push_back(std::move(t));
 }
 
+bool results::targets_met() const {
+  for (const auto& t : targets_)
+    if (!t.met)
+      return false;
+  return true;
+}
+
 nlohmann::json results::to_json(const nlohmann::json& context) const {
   auto report = context;
   auto& list = report["measurements"] = nlohmann::json::array();
@@ -46,11 +55,22 @@ nlohmann::json results::to_json(const nlohmann::json& context) const {
                         {"unit", m.unit}};
     if (!m.ceiling.empty()) {
       item["ceiling"] = m.ceiling;
-      if (auto r = ratio(m.name))
+      for (const auto& c : measurements_)
+        if (c.name == m.ceiling)
+          item["ceiling_label"] = c.label;
+      if (auto r = ratio(m.name)) {
         item["ratio"] = *r;
+        if (*r > 1) {
+          auto reason = over_ceiling_.find(m.name);
+          item["over_ceiling"] = reason == over_ceiling_.end()
+                                     ? std::string{default_over_ceiling}
+                                     : reason->second;
+        }
+      }
     }
     list.push_back(std::move(item));
   }
+  report["targets_met"] = targets_met();
   auto& checks = report["targets"] = nlohmann::json::array();
   for (const auto& t : targets_)
     checks.push_back({{"name", t.name},
@@ -62,9 +82,7 @@ nlohmann::json results::to_json(const nlohmann::json& context) const {
   return report;
 }
 
-namespace {
-
-std::string number(double v) {
+std::string figure_text(double v) {
   char text[32];
   if (v >= 1000)
     std::snprintf(text, sizeof text, "%.0f", v);
@@ -75,9 +93,30 @@ std::string number(double v) {
   return text;
 }
 
+namespace {
+
+std::string number(double v) {
+  return figure_text(v);
+}
+
 std::string padded(std::string text, std::size_t width) {
   text.append(text.size() < width ? width - text.size() : 1, ' ');
   return text;
+}
+
+} // namespace
+
+namespace {
+
+/// What a section's heading says about it.
+std::string section_heading(const std::string& section) {
+  if (section == "ceiling")
+    return "ceilings: the raw primitives the stages are built from, with the "
+           "same schema, settings and payloads and none of the pipeline's "
+           "logic, measured in this run";
+  if (section == "end_to_end")
+    return "end to end";
+  return section;
 }
 
 } // namespace
@@ -88,17 +127,23 @@ std::string results_table(const nlohmann::json& report) {
   for (const auto& m : report.at("measurements")) {
     if (m.at("section") != section) {
       section = m.at("section").get<std::string>();
-      out << '\n' << section << '\n';
+      out << '\n' << section_heading(section) << '\n';
     }
     out << "  " << padded(m.at("label").get<std::string>(), 66)
         << padded(number(m.at("value").get<double>()), 10) << ' '
         << padded(m.at("unit").get<std::string>(), 10);
     if (m.contains("ratio"))
-      out << number(100 * m.at("ratio").get<double>()) << "% of "
-          << m.at("ceiling").get<std::string>();
+      out << number(100 * m.at("ratio").get<double>()) << "% of its ceiling";
     out << '\n';
+    if (m.contains("ceiling_label"))
+      out << "      ceiling: " << m.at("ceiling_label").get<std::string>()
+          << ", this run\n";
+    if (m.contains("over_ceiling"))
+      out << "      over 100%: " << m.at("over_ceiling").get<std::string>()
+          << '\n';
   }
-  out << "\ntargets\n";
+  out << "\ntargets (README \"Performance\"; --check exits 1 when one is not "
+         "met)\n";
   for (const auto& t : report.at("targets"))
     out << "  " << (t.at("met").get<bool>() ? "met     " : "NOT MET ")
         << padded(t.at("text").get<std::string>(), 60)

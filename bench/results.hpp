@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,27 +34,49 @@ struct target {
   bool met = false;
 };
 
+/// Why a share over 100% is possible when the stage gives no reason of its
+/// own.
+inline constexpr const char* default_over_ceiling =
+    "the two are measured separately, seconds apart, on a machine shared "
+    "with other work, and short stages (--quick) carry warm-up costs: over "
+    "100% says the stage is within noise of its ceiling, not that it beats "
+    "it";
+
 /// Everything one benchmark run measured, in order.
 class results {
 public:
-  void add(measurement m);
+  /// `over_ceiling`: why this stage can do better than its ceiling, shown
+  /// when it does (empty: default_over_ceiling).
+  void add(measurement m, std::string over_ceiling = "");
   /// Nothing when `name` was not measured (a stage was skipped or failed).
   std::optional<double> value(const std::string& name) const;
   /// value(name) / value(ceiling of name).
   std::optional<double> ratio(const std::string& name) const;
 
   /// Checks `value >= wanted` (or `<=` when at_most) and records the target.
+  /// `text` says what is compared, in words.
   void check(std::string name, std::string text, std::optional<double> value,
              double wanted, bool at_most = false);
+
+  /// True when every target checked so far is met.
+  bool targets_met() const;
 
   nlohmann::json to_json(const nlohmann::json& context) const;
 
 private:
   std::vector<measurement> measurements_;
+  /// By measurement name: its own reason for a share over 100%.
+  std::map<std::string, std::string> over_ceiling_;
   std::vector<target> targets_;
 };
 
-/// The table `outbox bench` prints (from to_json's output).
+/// A figure as the table shows it: whole from 1000, one decimal from 10,
+/// else two.
+std::string figure_text(double value);
+
+/// The table `outbox bench` prints (from to_json's output): each section
+/// with its figures, a share's ceiling named in words (and why a share
+/// over 100% is possible), then the targets.
 std::string results_table(const nlohmann::json& report);
 
 } // namespace outbox::bench

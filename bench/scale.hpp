@@ -21,6 +21,8 @@ struct bench_scale {
 
   static bench_scale full() { return {}; }
   static bench_scale quick();
+  /// Every stage in seconds, figures meaningless: for the tests.
+  static bench_scale tiny();
 };
 
 } // namespace outbox::bench

@@ -61,7 +61,10 @@ void measure_writer(stage_context& ctx) {
     ctx.out.add({"writer", "writer_one_per_txn_" + sync,
                  "writer actor, one transaction per order, " + sync,
                  writer_rate(ctx, s, ctx.scale.orders_one_per_txn, 1),
-                 "orders/s", "sqlite_order_txn_" + sync});
+                 "orders/s", "sqlite_order_txn_" + sync},
+                "both wait for one fsync per order, and this disk's fsync "
+                "time varies from one second to the next: the two can "
+                "swap places");
     s = ctx.space.fresh("writer", sync);
     cpu_meter cpu{s};
     ctx.out.add({"writer", "writer_group_" + sync,

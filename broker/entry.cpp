@@ -17,6 +17,11 @@ constexpr std::int64_t max_exact_integer = std::int64_t{1} << 53;
 
 constexpr std::size_t max_event_id_bytes = 128;
 
+/// The inbox script's words for a `v` it does not read, in the same order
+/// of checks.
+constexpr const char* unknown_version =
+    "v must be 1 (the queue entry version this consumer reads) or absent";
+
 /// The inbox script's cjson refuses JSON nested deeper than this (as not
 /// valid JSON), and nlohmann's dump() recurses once per level, so deeper
 /// input would overflow the stack in decode: both sides refuse it.
@@ -110,6 +115,7 @@ std::string encode(const event_entry& entry) {
   if (payload.is_discarded() || !payload.is_object())
     throw std::invalid_argument("payload must be a JSON object");
   json object;
+  object["v"] = entry_version;
   object["event_id"] = entry.event_id;
   object["aggregate_id"] = entry.aggregate_id;
   object["seq"] = entry.seq;
@@ -142,6 +148,10 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
     auto i = object.find(name);
     return i == object.end() ? absent : *i;
   };
+  // A newer format than this reader knows would be misread: refused (the
+  // consumer dead-letters it; replayed once the consumer is upgraded).
+  if (object.contains("v") && integer_in_range(field("v"), 1) != entry_version)
+    return malformed(unknown_version);
   auto& event_id = field("event_id");
   if (!is_nonempty_string(event_id) ||
       event_id.get_ref<const std::string&>().size() > max_event_id_bytes)

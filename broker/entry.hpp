@@ -8,9 +8,16 @@
 
 namespace outbox::broker {
 
+/// The version of the queue entry's format that encode() writes in `v` and
+/// decode() reads (broker/queue_entry.schema.json). An entry without `v`
+/// (written before it existed) is version 1. It changes only when a reader
+/// of the old version would misread an entry; a new optional field does not
+/// change it.
+inline constexpr int entry_version = 1;
+
 /// One event as it travels through Redis (DESIGN.md "Broker"): a JSON object
-/// {event_id, aggregate_id, seq, event_type, payload, committed_at,
-/// published_at}.
+/// {v, event_id, aggregate_id, seq, event_type, payload, committed_at,
+/// published_at}, described by broker/queue_entry.schema.json.
 struct event_entry {
   std::string event_id;
   std::string aggregate_id;
@@ -25,8 +32,8 @@ struct event_entry {
   std::int64_t published_at = 0;
 };
 
-/// Serialises an entry. Throws std::invalid_argument if payload is not a
-/// JSON object (the store guarantees it is).
+/// Serialises an entry, `v` first. Throws std::invalid_argument if payload is
+/// not a JSON object (the store guarantees it is).
 std::string encode(const event_entry& entry);
 
 /// Why an entry could not be parsed.
@@ -34,8 +41,9 @@ struct malformed_entry {
   std::string reason;
 };
 
-/// Parses and validates an entry (types, non-empty ids, seq >= 1, payload an
-/// object). The consumer's Lua script applies the same rules in Redis.
+/// Parses and validates an entry (`v` absent or entry_version, types,
+/// non-empty ids, seq >= 1, payload an object). The consumer's Lua script
+/// applies the same rules in Redis.
 std::variant<event_entry, malformed_entry> decode(const std::string& text);
 
 /// True when arrays and objects in `text` nest deeper than `limit`

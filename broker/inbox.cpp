@@ -88,11 +88,9 @@ inbox::apply_batch(const std::vector<std::string>& entries) {
 void inbox::apply_call(std::vector<std::string>::const_iterator first,
                        std::vector<std::string>::const_iterator last,
                        std::vector<applied_entry>& results) {
-  auto r = script_.run(conn_,
-                       {names_.processed, names_.reserved, names_.aggregate_seq,
-                        names_.counters, names_.dead_letter, names_.seq_gaps(),
-                        fence_.active() ? fence_.lock : names_.consumer_lock()},
-                       {fence_.holder}, first, last);
+  auto r = script_.run(
+      conn_, inbox_script_keys(names_, fence_.active() ? fence_.lock : ""),
+      {fence_.holder}, first, last);
   auto count = static_cast<std::size_t>(last - first);
   if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
     unexpected_reply();

@@ -6,6 +6,17 @@
 
 namespace outbox::broker {
 
+std::vector<std::string> inbox_script_keys(const keys& names,
+                                           const std::string& lock) {
+  return {names.processed,
+          names.reserved,
+          names.aggregate_seq,
+          names.counters,
+          names.dead_letter,
+          names.seq_gaps(),
+          lock.empty() ? names.consumer_lock() : lock};
+}
+
 const std::string& inbox_script_source() {
   static const std::string source = lua_key_type_check() + lua_fence_check() +
                                     lua_dead_letter_record() +
@@ -153,6 +164,12 @@ local function check(text)
   end
   if not object(e) then
     return nil, 'entry must be a JSON object'
+  end
+  -- The format's version: absent (an older relay) or the one this script
+  -- reads; a newer one would be misread.
+  if e.v ~= nil and e.v ~= 1 then
+    return nil, 'v must be 1 (the queue entry version this consumer reads)'
+      .. ' or absent'
   end
   if not nonempty_string(e.event_id) or #e.event_id > 128 then
     return nil, 'event_id must be a non-empty string of at most 128 bytes'

@@ -56,6 +56,7 @@ int run_app(int argc, char** argv) {
   add_dead_letters_command(app, action);
   add_help_command(app, action);
   add_version_command(app, action);
+  add_inbox_script_command(app, action);
   show_config_defaults(app);
 
   // CLI11 reports an unknown command as "a subcommand is required": name it.

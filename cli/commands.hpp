@@ -28,5 +28,6 @@ void add_dead_letters_command(CLI::App& app, command_action& action);
 /// `outbox help [COMMAND]` and `outbox version` (cli/help_command.cpp).
 void add_help_command(CLI::App& app, command_action& action);
 void add_version_command(CLI::App& app, command_action& action);
+void add_inbox_script_command(CLI::App& app, command_action& action);
 
 } // namespace outbox::cli

@@ -23,12 +23,14 @@ OUTBOX_REDIS_PORTFILE="$OUTBOX_REDIS_DIR/redis.port"
 # shellcheck disable=SC2034 # used by scripts/redis and scripts/run
 OUTBOX_REDIS_DEFAULT_PORT=6390
 
-# The Debian 12 packages the build, the tests and scripts/run need.
+# The Debian 12 packages the build, the tests and scripts/run need
+# (python3-jsonschema: the test that checks queue entries against
+# broker/queue_entry.schema.json).
 OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev
-  prometheus-cpp-dev redis-server clang-format
+  prometheus-cpp-dev redis-server clang-format python3-jsonschema
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).

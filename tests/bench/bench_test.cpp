@@ -8,31 +8,13 @@
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <set>
 
 namespace outbox::bench {
 namespace {
-
-/// Every stage, at a scale that takes seconds: the figures mean nothing
-/// here, the test checks that each is measured and that the bench leaves
-/// the pipeline's own data alone.
-bench_scale tiny() {
-  bench_scale s;
-  s.orders_one_per_txn = 20;
-  s.orders_grouped = 500;
-  s.relay_events = 2'000;
-  s.consumer_entries = 2'000;
-  s.end_to_end_orders = 1'000;
-  s.fixed_load_seconds = 1;
-  s.history_small = 1'000;
-  s.history_large = 5'000;
-  s.spread_pending = 2'000;
-  s.timed_claims = 3;
-  s.stage_timeout_s = 60;
-  return s;
-}
 
 std::set<std::string> names_of(const nlohmann::json& report) {
   std::set<std::string> names;
@@ -53,7 +35,7 @@ TEST(Bench, MeasuresEveryStageAgainstItsCeilingAndLeavesPipelineDataAlone) {
   o.settings.redis = redis.connection_options();
   o.settings.db.path = dir.file("outbox.db");
   o.scratch_parent = dir.path().string();
-  o.scale = tiny();
+  o.scale = bench_scale::tiny();
   auto report = run_bench(o);
 
   ASSERT_TRUE(report.at("ok").get<bool>()) << report.at("errors").dump();
@@ -99,6 +81,107 @@ TEST(Bench, MeasuresEveryStageAgainstItsCeilingAndLeavesPipelineDataAlone) {
   EXPECT_EQ(conn.command({"KEYS", "bench.*"})->elements, 0u);
   EXPECT_EQ(conn.command({"HLEN", "processed"})->integer, 1);
   EXPECT_EQ(conn.command({"LLEN", "outbox.events.0"})->integer, 1);
+}
+
+TEST(BenchResults, SharesNameTheirCeilingInWordsAndExplainOver100Percent) {
+  results r;
+  r.add({"ceiling", "raw", "raw primitive, same rows", 100, "rows/s", ""});
+  r.add({"stage", "under", "a stage below its ceiling", 50, "rows/s", "raw"});
+  r.add({"stage", "over", "a stage with a reason", 120, "rows/s", "raw"},
+        "it overlaps what the ceiling does serially");
+  r.add({"stage", "noisy", "a stage without one", 101, "rows/s", "raw"});
+  r.check("share", "under, share of its ceiling", r.ratio("under"), 0.6);
+  auto report = r.to_json({});
+  auto table = results_table(report);
+  EXPECT_NE(table.find("ceilings: the raw primitives"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("50.0% of its ceiling\n"
+                       "      ceiling: raw primitive, same rows, this run\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("120.0% of its ceiling\n"
+                       "      ceiling: raw primitive, same rows, this run\n"
+                       "      over 100%: it overlaps what the ceiling does "
+                       "serially\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("over 100%: " + std::string{default_over_ceiling}),
+            std::string::npos)
+      << table;
+  // Only shares over 100% carry an explanation.
+  const auto& m = report.at("measurements");
+  EXPECT_FALSE(m.at(1).contains("over_ceiling"));
+  EXPECT_EQ(m.at(2).at("ceiling_label"), "raw primitive, same rows");
+  EXPECT_FALSE(report.at("targets_met").get<bool>());
+  EXPECT_NE(table.find("NOT MET under, share of its ceiling"),
+            std::string::npos)
+      << table;
+}
+
+/// `outbox bench` at the hidden tiny scale against a private Redis.
+class BenchCommandRun : public ::testing::Test {
+protected:
+  test::process_result bench(std::vector<std::string> flags) {
+    std::vector<std::string> args{"bench",   "--tiny",
+                                  "--db",    dir_.file("o.db"),
+                                  "--redis", redis_.endpoint().to_string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return test::run_outbox(args, dir_.path().string(), 240'000);
+  }
+
+  test::redis_server redis_;
+  test::temp_dir dir_{"outbox-bench-cli"};
+};
+
+TEST_F(BenchCommandRun, CheckExitsOneNamingATargetNotMet) {
+  // A p99 latency at or below -1 ms cannot be met.
+  auto r = bench({"--check", "--target", "latency_p99=-1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("outbox bench: target not met: latency_p99 (p99 "
+                       "commit-to-processed at the fixed load, ms)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("wanted <= -1"), std::string::npos) << r.err;
+  // The human table names each ceiling in words.
+  for (const char* label :
+       {"ceilings: the raw primitives the stages are built from",
+        "% of its ceiling\n      ceiling: claim+ack then RPUSH, serially "
+        "(one relay's bound), this run",
+        "ceiling: Redis inbox script, one call per 256 entries, this run",
+        "NOT MET p99 commit-to-processed"})
+    EXPECT_NE(r.out.find(label), std::string::npos) << label << "\n" << r.out;
+}
+
+TEST_F(BenchCommandRun, WithoutCheckAMissedTargetIsReportedNotFatal) {
+  auto r = bench({"--json", "--target", "latency_p99=-1"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(report.at("ok").get<bool>());
+  EXPECT_FALSE(report.at("targets_met").get<bool>());
+  for (const auto& t : report.at("targets"))
+    if (t.at("name") == "latency_p99") {
+      EXPECT_EQ(t.at("wanted"), -1);
+      EXPECT_FALSE(t.at("met").get<bool>());
+    }
+  for (const auto& m : report.at("measurements"))
+    if (m.contains("ceiling")) {
+      EXPECT_FALSE(m.at("ceiling_label").get<std::string>().empty()) << m;
+      EXPECT_EQ(m.contains("over_ceiling"), m.at("ratio").get<double>() > 1)
+          << m;
+    }
+  EXPECT_EQ(r.err.find("target not met"), std::string::npos) << r.err;
+}
+
+TEST(BenchCommand, UnknownOrMalformedTargetIsAUsageError) {
+  for (const char* flag :
+       {"latency=3", "latency_p99", "latency_p99=fast", "latency_p99=inf"}) {
+    auto r =
+        test::run_outbox({"bench", "--target", flag, "--redis", "127.0.0.1:1"});
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string{"outbox bench: --target "} + flag),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 TEST(BenchCommand, UnreachableRedisIsNamedAndExitsOne) {

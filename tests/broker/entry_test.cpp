@@ -52,6 +52,37 @@ TEST(BrokerEntry, EncodeEmbedsPayloadAsObjectAndRoundTrips) {
   EXPECT_EQ(e.published_at, 1700000000123);
 }
 
+TEST(BrokerEntry, EncodeWritesTheFormatVersionFirst) {
+  auto text = encode(sample());
+  EXPECT_EQ(text.rfind("{\"v\":1,", 0), 0u) << text;
+  EXPECT_EQ(entry_version, 1);
+}
+
+TEST(BrokerEntry, EntryOfAnOlderRelayWithoutVersionDecodes) {
+  auto j = valid_json();
+  j.erase("v");
+  auto decoded = decode(j.dump());
+  ASSERT_TRUE(std::holds_alternative<event_entry>(decoded))
+      << reason_of(j.dump());
+  EXPECT_EQ(std::get<event_entry>(decoded).event_id, "e-1");
+  // Written again, it is a current entry.
+  EXPECT_EQ(json::parse(encode(std::get<event_entry>(decoded)))["v"], 1);
+}
+
+TEST(BrokerEntry, VersionThisReaderDoesNotKnowIsRefused) {
+  for (json v : {json(2), json(0), json("1"), json(nullptr), json(1.5)}) {
+    auto j = valid_json();
+    j["v"] = v;
+    EXPECT_EQ(reason_of(j.dump()),
+              "v must be 1 (the queue entry version this consumer reads) or "
+              "absent")
+        << j.dump();
+  }
+  auto j = valid_json();
+  j["v"] = 1.0; // cjson cannot tell 1.0 from 1, so neither side does
+  EXPECT_EQ(reason_of(j.dump()), "accepted");
+}
+
 TEST(BrokerEntry, PublishedAtIsOptional) {
   auto e = sample();
   e.published_at = 0;

@@ -26,6 +26,20 @@ TEST_F(BrokerInbox, FirstDeliveryAppliesEffectAndRecordsResult) {
   EXPECT_GT(record["at"].get<std::int64_t>(), 1600000000000);
 }
 
+TEST_F(BrokerInbox, EntryOfAnOlderRelayWithoutVersionIsApplied) {
+  inbox box{conn(), names_};
+  auto current = json::parse(order_placed("e1", "order-1", 1, "A-1", 3));
+  ASSERT_EQ(current["v"], 1);
+  auto older = current;
+  older.erase("v");
+  older["event_id"] = "e2";
+  older["seq"] = 2;
+  EXPECT_EQ(box.apply(current.dump()).result, outcome::applied);
+  EXPECT_EQ(box.apply(older.dump()).result, outcome::applied);
+  EXPECT_EQ(box.apply(older.dump()).result, outcome::duplicate);
+  EXPECT_EQ(reserved("A-1"), 6);
+}
+
 TEST_F(BrokerInbox, RepeatedDeliveryAppliesOnce) {
   inbox box{conn(), names_};
   auto entry = order_placed("e1", "order-1", 1, "A-1", 2);

@@ -9,6 +9,11 @@
 using namespace outbox::broker;
 using BrokerInbox = outbox::test::inbox_fixture;
 
+namespace {
+const char* const kUnknownVersion =
+    "v must be 1 (the queue entry version this consumer reads) or absent";
+} // namespace
+
 TEST_F(BrokerInbox, MalformedEntriesAreDeadLetteredWithReason) {
   inbox box{conn(), names_};
   auto good = json::parse(order_placed("e1", "order-1", 1, "A", 1));
@@ -34,6 +39,10 @@ TEST_F(BrokerInbox, MalformedEntriesAreDeadLetteredWithReason) {
       {"null", "entry must be a JSON object"},
       {"42", "entry must be a JSON object"},
       {"[1,2,3]", "entry must be a JSON object"},
+      // A format newer than this consumer reads (an older one has no v).
+      {with("v", 2), kUnknownVersion},
+      {with("v", "1"), kUnknownVersion},
+      {with("v", nullptr), kUnknownVersion},
       {without("event_id"),
        "event_id must be a non-empty string of at most 128 bytes"},
       {with("event_id", nullptr),
