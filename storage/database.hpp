@@ -46,9 +46,10 @@ std::unique_ptr<SQLite::Database> open_database(const db_options& options);
 /// file the user can read but not write. Never creates, never switches the
 /// journal mode. A WAL database needs its -shm file: SQLite reads one that
 /// exists even when the user cannot write it, and creates it where the
-/// folder is writable; in a folder the user cannot write, with no -wal file
-/// (nobody has it open, nothing is waiting to be checkpointed), the file is
-/// opened `immutable`, without the shared memory and locks it cannot make.
+/// folder is writable; where it cannot be opened (a folder the user cannot
+/// write, a -shm file it cannot read) and no -wal file has frames (nothing
+/// waits to be checkpointed), the file is opened `immutable`, without the
+/// shared memory and locks it cannot make.
 /// Throws store_error (io when the file cannot be read).
 std::unique_ptr<SQLite::Database>
 open_database_to_read(const db_options& options);

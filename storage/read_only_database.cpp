@@ -63,11 +63,14 @@ open_database_to_read(const db_options& options) {
     try {
       return open_read_only(file_uri(options.path), options);
     } catch (const SQLite::Exception& e) {
-      // A -wal file holds commits not yet in the database file: reading
-      // without it (immutable) would show an older state, so only a
-      // database nobody has open (no -wal) is read that way.
+      // A -wal file with frames holds commits not yet in the database
+      // file: reading without it (immutable) would show an older state, so
+      // only a database with no -wal, or an empty one (a reader left it),
+      // is read that way.
+      auto wal = options.path + "-wal";
       if (!cannot_make_wal_index(e) ||
-          std::filesystem::exists(options.path + "-wal", ec))
+          (std::filesystem::exists(wal, ec) &&
+           std::filesystem::file_size(wal, ec) != 0))
         throw;
       return open_read_only(file_uri(options.path) + "?immutable=1", options);
     }
