@@ -4,6 +4,8 @@
 
 #include "inbox_fixture.hpp"
 
+#include <hiredis/hiredis.h>
+
 #include <string>
 #include <vector>
 
