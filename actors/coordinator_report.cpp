@@ -46,12 +46,18 @@ run_outcome read_outcome(coordinator_state& st, bool& outage) {
 }
 
 /// Our consumers are down: a waiting process takes over at once rather
-/// than after the lock's ttl. A failure only costs it that wait.
+/// than after the lock's ttl. A failure only costs it that wait. A standby
+/// releases too: its token names no lock, but the release drops its note
+/// from the consumer processes `outbox status` lists.
 void release_consumer_lock(coordinator_state& st) {
-  if (st.lock_token.empty() || !st.probe)
+  if (!st.probe || st.setup.consumer_lock_holder.empty() ||
+      (st.lock_token.empty() && st.standby_behind.empty()))
     return;
+  auto token = st.lock_token.empty()
+                   ? st.setup.consumer_lock_holder + "#standby"
+                   : st.lock_token;
   try {
-    st.probe->release_consumer_lock(st.lock_token);
+    st.probe->release_consumer_lock(token);
   } catch (const std::exception& e) {
     spdlog::debug("coordinator {}: consumers' lock not released: {}",
                   st.setup.name_prefix, e.what());

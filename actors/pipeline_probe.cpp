@@ -175,7 +175,8 @@ private:
   storage::outbox_store store_;
   broker::connection redis_;
   broker::reliable_queue queue_;
-  broker::consumer_lock lock_{redis_, names_.consumer_lock()};
+  broker::consumer_lock lock_{redis_, names_.consumer_lock(),
+                              names_.consumer_processes()};
   std::optional<broker::reliable_queue> fenced_;
   std::string fenced_token_;
 };

@@ -25,7 +25,14 @@ class connection;
 
 class consumer_lock {
 public:
+  /// The lock `key`; processes noted in "<key>.processes"
+  /// (keys::consumer_processes()).
   consumer_lock(connection& conn, std::string key);
+
+  /// The lock `key`, each process noted in the hash `processes` while it
+  /// acquires or renews: "consuming" or "standby", since when, and until
+  /// when the note holds (broker/consumer_processes.hpp reads it).
+  consumer_lock(connection& conn, std::string key, std::string processes);
 
   /// Takes the lock for `token` when nobody holds it, for `ttl_ms`.
   /// Returns who holds it after the call: `token` when this acquisition
@@ -43,6 +50,7 @@ public:
 private:
   connection& conn_;
   std::string key_;
+  std::string processes_;
   lua_script acquire_;
   lua_script renew_;
   lua_script release_;

@@ -33,6 +33,10 @@ std::string keys::consumer_lock() const {
   return queue + ".consumers";
 }
 
+std::string keys::consumer_processes() const {
+  return consumer_lock() + ".processes";
+}
+
 std::string keys::partitions_record() const {
   return queue + ".partitions";
 }

@@ -78,6 +78,10 @@ struct keys {
   /// renewed while it lives; its pops and applies are fenced by it
   /// (broker/fence.hpp): "<queue>.consumers".
   std::string consumer_lock() const;
+  /// Every consumer process's note, renewed with the lock: process ->
+  /// "<consuming|standby> <since ms> <until ms>" (Redis time), so `outbox
+  /// status` lists the standbys too: "<queue>.consumers.processes".
+  std::string consumer_processes() const;
   /// The partition count the first relay or consumer process recorded
   /// (SET NX), "<queue>.partitions": processes with another count refuse to
   /// start, so a rolling deploy never sends one aggregate to two lists.

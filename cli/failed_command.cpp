@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
 #include "storage/outbox_store.hpp"
@@ -55,7 +56,7 @@ void print_table(const std::vector<storage::failed_row>& rows) {
 int failed(const failed_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
-  auto db = open_existing_database(settings.db);
+  auto db = open_existing_database_to_read(settings.db);
   storage::outbox_store store{*db};
   auto rows = all_failed_rows(store);
   if (options.json) {

@@ -11,6 +11,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
+#include "cli/metrics_listen.hpp"
 #include "cli/redis_preflight.hpp"
 #include "cli/stop_signals.hpp"
 #include "storage/database.hpp"
@@ -56,6 +57,7 @@ struct run_options {
   std::optional<double> crash_after_effect;
   std::optional<int> crash_recovery_pause_ms;
   int metrics_port = 0;
+  std::string metrics_listen;
   bool until_drained = false;
   bool json = false;
   bool allow_evicting_redis = false;
@@ -125,10 +127,10 @@ std::function<void(const actors::run_progress&)> progress_printer() {
   };
 }
 
-/// The Prometheus endpoint on 127.0.0.1:`port`, its store gauges read through
+/// The Prometheus endpoint on `where`, its store gauges read through
 /// a probe of its own. Throws std::runtime_error if the port cannot be bound.
 std::unique_ptr<actors::metrics_exporter>
-start_metrics(const config::settings& s, int port,
+start_metrics(const config::settings& s, const metrics_listen& where,
               std::shared_ptr<const actors::run_metrics> metrics) {
   // Scrapes may overlap; the probe's connections are not thread-safe.
   std::shared_ptr<actors::pipeline_port> probe = actors::make_pipeline_probe(s);
@@ -138,8 +140,7 @@ start_metrics(const config::settings& s, int port,
     return probe->snapshot();
   };
   return std::make_unique<actors::metrics_exporter>(
-      "127.0.0.1", static_cast<std::uint16_t>(port), std::move(metrics),
-      std::move(snapshot));
+      where.host, where.port, std::move(metrics), std::move(snapshot));
 }
 
 /// Turns SIGINT/SIGTERM into a graceful shutdown of the coordinator. The
@@ -212,6 +213,8 @@ int run(const run_options& options) {
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   apply_log_level(options.common.log_level);
   auto s = settings_for(options);
+  auto listen =
+      resolve_metrics_listen(options.metrics_listen, options.metrics_port);
   broker::connection redis{s.redis};
   redis.ensure_connected();
   // Read-only, before anything is created: a refused Redis leaves nothing.
@@ -229,9 +232,9 @@ int run(const run_options& options) {
     return *stop;
   auto metrics = std::make_shared<actors::run_metrics>();
   std::unique_ptr<actors::metrics_exporter> exporter;
-  if (options.metrics_port > 0) {
+  if (listen.port > 0) {
     try {
-      exporter = start_metrics(s, options.metrics_port, metrics);
+      exporter = start_metrics(s, listen, metrics);
     } catch (const std::runtime_error& e) {
       std::cerr << "outbox run: " << text::escaped(e.what()) << '\n';
       return exit_failure;
@@ -341,6 +344,9 @@ void add_run_command(CLI::App& app, command_action& action) {
                    "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "
                    "0 = none (default 0)")
       ->check(CLI::Range(0, 65535));
+  command->add_option("--metrics-listen", o->metrics_listen,
+                      "serve Prometheus metrics on HOST:PORT/metrics, HOST an "
+                      "IPv4 address (0.0.0.0: every interface)");
   command->add_flag("--json", o->json, "print the report as one JSON object");
   command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,
                     "start even when Redis's maxmemory-policy may evict keys "

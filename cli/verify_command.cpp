@@ -1,12 +1,17 @@
 #include "audit/pipeline_audit.hpp"
+#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
+#include "storage/store_error.hpp"
+#include "text/json_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <memory>
@@ -20,10 +25,8 @@ struct verify_options {
   bool json = false;
 };
 
-int verify(const verify_options& options) {
-  apply_log_level(options.common.log_level);
-  auto settings = resolve_settings(options.common);
-  auto db = open_existing_database(settings.db);
+int audit(const verify_options& options, const config::settings& settings) {
+  auto db = open_existing_database_to_read(settings.db);
   if (auto stop = check_keyspace(*db, settings, "outbox verify"))
     return *stop;
   broker::connection redis{settings.redis};
@@ -33,6 +36,32 @@ int verify(const verify_options& options) {
   else
     std::cout << result.to_text();
   return result.ok() ? exit_ok : exit_failure;
+}
+
+/// What --json prints when a store cannot be read: a script parsing the
+/// output gets a verdict either way, with the reason and no checks run.
+void print_unchecked(const char* store, const std::string& error) {
+  nlohmann::json out{{"ok", false},
+                     {"error", {{"store", store}, {"message", error}}},
+                     {"checks", nlohmann::json::array()}};
+  std::cout << text::json_text(out) << '\n';
+}
+
+int verify(const verify_options& options) {
+  apply_log_level(options.common.log_level);
+  auto settings = resolve_settings(options.common);
+  if (!options.json)
+    return audit(options, settings);
+  // The message also goes to stderr (rethrown to main), as without --json.
+  try {
+    return audit(options, settings);
+  } catch (const broker::broker_error& e) {
+    print_unchecked("redis", e.what());
+    throw;
+  } catch (const storage::store_error& e) {
+    print_unchecked("database", e.what());
+    throw;
+  }
 }
 
 } // namespace

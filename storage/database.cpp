@@ -296,7 +296,8 @@ std::unique_ptr<SQLite::Database> open_database(const db_options& options) {
     if (sqlite3_db_readonly(db->getHandle(), "main") == 1)
       throw store_error(store_errc::io,
                         "cannot open database " + options.path +
-                            " for writing: the file is read-only");
+                            " for writing: this user may only read it"
+                            " (status, verify and failed can)");
     switch_to_wal(*db, options);
     db->exec("PRAGMA synchronous = " + synchronous);
     db->exec("PRAGMA foreign_keys = ON");

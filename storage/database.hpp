@@ -45,6 +45,19 @@ inline constexpr int schema_version = 5;
 /// Throws store_error (io when the path is unusable).
 std::unique_ptr<SQLite::Database> open_database(const db_options& options);
 
+/// Opens an existing database read-only (SQLITE_OPEN_READONLY), for the
+/// commands that only read it (status, verify, failed): they then work on a
+/// file the user can read but not write. Never creates, never switches the
+/// journal mode. A WAL database needs its -shm file: SQLite reads one that
+/// exists even when the user cannot write it, and creates it where the
+/// folder is writable; where it cannot be opened (a folder the user cannot
+/// write, a -shm file it cannot read) and no -wal file has frames (nothing
+/// waits to be checkpointed), the file is opened `immutable`, without the
+/// shared memory and locks it cannot make.
+/// Throws store_error (io when the file cannot be read).
+std::unique_ptr<SQLite::Database>
+open_database_to_read(const db_options& options);
+
 /// Creates or upgrades the schema to `schema_version` in one transaction.
 /// Idempotent. Throws store_error(schema) for a database newer than us.
 void migrate(SQLite::Database& db);

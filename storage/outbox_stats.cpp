@@ -48,9 +48,9 @@ outbox_stats outbox_store::stats(millis now) {
     {
       detail::statement_use leases{impl_->leases_by_owner};
       while (leases->executeStep())
-        result.leases.push_back(owner_leases{leases->getColumn(0).getString(),
-                                             leases->getColumn(1).getInt(),
-                                             leases->getColumn(2).getInt64()});
+        result.leases.push_back(owner_leases{
+            leases->getColumn(0).getString(), leases->getColumn(1).getInt(),
+            leases->getColumn(2).getInt64(), leases->getColumn(3).getInt64()});
     }
     {
       detail::statement_use failed{impl_->failed_rows};

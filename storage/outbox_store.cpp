@@ -46,7 +46,8 @@ outbox_store::impl::impl(SQLite::Database& database)
                  "  WHERE status = 'SENDING'),"
                  " (SELECT COUNT(*) FROM outbox"
                  "  WHERE status = 'SENDING' AND lease_until <= ?1)"),
-      leases_by_owner(db, "SELECT owner, COUNT(*), MIN(lease_until)"
+      leases_by_owner(db, "SELECT owner, COUNT(*), MIN(lease_until),"
+                          " MAX(lease_until)"
                           " FROM outbox WHERE status = 'SENDING'"
                           " GROUP BY owner ORDER BY owner"),
       failed_rows(db, "SELECT event_id, aggregate_id, seq, event_type,"

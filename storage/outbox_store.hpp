@@ -143,6 +143,9 @@ struct owner_leases {
   int rows = 0;
   /// Earliest lease_until among them.
   millis earliest_expiry = 0;
+  /// Latest lease_until among them: the newest claim or renewal was
+  /// lease.ttl_ms before it.
+  millis latest_expiry = 0;
 };
 
 /// Counts and ages for `outbox status` and the metrics.

@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <optional>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -172,6 +174,62 @@ TEST_F(StatusWatch, KeepsOneRedisConnection) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // Ten refreshes or more; a connection each would be ten.
   EXPECT_LE(connections_received(conn_) - before, 2);
+}
+
+TEST_F(StatusWatch, AppendedFramesAreStampedAndSeparated) {
+  place("apple", 2);
+  // stdout is a file here, not a terminal: frames are appended.
+  child_process watch{outbox_argv(watch_args("0.05")), dir_.path().string()};
+  ASSERT_TRUE(watch.wait_for_stderr("refresh 3", 20'000));
+  watch.signal(SIGTERM);
+  auto r = watch.wait(10'000);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> stamps;
+  std::size_t separators = 0;
+  std::istringstream lines{r.out};
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("outbox status at ", 0) == 0)
+      stamps.push_back(line.substr(17));
+    if (line.find_first_not_of('-') == std::string::npos && line.size() > 20)
+      ++separators;
+  }
+  ASSERT_GE(stamps.size(), 3u) << r.out;
+  EXPECT_EQ(separators, stamps.size() - 1) << "one line between two frames";
+  // ISO 8601 UTC, to the millisecond: 2026-11-29T23:58:12.331Z.
+  static const std::regex iso{R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"};
+  for (const auto& stamp : stamps)
+    EXPECT_TRUE(std::regex_match(stamp, iso)) << stamp;
+  EXPECT_LE(stamps.front(), stamps.back());
+  EXPECT_EQ(r.out.rfind("outbox status at ", 0), 0u) << "stamp comes first";
+}
+
+TEST_F(StatusWatch, EveryJsonLineHasItsTime) {
+  place("apple", 2);
+  auto watch = start_watch("0.05");
+  ASSERT_TRUE(watch.wait_for_stderr("refresh 3", 20'000));
+  watch.signal(SIGTERM);
+  auto r = watch.wait(10'000);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines{r.out};
+  std::int64_t previous = 0;
+  int frames = 0;
+  for (std::string line; std::getline(lines, line); ++frames) {
+    auto frame = nlohmann::json::parse(line);
+    auto ts_ms = frame.at("ts_ms").get<std::int64_t>();
+    EXPECT_GE(ts_ms, previous);
+    previous = ts_ms;
+    EXPECT_EQ(frame.at("ts").get<std::string>().size(), 24u) << line;
+  }
+  EXPECT_GE(frames, 3);
+}
+
+TEST_F(StatusWatch, IntervalWithoutWatchIsRefused) {
+  auto r = outbox_r({"status", "--interval", "5"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("outbox: status --interval only applies with --watch"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 } // namespace

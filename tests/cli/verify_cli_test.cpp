@@ -78,6 +78,31 @@ TEST_F(CliAudit, VerifySkipsTheDeliveryCheckWhileQueued) {
   }
 }
 
+TEST_F(CliAudit, VerifyJsonStillPrintsItsJsonWhenRedisIsDown) {
+  place("apple", 2);
+  redis_.stop();
+  auto r = outbox_r({"verify", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto out = json_of(r);
+  EXPECT_FALSE(out.at("ok").get<bool>());
+  EXPECT_EQ(out.at("error").at("store"), "redis");
+  EXPECT_FALSE(out.at("error").at("message").get<std::string>().empty());
+  EXPECT_TRUE(out.at("checks").empty()) << "no check could run";
+  // The reason on stderr too, as without --json.
+  EXPECT_NE(r.err.find("outbox: Redis error"), std::string::npos) << r.err;
+}
+
+TEST_F(CliAudit, VerifyJsonStillPrintsItsJsonWithoutADatabase) {
+  auto r = outbox_r({"verify", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto out = json_of(r);
+  EXPECT_FALSE(out.at("ok").get<bool>());
+  EXPECT_EQ(out.at("error").at("store"), "database");
+  EXPECT_NE(
+      out.at("error").at("message").get<std::string>().find("outbox init"),
+      std::string::npos);
+}
+
 TEST_F(CliAudit, RetryRefusesUnknownIdsAndRetriesFailedRows) {
   place("apple", 2);
   auto unknown = outbox_r({"retry", "no-such-event"});

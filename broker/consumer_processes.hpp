@@ -1,0 +1,35 @@
+#pragma once
+
+// The consumer processes as `outbox status` shows them: the one consuming
+// and the standbys waiting for the consumers' lock, each with the role it
+// has and since when (broker/consumer_lock.hpp notes them).
+
+#include "broker/keys.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace outbox::broker {
+
+class connection;
+
+/// One consumer process's note.
+struct consumer_process {
+  /// "<host>-<pid>@<start>", the lock token without its "#<acquisition>".
+  std::string process;
+  /// "consuming" (holds the lock) or "standby" (waits for it).
+  std::string role;
+  /// In that role for this long, by Redis's clock.
+  std::int64_t for_ms = 0;
+  /// The note runs out in this long unless the process renews it.
+  std::int64_t expires_in_ms = 0;
+};
+
+/// The notes that have not run out, consuming first, then the longest
+/// waiting. A key of another type, or a note in another format, reads as
+/// none. Throws broker_error.
+std::vector<consumer_process> read_consumer_processes(connection& conn,
+                                                      const keys& names);
+
+} // namespace outbox::broker

@@ -1,0 +1,79 @@
+// `outbox status --json`: one object per snapshot.
+
+#include "cli/duration.hpp"
+#include "cli/status_snapshot.hpp"
+
+namespace outbox::cli {
+
+namespace {
+
+nlohmann::json outbox_json(const status_snapshot& s) {
+  const auto& db = s.outbox;
+  nlohmann::json out{{"orders", db.orders},
+                     {"by_status", db.by_status},
+                     {"oldest_unpublished_age_ms", db.oldest_unpublished_age},
+                     {"expired_leases", db.expired_leases},
+                     {"leases", nlohmann::json::array()},
+                     {"failed", nlohmann::json::array()}};
+  for (const auto& l : db.leases) {
+    auto state = relay_process_state(l.owner);
+    out["leases"].push_back(
+        {{"owner", l.owner},
+         {"rows", l.rows},
+         {"earliest_expiry_ms", l.earliest_expiry},
+         {"latest_expiry_ms", l.latest_expiry},
+         {"expires_in_ms", l.earliest_expiry - s.now},
+         {"all_expire_in_ms", l.latest_expiry - s.now},
+         {"last_claim_age_ms", s.now - (l.latest_expiry - s.lease_ttl)},
+         {"process",
+          state.empty() ? nlohmann::json(nullptr) : nlohmann::json(state)}});
+  }
+  for (const auto& f : db.failed)
+    out["failed"].push_back({{"event_id", f.event_id},
+                             {"aggregate_id", f.aggregate_id},
+                             {"seq", f.seq},
+                             {"event_type", f.event_type},
+                             {"attempts", f.attempts},
+                             {"last_error", f.last_error}});
+  return out;
+}
+
+nlohmann::json broker_json(const status_snapshot& s) {
+  const auto& r = *s.redis;
+  nlohmann::json out{
+      {"queues", r.queues},
+      {"processing", r.processing},
+      {"processed", r.processed},
+      {"dead_letter", r.dead_letter},
+      {"counters", r.counters},
+      {"consumers_lock", r.consumers_holder.empty()
+                             ? nlohmann::json(nullptr)
+                             : nlohmann::json{{"holder", r.consumers_holder},
+                                              {"ttl_ms", r.consumers_ttl_ms}}},
+      {"consumer_processes", nlohmann::json::array()}};
+  for (const auto& p : s.consumers)
+    out["consumer_processes"].push_back({{"process", p.process},
+                                         {"role", p.role},
+                                         {"for_ms", p.for_ms},
+                                         {"expires_in_ms", p.expires_in_ms}});
+  if (s.setup)
+    out.update(redis_setup_json(*s.setup));
+  return out;
+}
+
+} // namespace
+
+nlohmann::json status_json(const status_snapshot& s,
+                           const std::optional<health>& verdict) {
+  nlohmann::json out{
+      {"ts", format_utc(s.now)}, {"ts_ms", s.now}, {"outbox", outbox_json(s)}};
+  out["redis"] =
+      s.redis ? broker_json(s) : nlohmann::json{{"error", s.redis_error}};
+  if (verdict)
+    out["health"] = {{"ok", verdict->ok()},
+                     {"problems", verdict->problems},
+                     {"max_unpublished_age_ms", verdict->max_unpublished_age}};
+  return out;
+}
+
+} // namespace outbox::cli

@@ -1,0 +1,69 @@
+#pragma once
+
+// One reading of both stores for `outbox status`: what each frame of
+// --watch and each --check shows, taken once and rendered as tables or as
+// JSON.
+
+#include "broker/broker_stats.hpp"
+#include "broker/consumer_processes.hpp"
+#include "broker/keys.hpp"
+#include "cli/redis_settings_view.hpp"
+#include "storage/outbox_store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace outbox::cli {
+
+struct status_snapshot {
+  /// When it was taken (wall clock, ms since the epoch).
+  storage::millis now = 0;
+  /// lease.ttl_ms: how long before its expiry a lease was taken or renewed.
+  storage::millis lease_ttl = 0;
+  storage::outbox_stats outbox;
+  /// Nothing when Redis could not be read; redis_error says why.
+  std::optional<broker::broker_stats> redis;
+  std::optional<redis_setup> setup;
+  std::vector<broker::consumer_process> consumers;
+  std::string redis_error;
+};
+
+/// What `status --check` judges: thresholds and the verdict.
+struct health {
+  /// Rows PENDING or SENDING for longer than this make the pipeline
+  /// unhealthy (--max-unpublished-age).
+  storage::millis max_unpublished_age = 0;
+  /// One sentence per problem; none when healthy.
+  std::vector<std::string> problems;
+
+  bool ok() const { return problems.empty(); }
+};
+
+/// The verdict on `snapshot`: FAILED rows, an unpublished row older than
+/// `max_unpublished_age`, Redis unreadable.
+health judge(const status_snapshot& snapshot,
+             storage::millis max_unpublished_age);
+
+/// What the snapshot knows of a lease owner's process: "gone" when the
+/// owner is a relay of a process on this host that no longer runs, "" when
+/// it cannot tell (another host, a name in another form, or running).
+std::string relay_process_state(const std::string& owner);
+
+/// The tables, one string (written at once: --watch redraws without a
+/// half-drawn screen).
+std::string status_text(const status_snapshot& snapshot,
+                        const broker::keys& names,
+                        const std::optional<health>& verdict);
+
+/// One JSON object, with "ts" (ISO 8601, UTC) and "ts_ms".
+nlohmann::json status_json(const status_snapshot& snapshot,
+                           const std::optional<health>& verdict);
+
+/// An age the way an operator reads it, rounded down: 350ms, 2.3s, 4m12s,
+/// 3h05m, 2d04h.
+std::string rounded_duration(storage::millis ms);
+
+} // namespace outbox::cli

@@ -1,0 +1,199 @@
+// `outbox status` as tables on a terminal.
+
+#include "cli/status_snapshot.hpp"
+#include "cli/text_table.hpp"
+#include "text/terminal_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace outbox::cli {
+
+namespace {
+
+/// The FAILED table's last error is cut to this many characters; --json has
+/// it in full. Wide enough that a broker refusal, which starts with the
+/// event's id, still shows its reason.
+constexpr std::size_t error_width = 100;
+
+/// When a lease runs out, from now: "in 9.8s" or "expired 1.2s ago" (an
+/// expired lease waits for another relay to take its rows over).
+std::string relative_expiry(storage::millis expiry, storage::millis now) {
+  auto left = expiry - now;
+  return left > 0 ? "in " + rounded_duration(left)
+                  : "expired " + rounded_duration(-left) + " ago";
+}
+
+std::int64_t count_of(const storage::outbox_stats& db,
+                      const std::string& status) {
+  auto found = db.by_status.find(status);
+  return found == db.by_status.end() ? 0 : found->second;
+}
+
+/// What a relay's SENDING rows wait for: its ack, or (a relay that died,
+/// e.g. during a stall behind FAILED rows) their leases to expire, after
+/// which a running relay claims them again.
+std::string waiting_for(const storage::owner_leases& l,
+                        const std::string& state, storage::millis now) {
+  if (l.latest_expiry <= now)
+    return "a running relay to claim them (leases expired)";
+  auto all = "their leases to expire: all in " +
+             rounded_duration(l.latest_expiry - now);
+  return state == "gone" ? all + " (the relay is gone)"
+                         : "the relay's ack, or " + all;
+}
+
+/// The relays holding leases: lease owners of SENDING rows.
+std::string leases_text(const status_snapshot& s) {
+  const auto& db = s.outbox;
+  if (db.leases.empty())
+    return "";
+  text_table leases{{"LEASE OWNER (RELAY)", "ROWS", "LAST CLAIM",
+                     "EARLIEST EXPIRY", "PROCESS", "ROWS WAIT FOR"}};
+  for (const auto& l : db.leases) {
+    auto state = relay_process_state(l.owner);
+    auto claimed = s.now - (l.latest_expiry - s.lease_ttl);
+    leases.add_row({l.owner, std::to_string(l.rows),
+                    claimed >= 0 ? rounded_duration(claimed) + " ago" : "-",
+                    relative_expiry(l.earliest_expiry, s.now),
+                    state.empty() ? "-" : state, waiting_for(l, state, s.now)});
+  }
+  return '\n' + leases.render();
+}
+
+std::string outbox_text(const status_snapshot& s) {
+  const auto& db = s.outbox;
+  // Statuses in the order a row goes through them, not alphabetical.
+  const std::vector<std::string> lifecycle{"PENDING", "SENDING", "PUBLISHED",
+                                           "FAILED"};
+  text_table statuses{{"STATUS", "ROWS"}};
+  for (const auto& status : lifecycle)
+    statuses.add_row({status, std::to_string(count_of(db, status))});
+  for (const auto& [status, count] : db.by_status)
+    if (std::find(lifecycle.begin(), lifecycle.end(), status) ==
+        lifecycle.end())
+      statuses.add_row({status, std::to_string(count)});
+  std::string out = statuses.render() + '\n';
+
+  auto unpublished = count_of(db, "PENDING") + count_of(db, "SENDING");
+  text_table totals{{"ORDERS", "OLDEST UNPUBLISHED", "EXPIRED LEASES"}};
+  totals.align_right(1).add_row(
+      {std::to_string(db.orders),
+       unpublished == 0 ? "-" : rounded_duration(db.oldest_unpublished_age),
+       std::to_string(db.expired_leases)});
+  out += totals.render();
+  out += leases_text(s);
+
+  if (!db.failed.empty()) {
+    text_table failed{
+        {"FAILED EVENT", "AGGREGATE", "SEQ", "TYPE", "ATTEMPTS", "LAST ERROR"}};
+    for (const auto& f : db.failed)
+      failed.add_row({f.event_id, f.aggregate_id, std::to_string(f.seq),
+                      f.event_type, std::to_string(f.attempts),
+                      fit(f.last_error, error_width)});
+    out += '\n' + failed.render();
+    auto total = count_of(db, "FAILED");
+    if (total > static_cast<std::int64_t>(db.failed.size()))
+      out += "(the oldest " + std::to_string(db.failed.size()) + " of " +
+             std::to_string(total) + "; outbox failed lists them all)\n";
+  }
+  return out;
+}
+
+/// The consuming process and the standbys, from their notes; the lock's
+/// holder alone when it left none (a process of an older version).
+std::string consumers_text(const status_snapshot& s) {
+  const auto& redis = *s.redis;
+  text_table table{{"CONSUMER PROCESS", "ROLE", "FOR", "LOCK EXPIRES IN"}};
+  auto holder_process =
+      redis.consumers_holder.substr(0, redis.consumers_holder.rfind('#'));
+  // -1: the key has no ttl; no renewal will ever end it.
+  auto lock_expiry = redis.consumers_ttl_ms >= 0
+                         ? rounded_duration(redis.consumers_ttl_ms)
+                         : std::string{"never"};
+  bool holder_noted = false;
+  for (const auto& p : s.consumers) {
+    bool holds = p.role == "consuming" && p.process == holder_process;
+    holder_noted = holder_noted || holds;
+    table.add_row({p.process, p.role == "consuming" ? "consuming" : "standby",
+                   rounded_duration(p.for_ms), holds ? lock_expiry : "-"});
+  }
+  if (!redis.consumers_holder.empty() && !holder_noted)
+    table.add_row({redis.consumers_holder, "consuming", "?", lock_expiry});
+  return table.empty() ? "" : '\n' + table.render();
+}
+
+std::string redis_text(const status_snapshot& s, const broker::keys& names) {
+  const auto& redis = *s.redis;
+  // Each queue with the entries consumers have taken from it but not yet
+  // finished; a processing list names its queue, so the two sum up per queue.
+  std::map<std::string, std::int64_t> in_processing;
+  for (const auto& [list, length] : redis.processing)
+    in_processing[names.queue_of(list).value_or(list)] += length;
+  text_table queues{{"QUEUE", "QUEUED", "PROCESSING"}};
+  for (const auto& [queue, length] : redis.queues)
+    queues.add_row(
+        {queue, std::to_string(length), std::to_string(in_processing[queue])});
+  // Lists of queues this configuration no longer has (partitions changed).
+  for (const auto& [queue, length] : in_processing)
+    if (redis.queues.count(queue) == 0)
+      queues.add_row({queue, "", std::to_string(length)});
+  std::string out = queues.render();
+
+  if (!redis.processing.empty()) {
+    text_table processing{{"PROCESSING LIST", "ENTRIES"}};
+    for (const auto& [list, length] : redis.processing)
+      processing.add_row({list, std::to_string(length)});
+    out += '\n' + processing.render();
+  }
+  out += consumers_text(s);
+
+  text_table counts{{"REDIS", "COUNT"}};
+  counts.add_row({"processed", std::to_string(redis.processed)});
+  counts.add_row({"dead-letter list", std::to_string(redis.dead_letter)});
+  for (const auto& [name, value] : redis.counters)
+    counts.add_row({name, std::to_string(value)});
+  return out + '\n' + counts.render();
+}
+
+} // namespace
+
+std::string rounded_duration(storage::millis ms) {
+  auto n = static_cast<long long>(ms);
+  char text[48];
+  if (n < 1000)
+    std::snprintf(text, sizeof text, "%lldms", n);
+  else if (n < 60'000)
+    std::snprintf(text, sizeof text, "%lld.%llds", n / 1000, n % 1000 / 100);
+  else if (n < 3'600'000)
+    std::snprintf(text, sizeof text, "%lldm%02llds", n / 60'000, n / 1000 % 60);
+  else if (n < 86'400'000)
+    std::snprintf(text, sizeof text, "%lldh%02lldm", n / 3'600'000,
+                  n / 60'000 % 60);
+  else
+    std::snprintf(text, sizeof text, "%lldd%02lldh", n / 86'400'000,
+                  n / 3'600'000 % 24);
+  return text;
+}
+
+std::string status_text(const status_snapshot& s, const broker::keys& names,
+                        const std::optional<health>& verdict) {
+  auto text = outbox_text(s) + '\n';
+  text += s.redis
+              ? redis_text(s, names)
+              : "REDIS  unavailable: " + text::escaped(s.redis_error) + '\n';
+  if (s.redis && s.setup)
+    text += '\n' + redis_setup_text(*s.setup);
+  if (verdict) {
+    text += "\nHEALTH  ";
+    if (verdict->ok())
+      text += "ok\n";
+    for (std::size_t i = 0; i < verdict->problems.size(); ++i)
+      text += (i == 0 ? "" : "        ") + text::escaped(verdict->problems[i]) +
+              '\n';
+  }
+  return text;
+}
+
+} // namespace outbox::cli
