@@ -102,10 +102,10 @@ void connection::introduce() {
   auto error = reply_text(*r);
   if (starts_with(error, "NOAUTH"))
     refuse(noauth, *r, "PING", where);
-  // A server state (LOADING...) is an outage like any; another refusal
-  // (PING renamed away, denied by an ACL) leaves a usable connection.
-  if (server_state_of(error) != server_state::none)
-    throw_if_error(*r, "PING", &where);
+  // Any other refusal leaves a usable connection: a server state (LOADING
+  // while it replays its AOF) is met again by the first command, whose
+  // owner knows what to do with it (a relay waits, a command says so), and
+  // a PING renamed away or denied by an ACL says nothing about the rest.
 }
 
 } // namespace outbox::broker

@@ -4,8 +4,10 @@
 #include "broker/connection.hpp"
 #include "broker/keyspace_owner.hpp"
 #include "cli/common_options.hpp"
+#include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/database_identity.hpp"
+#include "storage/store_error.hpp"
 #include "text/terminal_text.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -113,6 +115,19 @@ std::optional<int> check_keyspace_if_database(const config::settings& s,
   std::error_code ec;
   if (!std::filesystem::exists(s.db.path, ec))
     return std::nullopt;
+  // A command that needs no database (dead-letters) opens it only to learn
+  // its identity: read-only for a read, so a user who may only read it, or
+  // a database of an older schema, still reaches Redis. Its replay writes
+  // the keyspace and must stamp it, so that open is the usual one.
+  if (use == keyspace_use::read) {
+    std::unique_ptr<SQLite::Database> db;
+    try {
+      db = open_existing_database_to_read(s.db);
+    } catch (const storage::store_error&) {
+      return std::nullopt;
+    }
+    return check_keyspace(*db, s, command, use);
+  }
   auto db = open_existing_database(s.db);
   return check_keyspace(*db, s, command, use);
 }

@@ -12,6 +12,7 @@
 
 #include <iostream>
 #include <memory>
+#include <set>
 
 namespace outbox::cli {
 
@@ -50,8 +51,13 @@ int retry(const retry_options& options) {
                 << ": back to PENDING with attempts reset\n";
     return exit_ok;
   }
+  // An id named twice is one row: count distinct ids, so `retry a a` is one
+  // row retried and `retry x x` (unknown) is nothing done, not partly.
+  std::set<std::string> distinct(options.event_ids.begin(),
+                                 options.event_ids.end());
   auto refused = outbox.retry(options.event_ids, now);
-  auto retried = options.event_ids.size() - refused.size();
+  std::set<std::string> refused_ids(refused.begin(), refused.end());
+  auto retried = distinct.size() - refused_ids.size();
   if (prints_json(options.json))
     std::cout << text::json_text(
                      nlohmann::json{{"retried", retried}, {"refused", refused}})

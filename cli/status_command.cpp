@@ -10,6 +10,7 @@
 #include "cli/redis_settings_view.hpp"
 #include "cli/status_snapshot.hpp"
 #include "cli/stop_signals.hpp"
+#include "storage/database.hpp"
 #include "text/json_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -117,7 +118,13 @@ int watch(const status_options& options, const config::settings& settings,
       std::cout << "\033[H\033[2J";
     else if (refresh > 1 && !options.json)
       std::cout << frame_separator;
-    show(options, settings, max_age, "outbox status at ", db, redis);
+    // An immutable reader sees the file as it was when opened: each frame
+    // after the first opens it anew, or the watch would show a frozen state.
+    std::unique_ptr<SQLite::Database> fresh;
+    if (refresh > 1 && storage::opened_immutable(db))
+      fresh = open_existing_database_to_read(settings.db);
+    show(options, settings, max_age, "outbox status at ", fresh ? *fresh : db,
+         redis);
     if (!std::cout) {
       spdlog::debug("status: stdout is closed after refresh {}", refresh);
       return exit_ok;

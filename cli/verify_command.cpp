@@ -25,19 +25,6 @@ struct verify_options {
   bool json = false;
 };
 
-int audit(const verify_options& options, const config::settings& settings) {
-  auto db = open_existing_database_to_read(settings.db);
-  if (auto stop = check_keyspace(*db, settings, "outbox verify"))
-    return *stop;
-  broker::connection redis{settings.redis};
-  auto result = audit::audit_pipeline(*db, redis, settings.broker);
-  if (options.json)
-    std::cout << result.to_json() << '\n';
-  else
-    std::cout << result.to_text();
-  return result.ok() ? exit_ok : exit_failure;
-}
-
 /// What --json prints when a store cannot be read: a script parsing the
 /// output gets a verdict either way, with the reason and no checks run.
 void print_unchecked(const char* store, const std::string& error) {
@@ -45,6 +32,25 @@ void print_unchecked(const char* store, const std::string& error) {
                      {"error", {{"store", store}, {"message", error}}},
                      {"checks", nlohmann::json::array()}};
   std::cout << text::json_text(out) << '\n';
+}
+
+int audit(const verify_options& options, const config::settings& settings) {
+  auto db = open_existing_database_to_read(settings.db);
+  if (auto stop = check_keyspace(*db, settings, "outbox verify")) {
+    // Refused before any check: --json still answers, stderr says why.
+    if (options.json)
+      print_unchecked("keyspace",
+                      "this Redis keyspace is not this database's to check "
+                      "(stderr says whose, and what to do)");
+    return *stop;
+  }
+  broker::connection redis{settings.redis};
+  auto result = audit::audit_pipeline(*db, redis, settings.broker);
+  if (options.json)
+    std::cout << result.to_json() << '\n';
+  else
+    std::cout << result.to_text();
+  return result.ok() ? exit_ok : exit_failure;
 }
 
 int verify(const verify_options& options) {

@@ -137,12 +137,15 @@ void check_not_bench_keys(const settings& s) {
   auto name = [&](const std::string& key) {
     return s.key_prefix_applied ? key : s.key_prefix + key;
   };
-  if (name(s.broker.queue).compare(0, bench.size(), bench) == 0 ||
-      name(s.broker.processed).compare(0, bench.size(), bench) == 0)
-    throw config_error("broker.key_prefix",
-                       "the pipeline's key names must not start with \"" +
-                           bench + "\" (outbox bench's keys), got \"" +
-                           name(s.broker.queue) + "\"");
+  const auto& b = s.broker;
+  for (const std::string* key :
+       {&b.queue, &b.processed, &b.reserved, &b.aggregate_seq, &b.counters,
+        &b.dead_letter, &b.processing_prefix})
+    if (name(*key).compare(0, bench.size(), bench) == 0)
+      throw config_error("broker.key_prefix",
+                         "the pipeline's key names must not start with \"" +
+                             bench + "\" (outbox bench's keys), got \"" +
+                             name(*key) + "\"");
 }
 
 } // namespace

@@ -58,6 +58,11 @@ std::unique_ptr<SQLite::Database> open_database(const db_options& options);
 std::unique_ptr<SQLite::Database>
 open_database_to_read(const db_options& options);
 
+/// True when `db` was opened `immutable`: SQLite then assumes the file
+/// never changes, so a reader that stays open (status --watch) must open
+/// it anew to see later commits.
+bool opened_immutable(SQLite::Database& db);
+
 /// Creates or upgrades the schema to `schema_version` in one transaction.
 /// Idempotent. Throws store_error(schema) for a database newer than us.
 void migrate(SQLite::Database& db);

@@ -79,4 +79,11 @@ open_database_to_read(const db_options& options) {
   }
 }
 
+bool opened_immutable(SQLite::Database& db) {
+  // The name SQLite keeps for a database opened by URI carries the URI's
+  // parameters, which sqlite3_uri_boolean reads back.
+  const char* name = sqlite3_db_filename(db.getHandle(), "main");
+  return name != nullptr && sqlite3_uri_boolean(name, "immutable", 0) != 0;
+}
+
 } // namespace outbox::storage
