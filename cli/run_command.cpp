@@ -223,8 +223,8 @@ int run(const run_options& options) {
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
   storage::prepare_database_folder(s.db);
-  if (auto stop = check_keyspace(*storage::open_and_migrate(s.db), s,
-                                 "outbox run", keyspace_use::write))
+  auto db = storage::open_and_migrate(s.db);
+  if (auto stop = check_keyspace(*db, s, "outbox run", keyspace_use::read))
     return *stop;
   // After the database: a process that cannot start must not be the one
   // that fixes the count for all the others.
@@ -241,6 +241,11 @@ int run(const run_options& options) {
     }
     std::cerr << "outbox run: metrics on " << exporter->url() << '\n';
   }
+  // Stamped last, once nothing can refuse this start: a process that does
+  // not run must not claim the keyspace for its database.
+  if (auto stop = check_keyspace(*db, s, "outbox run", keyspace_use::write))
+    return *stop;
+  db.reset();
 
   caf::actor_system_config cfg;
   actors::register_outbox_types(cfg);
