@@ -177,7 +177,7 @@ int replay(const dead_letters_options& options) {
   }
   auto settings = resolve_settings(options.common);
   if (auto stop = check_keyspace_if_database(
-          settings, "outbox dead-letters replay", keyspace_use::write))
+          settings, "outbox dead-letters replay", keyspace_use::read))
     return *stop;
   broker::connection redis{settings.redis};
   // An entry goes back to the list of its aggregate under the count the
@@ -193,6 +193,10 @@ int replay(const dead_letters_options& options) {
               << " partitions: nothing was replayed\n";
     return exit_usage;
   }
+  // Stamped once nothing can refuse the replay, just before it writes.
+  if (auto stop = check_keyspace_if_database(
+          settings, "outbox dead-letters replay", keyspace_use::write))
+    return *stop;
   auto result = broker::replay_dead_letters(redis, settings.broker,
                                             {options.event_ids, options.all});
   if (options.json) {
