@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -35,6 +36,11 @@ int run_app(int argc, char** argv) {
       "outbox", std::make_shared<text::escaping_sink>(
                     std::make_shared<spdlog::sinks::stderr_color_sink_mt>())));
   spdlog::set_level(spdlog::level::warn);
+  // On a terminal `outbox run` keeps its progress line at the bottom (\r,
+  // no line feed): a log line clears it first, or it would be glued onto
+  // the line's end; the next refresh draws the progress line again.
+  if (::isatty(STDERR_FILENO) != 0)
+    spdlog::set_pattern("\r\033[K[%Y-%m-%d %H:%M:%S.%e] [%n] [%^%l%$] %v");
 
   CLI::App app{"outbox: a transactional outbox pipeline (SQLite -> Redis)",
                "outbox"};
