@@ -1,4 +1,5 @@
 #include "faults/fault_fixture.hpp"
+#include "support/loopback_listener.hpp"
 
 #include <SQLiteCpp/Database.h>
 
@@ -21,17 +22,9 @@ namespace {
 class loading_redis {
 public:
   loading_redis() {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) !=
-            0 ||
-        ::listen(listener_, 16) != 0 ||
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-      throw std::runtime_error("cannot listen on loopback");
-    port_ = ntohs(addr.sin_port);
+    auto listener = listen_on_loopback();
+    listener_ = listener.fd;
+    port_ = listener.port;
     thread_ = std::thread([this] { serve(); });
   }
 
