@@ -25,12 +25,13 @@ OUTBOX_REDIS_DEFAULT_PORT=6390
 
 # The Debian 12 packages the build, the tests and scripts/run need
 # (python3-jsonschema: the test that checks queue entries against
-# broker/queue_entry.schema.json).
+# broker/queue_entry.schema.json; tmux: the tests that read what a real
+# terminal shows of `outbox run`).
 OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev
-  prometheus-cpp-dev redis-server clang-format python3-jsonschema
+  prometheus-cpp-dev redis-server clang-format python3-jsonschema tmux
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).
