@@ -156,7 +156,10 @@ TEST_F(RedisAuthE2E, PipelineRunsAsAnAclUserOnItsOwnDatabase) {
   EXPECT_EQ(connection.at("user"), "app");
   EXPECT_EQ(connection.at("db"), 3);
   auto verify = outbox({"verify", "--json", "--redis", app_uri()});
-  for (const auto& check : nlohmann::json::parse(verify.out).at("checks"))
+  // Kept in a variable: a range-for over at() of a temporary would walk a
+  // destroyed object.
+  auto report = nlohmann::json::parse(verify.out);
+  for (const auto& check : report.at("checks"))
     EXPECT_EQ(check.at("result"), "passed") << check.dump();
   EXPECT_EQ(dbsize(0), 0);
 }
