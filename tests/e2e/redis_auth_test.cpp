@@ -158,8 +158,8 @@ TEST_F(RedisAuthE2E, PipelineRunsAsAnAclUserOnItsOwnDatabase) {
   auto verify = outbox({"verify", "--json", "--redis", app_uri()});
   // Kept in a variable: a range-for over at() of a temporary would walk a
   // destroyed object.
-  auto report = nlohmann::json::parse(verify.out);
-  for (const auto& check : report.at("checks"))
+  auto verdict = nlohmann::json::parse(verify.out);
+  for (const auto& check : verdict.at("checks"))
     EXPECT_EQ(check.at("result"), "passed") << check.dump();
   EXPECT_EQ(dbsize(0), 0);
 }
