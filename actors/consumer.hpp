@@ -4,9 +4,9 @@
 #include "actors/log_lines.hpp"
 #include "actors/ports.hpp"
 #include "actors/relay.hpp"
-#include "actors/run_metrics.hpp"
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
+#include "metrics/run_metrics.hpp"
 
 #include <caf/fwd.hpp>
 #include <caf/stateful_actor.hpp>
@@ -43,7 +43,7 @@ struct consumer_setup {
   config::crash_settings crash;
   std::function<std::unique_ptr<consume_port>()> make_port;
   clock_function clock;
-  std::shared_ptr<run_metrics> metrics;
+  std::shared_ptr<metrics::run_metrics> metrics;
 };
 
 /// A consumer: reliable pop -> dedup+effect (one Lua script) -> remove, a

@@ -4,8 +4,8 @@
 #include "actors/ports.hpp"
 #include "actors/progress_line.hpp"
 #include "actors/relay.hpp"
-#include "actors/run_metrics.hpp"
 #include "config/settings.hpp"
+#include "metrics/run_metrics.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_addr.hpp>
@@ -47,7 +47,7 @@ struct coordinator_setup {
   /// by construction).
   std::string consumer_lock_holder;
   clock_function clock;
-  std::shared_ptr<run_metrics> metrics;
+  std::shared_ptr<metrics::run_metrics> metrics;
   /// Called with what the progress line shows (at most every
   /// progress_interval_ms); the caller fits it to its terminal
   /// (progress_text). May be empty.
@@ -109,7 +109,7 @@ struct coordinator_state {
   storage::millis started_at = 0;
   storage::millis ended_at = 0;
   storage::millis last_progress = 0;
-  pipeline_snapshot last_snapshot;
+  metrics::pipeline_snapshot last_snapshot;
   /// Actors still to go down before the report is written.
   std::size_t alive = 0;
   /// The counts at the last change, and when they changed (stall rule).

@@ -50,8 +50,8 @@ struct held_leases {
 /// process's relays (all stopped by then) and expired ones; another
 /// process's relay may be alive and about to ack its rows.
 held_leases leases_not_moving(const coordinator_state& st,
-                              const pipeline_snapshot& s, storage::millis now,
-                              bool at_end) {
+                              const metrics::pipeline_snapshot& s,
+                              storage::millis now, bool at_end) {
   held_leases held;
   auto running = running_relays(st);
   auto ours = "relay-" + st.setup.name_prefix + "-";
@@ -86,7 +86,8 @@ std::string holders_text(const held_leases& held) {
              : "of " + std::to_string(held.relays) + " " + kind + " relays";
 }
 
-std::string why_still(const coordinator_state& st, const pipeline_snapshot& s,
+std::string why_still(const coordinator_state& st,
+                      const metrics::pipeline_snapshot& s,
                       storage::millis now) {
   const auto& run = st.setup.settings.run;
   if (run.consumers > 0 && !st.consuming && !st.standby_behind.empty())
@@ -129,7 +130,7 @@ std::pair<const char*, std::int64_t> own_events(const coordinator_state& st) {
 
 } // namespace
 
-void note_movement(coordinator_state& st, const pipeline_snapshot& s,
+void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
                    storage::millis now) {
   auto signature = std::make_tuple(s.pending, s.sending, s.published, s.failed,
                                    s.queued, s.in_processing, s.processed,
@@ -140,7 +141,8 @@ void note_movement(coordinator_state& st, const pipeline_snapshot& s,
   }
 }
 
-run_progress progress_of(coordinator_state& st, const pipeline_snapshot& s,
+run_progress progress_of(coordinator_state& st,
+                         const metrics::pipeline_snapshot& s,
                          storage::millis now) {
   const auto& run = st.setup.settings.run;
   const auto& m = *st.setup.metrics;
@@ -175,7 +177,8 @@ run_progress progress_of(coordinator_state& st, const pipeline_snapshot& s,
 }
 
 std::string waiting_reason(const coordinator_state& st,
-                           const pipeline_snapshot& s, storage::millis now) {
+                           const metrics::pipeline_snapshot& s,
+                           storage::millis now) {
   auto still_for = now - st.last_movement;
   if (!s.trouble.empty() || still_for < quiet_after(st) || !st.load_done)
     return {};
@@ -189,7 +192,8 @@ std::string waiting_reason(const coordinator_state& st,
 }
 
 std::string stranded_leases(const coordinator_state& st,
-                            const pipeline_snapshot& s, storage::millis now) {
+                            const metrics::pipeline_snapshot& s,
+                            storage::millis now) {
   auto held = leases_not_moving(st, s, now, true);
   if (held.rows == 0)
     return {};
@@ -211,7 +215,7 @@ std::string stranded_leases(const coordinator_state& st,
   return text + ", then a relay takes them over";
 }
 
-bool drained(const coordinator_state& st, const pipeline_snapshot& s) {
+bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s) {
   const auto& run = st.setup.settings.run;
   if (!s.trouble.empty() || !st.load_done)
     return false;
@@ -229,7 +233,8 @@ storage::millis stall_timeout(const coordinator_state& st) {
 }
 
 std::string stall_reason(const coordinator_state& st,
-                         const pipeline_snapshot& s, storage::millis now) {
+                         const metrics::pipeline_snapshot& s,
+                         storage::millis now) {
   // The writer's own trouble ends the run through its death, not here.
   if (!s.trouble.empty() || !st.load_done ||
       now - st.last_movement < stall_timeout(st) || drained(st, s))

@@ -14,18 +14,20 @@ namespace outbox::actors {
 
 /// Records the counts of `s` as the last movement when they changed (or an
 /// outage was retried since). Called at every check, before the others.
-void note_movement(coordinator_state& st, const pipeline_snapshot& s,
+void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
                    storage::millis now);
 
 /// What the progress line shows now; advances the events/s window.
-run_progress progress_of(coordinator_state& st, const pipeline_snapshot& s,
+run_progress progress_of(coordinator_state& st,
+                         const metrics::pipeline_snapshot& s,
                          storage::millis now);
 
 /// Why nothing has moved for a while ("waiting for 256 leases of a dead
 /// relay, expire in 7 s", "1200 PENDING rows but no relay in this
 /// process"); empty while the run moves.
 std::string waiting_reason(const coordinator_state& st,
-                           const pipeline_snapshot& s, storage::millis now);
+                           const metrics::pipeline_snapshot& s,
+                           storage::millis now);
 
 /// At the end of a run: the SENDING rows of `s` leased by this process's
 /// relays (all gone by then) or under expired leases, and when the first
@@ -33,10 +35,11 @@ std::string waiting_reason(const coordinator_state& st,
 /// (relay-h-1-0): they wait for it to expire (in 7 s), then a relay takes
 /// them over". Empty when there are none.
 std::string stranded_leases(const coordinator_state& st,
-                            const pipeline_snapshot& s, storage::millis now);
+                            const metrics::pipeline_snapshot& s,
+                            storage::millis now);
 
 /// Whether everything this process is responsible for has drained.
-bool drained(const coordinator_state& st, const pipeline_snapshot& s);
+bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s);
 
 /// How long a bounded run waits without any movement before it decides
 /// that it is stuck: longer than any backoff or takeover.
@@ -48,6 +51,7 @@ storage::millis stall_timeout(const coordinator_state& st);
 /// through, or rows nobody publishes. Empty while the run moves, drains or
 /// waits out an outage.
 std::string stall_reason(const coordinator_state& st,
-                         const pipeline_snapshot& s, storage::millis now);
+                         const metrics::pipeline_snapshot& s,
+                         storage::millis now);
 
 } // namespace outbox::actors

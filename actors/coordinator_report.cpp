@@ -3,7 +3,7 @@
 #include "actors/coordinator_progress.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
-#include "actors/run_report.hpp"
+#include "metrics/run_report.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -16,8 +16,8 @@ namespace {
 
 /// The final state and the audit, with `outage` set when what went wrong
 /// was an outage that waiting can end.
-run_outcome read_outcome(coordinator_state& st, bool& outage) {
-  run_outcome outcome;
+metrics::run_outcome read_outcome(coordinator_state& st, bool& outage) {
+  metrics::run_outcome outcome;
   outcome.failure = st.failure;
   outcome.relays = st.setup.settings.run.relays;
   outcome.consumers = st.setup.settings.run.consumers;
@@ -88,7 +88,7 @@ void write_report(coordinator_actor* self) {
   else if (auto waited = st.final_read.recovered(now))
     spdlog::info("coordinator {}: read the final state after waiting {} ms",
                  st.setup.name_prefix, waited->lasted_ms);
-  st.report = run_report_json(outcome, *st.setup.metrics);
+  st.report = metrics::run_report_json(outcome, *st.setup.metrics);
   spdlog::info("coordinator {}: stopped after {:.1f} s ({})",
                st.setup.name_prefix, outcome.seconds,
                st.failure.empty() ? "no failure" : "failed, see above");

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actors/run_metrics.hpp"
+#include "metrics/run_metrics.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -30,7 +30,7 @@ struct load_setup {
   caf::actor writer;
   /// Receives done_atom once every order and follow-up is committed.
   caf::actor report_to;
-  std::shared_ptr<run_metrics> metrics;
+  std::shared_ptr<metrics::run_metrics> metrics;
 };
 
 /// The load generator: drives the writer like a shop front would, with a

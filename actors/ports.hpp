@@ -1,12 +1,13 @@
 #pragma once
 
 // The relay's and consumer's view of the broker. Production wires them to
-// broker/ (redis_ports.hpp); deterministic actor tests use in-memory fakes.
-// The database side needs no port: the actors use storage/ on a real SQLite
-// file even in tests, with time passed in.
+// broker/ (adapters/redis_ports.hpp); deterministic actor tests use in-memory
+// fakes. The database side needs no port: the actors use storage/ on a real
+// SQLite file even in tests, with time passed in.
 
 #include "broker/entry.hpp"
 #include "broker/inbox.hpp"
+#include "metrics/pipeline_snapshot.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -74,45 +75,6 @@ public:
                               const std::string& queue) = 0;
 };
 
-} // namespace outbox::actors
-
-namespace outbox::actors {
-
-/// The SENDING rows one relay (of any process) holds leases on.
-struct lease_holding {
-  std::string owner;
-  std::int64_t rows = 0;
-  /// The earliest lease_until among them, wall clock ms.
-  std::int64_t earliest_expiry = 0;
-};
-
-/// How far a run has got, read from the stores (not from this process's
-/// counters, so several processes sharing one database agree).
-struct pipeline_snapshot {
-  std::int64_t orders = 0;
-  std::int64_t outbox_rows = 0;
-  std::int64_t pending = 0;
-  std::int64_t sending = 0;
-  std::int64_t published = 0;
-  std::int64_t failed = 0;
-  /// Age of the oldest PENDING or SENDING row, in ms (0 when none).
-  std::int64_t oldest_unpublished_age_ms = 0;
-  std::int64_t queued = 0;
-  std::int64_t in_processing = 0;
-  std::int64_t processed = 0;
-  std::int64_t duplicates = 0;
-  std::int64_t dead_lettered = 0;
-  std::int64_t order_violations = 0;
-  /// SENDING rows by the relay that leases them, with the earliest
-  /// lease_until (wall clock ms) of each: whom a stuck run waits for.
-  std::vector<lease_holding> leases;
-  /// Empty when both stores answered; else what went wrong.
-  std::string trouble;
-  /// The trouble is an outage (Redis unreachable or loading, the database
-  /// locked), which waiting can end; false for any other failure.
-  bool outage = false;
-};
-
 /// What the coordinator reads and repairs. Production: storage + broker on
 /// the coordinator's own connections; deterministic tests: a fake.
 class pipeline_port {
@@ -120,7 +82,7 @@ public:
   virtual ~pipeline_port() = default;
 
   /// Counts from the database and Redis. Never throws: trouble is reported.
-  virtual pipeline_snapshot snapshot() = 0;
+  virtual metrics::pipeline_snapshot snapshot() = 0;
 
   /// Told after each processing list a recovery put back: the entries it
   /// moved and how many lists are still to do. The coordinator counts as

@@ -27,7 +27,7 @@ struct run_progress {
   /// written by its writer).
   double events_per_s = 0;
   /// Counts from the stores (every process's work).
-  pipeline_snapshot state;
+  metrics::pipeline_snapshot state;
   std::int64_t relay_restarts = 0;
   std::int64_t consumer_restarts = 0;
   /// Why nothing moves ("waiting for 256 leases of a dead relay, expire in

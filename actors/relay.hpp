@@ -3,8 +3,8 @@
 #include "actors/crash_injector.hpp"
 #include "actors/log_lines.hpp"
 #include "actors/ports.hpp"
-#include "actors/run_metrics.hpp"
 #include "config/settings.hpp"
+#include "metrics/run_metrics.hpp"
 #include "storage/outbox_store.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -33,7 +33,7 @@ struct relay_setup {
   config::crash_settings crash;
   std::function<std::unique_ptr<publish_port>()> make_publisher;
   clock_function clock;
-  std::shared_ptr<run_metrics> metrics;
+  std::shared_ptr<metrics::run_metrics> metrics;
   /// This relay's own clock for its leases (ms, any origin): it never
   /// jumps with the wall clock and counts a suspended host's sleep
   /// (CLOCK_BOOTTIME when empty). Tests drive it.

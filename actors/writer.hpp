@@ -2,7 +2,7 @@
 
 #include "actors/log_lines.hpp"
 #include "actors/relay.hpp"
-#include "actors/run_metrics.hpp"
+#include "metrics/run_metrics.hpp"
 #include "storage/database.hpp"
 #include "storage/order_store.hpp"
 
@@ -25,7 +25,7 @@ struct writer_setup {
   /// already waiting in the mailbox have joined (natural batching).
   int commit_delay_ms = 2;
   clock_function clock;
-  std::shared_ptr<run_metrics> metrics;
+  std::shared_ptr<metrics::run_metrics> metrics;
 };
 
 /// The writer: owns the database connection that places orders and appends

@@ -2,7 +2,7 @@
 // (dedup + effect).
 
 #include "actors/consumer.hpp"
-#include "actors/redis_ports.hpp"
+#include "adapters/redis_ports.hpp"
 #include "bench/cpu_meter.hpp"
 #include "bench/fill.hpp"
 #include "bench/stages.hpp"
@@ -20,7 +20,7 @@ namespace {
 /// applied. Returns entries per second.
 double consumer_rate(stage_context& ctx, const config::settings& s,
                      int consumers, std::int64_t entries) {
-  auto metrics = std::make_shared<actors::run_metrics>();
+  auto metrics = std::make_shared<metrics::run_metrics>();
   auto seconds = time_actors_until(
       ctx, consumers,
       [&](int i) {
@@ -31,7 +31,7 @@ double consumer_rate(stage_context& ctx, const config::settings& s,
             static_cast<std::size_t>(i), static_cast<std::size_t>(consumers));
         cs.block_ms = s.run.consumer_block_ms;
         cs.make_port = [s] {
-          return actors::make_redis_consume_port(s.redis, s.broker);
+          return adapters::make_redis_consume_port(s.redis, s.broker);
         };
         cs.clock = storage::wall_clock_now;
         cs.metrics = metrics;

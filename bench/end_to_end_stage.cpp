@@ -4,8 +4,8 @@
 
 #include "actors/coordinator.hpp"
 #include "actors/messages.hpp"
-#include "actors/pipeline_probe.hpp"
-#include "actors/redis_ports.hpp"
+#include "adapters/pipeline_probe.hpp"
+#include "adapters/redis_ports.hpp"
 #include "bench/cpu_meter.hpp"
 #include "bench/stages.hpp"
 #include "storage/types.hpp"
@@ -26,15 +26,15 @@ nlohmann::json pipeline_run(stage_context& ctx, config::settings s) {
   setup.until_drained = true;
   setup.name_prefix = "bench";
   setup.make_publisher = [s] {
-    return actors::make_redis_publish_port(s.redis, s.broker);
+    return adapters::make_redis_publish_port(s.redis, s.broker);
   };
   setup.make_consume_port = [s](const std::string&) {
-    return actors::make_redis_consume_port(s.redis, s.broker);
+    return adapters::make_redis_consume_port(s.redis, s.broker);
   };
-  setup.make_probe = [s] { return actors::make_pipeline_probe(s); };
+  setup.make_probe = [s] { return adapters::make_pipeline_probe(s); };
   setup.settings = std::move(s);
   setup.clock = storage::wall_clock_now;
-  setup.metrics = std::make_shared<actors::run_metrics>();
+  setup.metrics = std::make_shared<metrics::run_metrics>();
   auto coordinator =
       ctx.system.spawn<caf::detached>(actors::coordinator, std::move(setup));
   caf::scoped_actor self{ctx.system};

@@ -1,8 +1,8 @@
 // Relays: N relay actors moving a prefilled outbox from PENDING to
 // PUBLISHED-and-in-Redis.
 
-#include "actors/redis_ports.hpp"
 #include "actors/relay.hpp"
+#include "adapters/redis_ports.hpp"
 #include "bench/cpu_meter.hpp"
 #include "bench/fill.hpp"
 #include "bench/stages.hpp"
@@ -24,20 +24,22 @@ namespace {
 /// acknowledged. Returns events per second.
 double relay_rate(stage_context& ctx, const config::settings& s, int relays,
                   std::int64_t events) {
-  auto metrics = std::make_shared<actors::run_metrics>();
+  auto metrics = std::make_shared<metrics::run_metrics>();
   auto seconds = time_actors_until(
       ctx, relays,
       [&](int i) {
-        actors::relay_setup rs{
-            "bench-relay-" + std::to_string(i),
-            s.db.for_relay(),
-            s.lease,
-            s.run.poll_interval_ms,
-            s.run.idle_poll_max_ms,
-            {},
-            [s] { return actors::make_redis_publish_port(s.redis, s.broker); },
-            storage::wall_clock_now,
-            metrics};
+        actors::relay_setup rs{"bench-relay-" + std::to_string(i),
+                               s.db.for_relay(),
+                               s.lease,
+                               s.run.poll_interval_ms,
+                               s.run.idle_poll_max_ms,
+                               {},
+                               [s] {
+                                 return adapters::make_redis_publish_port(
+                                     s.redis, s.broker);
+                               },
+                               storage::wall_clock_now,
+                               metrics};
         return ctx.system.spawn<caf::detached>(actors::relay, rs);
       },
       [&] { return metrics->acked.load() >= events; },

@@ -21,7 +21,7 @@ namespace {
 /// `commit_batch` requests per transaction. Returns orders per second.
 double writer_rate(stage_context& ctx, const config::settings& s,
                    std::int64_t orders, int commit_batch) {
-  auto metrics = std::make_shared<actors::run_metrics>();
+  auto metrics = std::make_shared<metrics::run_metrics>();
   actors::writer_setup ws{s.db, commit_batch, s.run.commit_delay_ms,
                           storage::wall_clock_now, metrics};
   actor_group running{ctx.system};

@@ -1,8 +1,6 @@
 // `outbox lab`: seed 000's eight-step lab, run by the lab coordinator on the
 // real writer, relay and consumer actors.
 
-#include "actors/lab_coordinator.hpp"
-#include "actors/lab_plan.hpp"
 #include "actors/messages.hpp"
 #include "actors/system_config.hpp"
 #include "broker/broker_error.hpp"
@@ -12,6 +10,8 @@
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
 #include "cli/redis_preflight.hpp"
+#include "lab/coordinator.hpp"
+#include "lab/plan.hpp"
 #include "storage/database.hpp"
 #include "storage/private_files.hpp"
 #include "text/terminal_text.hpp"
@@ -87,7 +87,7 @@ std::optional<refusal> prepare_folder(const fs::path& dir, bool may_create) {
 }
 
 /// A step other than init needs the lab's app.db, initialised.
-problem require_initialised(const actors::lab_files& files,
+problem require_initialised(const lab::lab_files& files,
                             const config::settings& s) {
   auto init_hint =
       " (run `outbox lab --dir " + files.dir.string() + " --step init` first)";
@@ -118,12 +118,12 @@ int fail(const std::string& why, int code) {
 }
 
 /// Runs the plan on a lab coordinator; returns its failure (empty: none).
-std::string run_plan(actors::lab_setup setup) {
+std::string run_plan(lab::lab_setup setup) {
   caf::actor_system_config cfg;
   actors::register_outbox_types(cfg);
   caf::actor_system system{cfg};
   auto coordinator =
-      system.spawn<caf::detached>(actors::lab_coordinator, std::move(setup));
+      system.spawn<caf::detached>(lab::lab_coordinator, std::move(setup));
   std::string failure = "the lab coordinator did not answer";
   caf::scoped_actor self{system};
   self->request(coordinator, caf::infinite, actors::run_atom_v)
@@ -134,20 +134,20 @@ std::string run_plan(actors::lab_setup setup) {
 
 int run_lab(const lab_options& o) {
   apply_log_level(o.common.log_level);
-  std::optional<actors::lab_step> step;
+  std::optional<lab::lab_step> step;
   if (!o.step.empty()) {
-    step = actors::parse_lab_step(o.step);
+    step = lab::parse_lab_step(o.step);
     if (!step)
       return fail("unknown step '" + o.step +
-                      "' (steps: " + actors::lab_step_names() + ")",
+                      "' (steps: " + lab::lab_step_names() + ")",
                   exit_usage);
   }
-  actors::lab_files files{fs::path{o.dir}};
-  auto s = actors::lab_settings(resolve_settings(o.common), files);
+  lab::lab_files files{fs::path{o.dir}};
+  auto s = lab::lab_settings(resolve_settings(o.common), files);
   if (o.allow_evicting_redis)
     s.allow_evicting_redis = true;
   bool full = !step;
-  bool init_only = step == actors::lab_step::init;
+  bool init_only = step == lab::lab_step::init;
   if (auto refused = prepare_folder(files.dir, full || init_only))
     return fail(refused->why, refused->code);
   if (!full && !init_only)
@@ -168,11 +168,10 @@ int run_lab(const lab_options& o) {
       return *stop;
   }
 
-  actors::lab_setup setup;
+  lab::lab_setup setup;
   setup.settings = s;
   setup.files = files;
-  setup.plan =
-      full ? actors::full_lab_plan() : std::vector<actors::lab_step>{*step};
+  setup.plan = full ? lab::full_lab_plan() : std::vector<lab::lab_step>{*step};
   setup.reset_first = full;
   setup.name_prefix = host_and_pid();
   setup.say = [](const std::string& line) {
@@ -203,7 +202,7 @@ void add_lab_command(CLI::App& app, command_action& action) {
   command->add_option("--step", o->step,
                       "run one step on the existing state (default: every "
                       "step, from a clean state): " +
-                          actors::lab_step_names());
+                          lab::lab_step_names());
   command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,
                     "start even when Redis's maxmemory-policy may evict keys "
                     "(redis.allow_evicting)");

@@ -1,11 +1,9 @@
 #include "actors/coordinator.hpp"
 #include "actors/messages.hpp"
-#include "actors/metrics_exporter.hpp"
-#include "actors/pipeline_probe.hpp"
 #include "actors/progress_line.hpp"
-#include "actors/redis_ports.hpp"
-#include "actors/run_report.hpp"
 #include "actors/system_config.hpp"
+#include "adapters/pipeline_probe.hpp"
+#include "adapters/redis_ports.hpp"
 #include "broker/connection.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -14,6 +12,8 @@
 #include "cli/metrics_listen.hpp"
 #include "cli/redis_preflight.hpp"
 #include "cli/stop_signals.hpp"
+#include "metrics/metrics_exporter.hpp"
+#include "metrics/run_report.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 #include "text/terminal_text.hpp"
@@ -129,17 +129,18 @@ std::function<void(const actors::run_progress&)> progress_printer() {
 
 /// The Prometheus endpoint on `where`, its store gauges read through
 /// a probe of its own. Throws std::runtime_error if the port cannot be bound.
-std::unique_ptr<actors::metrics_exporter>
+std::unique_ptr<metrics::metrics_exporter>
 start_metrics(const config::settings& s, const metrics_listen& where,
-              std::shared_ptr<const actors::run_metrics> metrics) {
+              std::shared_ptr<const metrics::run_metrics> metrics) {
   // Scrapes may overlap; the probe's connections are not thread-safe.
-  std::shared_ptr<actors::pipeline_port> probe = actors::make_pipeline_probe(s);
+  std::shared_ptr<actors::pipeline_port> probe =
+      adapters::make_pipeline_probe(s);
   auto probe_mutex = std::make_shared<std::mutex>();
   auto snapshot = [probe, probe_mutex] {
     std::lock_guard<std::mutex> guard{*probe_mutex};
     return probe->snapshot();
   };
-  return std::make_unique<actors::metrics_exporter>(
+  return std::make_unique<metrics::metrics_exporter>(
       where.host, where.port, std::move(metrics), std::move(snapshot));
 }
 
@@ -192,12 +193,12 @@ private:
 
 /// The exit code of a report: a violation wins over an interruption.
 int exit_code_of(const std::string& report, int stop_signal) {
-  if (!actors::run_report_ok(report)) {
+  if (!metrics::run_report_ok(report)) {
     std::cerr << "outbox run: "
-              << text::escaped(actors::run_report_failure(report)) << '\n';
+              << text::escaped(metrics::run_report_failure(report)) << '\n';
     return exit_failure;
   }
-  auto interruption = actors::run_report_interruption(report);
+  auto interruption = metrics::run_report_interruption(report);
   if (interruption.empty())
     return exit_ok;
   std::cerr << "outbox run: "
@@ -230,8 +231,8 @@ int run(const run_options& options) {
   // that fixes the count for all the others.
   if (auto stop = agree_on_partitions(redis, s))
     return *stop;
-  auto metrics = std::make_shared<actors::run_metrics>();
-  std::unique_ptr<actors::metrics_exporter> exporter;
+  auto metrics = std::make_shared<metrics::run_metrics>();
+  std::unique_ptr<metrics::metrics_exporter> exporter;
   if (listen.port > 0) {
     try {
       exporter = start_metrics(s, listen, metrics);
@@ -260,13 +261,13 @@ int run(const run_options& options) {
   setup.consumer_lock_holder =
       setup.name_prefix + "@" + std::to_string(storage::wall_clock_now());
   setup.make_publisher = [s] {
-    return actors::make_redis_publish_port(s.redis, s.broker);
+    return adapters::make_redis_publish_port(s.redis, s.broker);
   };
   setup.make_consume_port = [s](const std::string& token) {
-    return actors::make_redis_consume_port(
+    return adapters::make_redis_consume_port(
         s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token});
   };
-  setup.make_probe = [s] { return actors::make_pipeline_probe(s); };
+  setup.make_probe = [s] { return adapters::make_pipeline_probe(s); };
   setup.clock = storage::wall_clock_now;
   setup.metrics = metrics;
   setup.progress = progress_printer();
@@ -296,7 +297,7 @@ int run(const run_options& options) {
   if (options.json)
     std::cout << report << '\n';
   else
-    std::cout << actors::run_report_text(report);
+    std::cout << metrics::run_report_text(report);
   return exit_code_of(report, stop_signal);
 }
 

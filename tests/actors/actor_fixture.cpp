@@ -49,7 +49,8 @@ actor_fixture::actor_fixture()
       db_(storage::open_and_migrate(db_options_)),
       orders_(std::make_unique<storage::order_store>(*db_)),
       clock_ms_(std::make_shared<storage::millis>(1'700'000'000'000)),
-      policy_(make_policy()), metrics_(std::make_shared<actors::run_metrics>()),
+      policy_(make_policy()),
+      metrics_(std::make_shared<metrics::run_metrics>()),
       broker_(std::make_shared<fake_broker>()), sys_(prepare(cfg_)),
       sched_(
           dynamic_cast<caf::scheduler::test_coordinator&>(sys_.scheduler())) {}
@@ -103,7 +104,7 @@ void actor_fixture::advance(storage::millis total, storage::millis step) {
 actors::relay_setup
 actor_fixture::relay_config(const std::string& name,
                             config::crash_settings crash,
-                            std::shared_ptr<actors::run_metrics> metrics) {
+                            std::shared_ptr<metrics::run_metrics> metrics) {
   actors::relay_setup setup;
   setup.name = name;
   setup.db = db_options_;

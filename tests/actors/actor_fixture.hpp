@@ -2,8 +2,8 @@
 
 #include "actors/messages.hpp"
 #include "actors/relay.hpp"
-#include "actors/run_metrics.hpp"
 #include "fakes.hpp"
+#include "metrics/run_metrics.hpp"
 #include "storage/database.hpp"
 #include "storage/order_store.hpp"
 #include "storage/outbox_store.hpp"
@@ -66,7 +66,7 @@ protected:
   /// `metrics` defaults to the fixture's shared metrics_.
   actors::relay_setup
   relay_config(const std::string& name, config::crash_settings crash = {},
-               std::shared_ptr<actors::run_metrics> metrics = nullptr);
+               std::shared_ptr<metrics::run_metrics> metrics = nullptr);
 
   /// Spawns a relay on the test coordinator (not detached); call run() to
   /// let it start and claim.
@@ -114,7 +114,7 @@ protected:
   std::shared_ptr<storage::millis> clock_ms_;
   /// Short ttl and fast backoff so tests need little virtual time.
   storage::lease_policy policy_;
-  std::shared_ptr<actors::run_metrics> metrics_;
+  std::shared_ptr<metrics::run_metrics> metrics_;
   std::shared_ptr<fake_broker> broker_;
   // The system keeps a reference to its config: the config comes first.
   caf::actor_system_config cfg_;

@@ -1,5 +1,5 @@
 #include "actors/coordinator.hpp"
-#include "actors/run_report.hpp"
+#include "metrics/run_report.hpp"
 
 #include "pipeline_fixture.hpp"
 
@@ -27,7 +27,7 @@ protected:
     pipeline_->source = [pipeline = pipeline_.get(), first = true]() mutable {
       if (first) {
         first = false;
-        return actors::pipeline_snapshot{};
+        return metrics::pipeline_snapshot{};
       }
       return pipeline->snapshot;
     };
@@ -112,8 +112,8 @@ TEST_F(ActorCoordinatorReport, GivesUpAfterItsPatienceAndSaysWhy) {
   EXPECT_EQ(r["final_state_error"], redis_gone);
   ASSERT_FALSE(r["violations"].empty());
   EXPECT_EQ(r["violations"][0],
-            std::string{actors::unread_state_violation} + redis_gone);
-  auto line = actors::run_report_failure(*report->value);
+            std::string{metrics::unread_state_violation} + redis_gone);
+  auto line = metrics::run_report_failure(*report->value);
   EXPECT_NE(line.find(redis_gone), std::string::npos) << line;
   EXPECT_NE(line.find("outbox verify"), std::string::npos) << line;
   EXPECT_EQ(pipeline_->audits, 0) << "no verdict from unread stores";
@@ -173,27 +173,27 @@ TEST_F(ActorCoordinatorReport, ARunThatCannotStartStillReports) {
 }
 
 TEST(RunReportFailure, NamesTheFirstViolationAndCountsTheRest) {
-  actors::run_outcome outcome;
+  metrics::run_outcome outcome;
   outcome.failure = "relay-x-0-3 crashed more than run.restart_budget (3)";
   outcome.audit_ok = false;
   outcome.audit_json =
       R"({"checks":[{"name":"published_processed","result":"failed",)"
       R"("detail":"2 PUBLISHED rows never processed"}]})";
-  actors::run_metrics metrics;
-  auto report = actors::run_report_json(outcome, metrics);
-  EXPECT_FALSE(actors::run_report_ok(report));
-  EXPECT_EQ(actors::run_report_failure(report),
+  metrics::run_metrics metrics;
+  auto report = metrics::run_report_json(outcome, metrics);
+  EXPECT_FALSE(metrics::run_report_ok(report));
+  EXPECT_EQ(metrics::run_report_failure(report),
             "invariants violated: relay-x-0-3 crashed more than "
             "run.restart_budget (3) and 1 more (see \"violations\")");
 }
 
 TEST(RunReportFailure, AnUnreadStateDoesNotHideAnEarlierFailure) {
-  actors::run_outcome outcome;
+  metrics::run_outcome outcome;
   outcome.failure = "writer died: disk full";
   outcome.final_state.trouble = redis_gone;
-  actors::run_metrics metrics;
+  metrics::run_metrics metrics;
   auto line =
-      actors::run_report_failure(actors::run_report_json(outcome, metrics));
+      metrics::run_report_failure(metrics::run_report_json(outcome, metrics));
   EXPECT_EQ(line.rfind("invariants violated: writer died: disk full and 1 "
                        "more",
                        0),
@@ -203,21 +203,21 @@ TEST(RunReportFailure, AnUnreadStateDoesNotHideAnEarlierFailure) {
 }
 
 TEST(RunReportFailure, OddReportsGetALineNotAnException) {
-  EXPECT_EQ(actors::run_report_failure("[1, 2]"),
+  EXPECT_EQ(metrics::run_report_failure("[1, 2]"),
             "the report is not a JSON object");
-  EXPECT_EQ(actors::run_report_failure("not json"),
+  EXPECT_EQ(metrics::run_report_failure("not json"),
             "the report is not a JSON object");
-  EXPECT_EQ(actors::run_report_failure(
+  EXPECT_EQ(metrics::run_report_failure(
                 R"({"violations": "x", "final_state_error": null})"),
             "invariants violated (see \"violations\")");
 }
 
 TEST(RunReport, InvalidUtf8InAMessageIsReplacedNotThrown) {
-  actors::run_outcome outcome;
+  metrics::run_outcome outcome;
   outcome.failure = "cannot start: database /tmp/\xff\xfe.db is locked";
-  actors::run_metrics metrics;
+  metrics::run_metrics metrics;
   std::string report;
-  ASSERT_NO_THROW(report = actors::run_report_json(outcome, metrics));
+  ASSERT_NO_THROW(report = metrics::run_report_json(outcome, metrics));
   auto r = parse(report);
   EXPECT_FALSE(r["ok"].get<bool>());
   EXPECT_NE(r["violations"][0].get<std::string>().find("is locked"),

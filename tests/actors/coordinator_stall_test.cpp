@@ -1,5 +1,5 @@
 #include "actors/coordinator.hpp"
-#include "actors/run_report.hpp"
+#include "metrics/run_report.hpp"
 
 #include "pipeline_fixture.hpp"
 
@@ -154,7 +154,7 @@ TEST_F(ActorCoordinatorStall, TheLineNamesLeasesOfADeadRelayAndTheirExpiry) {
   auto report = request_report(coordinator);
   run();
   // A relay of this process that is gone (an earlier incarnation).
-  pipeline_->snapshot.leases.push_back(actors::lease_holding{
+  pipeline_->snapshot.leases.push_back(metrics::lease_holding{
       actors::worker_name(prefix_, actors::worker_slot::role::relay, 0, 7), 256,
       now() + 9000});
   advance(2100);
@@ -168,7 +168,7 @@ TEST_F(ActorCoordinatorStall, TheLineNamesLeasesOfADeadRelayAndTheirExpiry) {
 TEST_F(ActorCoordinatorStall, RowsLeftUnderADeadRelaysLeaseAreNamedAtTheEnd) {
   pipeline_->snapshot.failed = 1;
   pipeline_->snapshot.sending = 256;
-  pipeline_->snapshot.leases.push_back(actors::lease_holding{
+  pipeline_->snapshot.leases.push_back(metrics::lease_holding{
       actors::worker_name(prefix_, actors::worker_slot::role::relay, 0, 3), 256,
       now() + 60'000});
   auto coordinator =
@@ -186,7 +186,7 @@ TEST_F(ActorCoordinatorStall, RowsLeftUnderADeadRelaysLeaseAreNamedAtTheEnd) {
                            0),
             0u)
       << stranded;
-  EXPECT_NE(actors::run_report_failure(*report->value).find(stranded),
+  EXPECT_NE(metrics::run_report_failure(*report->value).find(stranded),
             std::string::npos);
 }
 

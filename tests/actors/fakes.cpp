@@ -292,7 +292,7 @@ fake_consume_port_factory(std::shared_ptr<fake_broker> broker) {
 fake_pipeline_port::fake_pipeline_port(std::shared_ptr<fake_pipeline> pipeline)
     : pipeline_(std::move(pipeline)) {}
 
-actors::pipeline_snapshot fake_pipeline_port::snapshot() {
+metrics::pipeline_snapshot fake_pipeline_port::snapshot() {
   ++pipeline_->snapshots;
   return pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
 }

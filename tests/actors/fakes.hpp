@@ -166,9 +166,9 @@ fake_consume_port_factory(std::shared_ptr<fake_broker> broker);
 /// What a fake_pipeline_port reports, and what the coordinator asked of it.
 struct fake_pipeline {
   /// What snapshot() returns, unless `source` is set.
-  actors::pipeline_snapshot snapshot;
+  metrics::pipeline_snapshot snapshot;
   /// Computes the snapshot instead (e.g. from the test's database).
-  std::function<actors::pipeline_snapshot()> source;
+  std::function<metrics::pipeline_snapshot()> source;
   int snapshots = 0;
   /// Every recover_consumer argument, in order.
   std::vector<std::string> recovered_consumers;
@@ -200,7 +200,7 @@ class fake_pipeline_port : public actors::pipeline_port {
 public:
   explicit fake_pipeline_port(std::shared_ptr<fake_pipeline> pipeline);
 
-  actors::pipeline_snapshot snapshot() override;
+  metrics::pipeline_snapshot snapshot() override;
   std::size_t recover_consumer(const std::string& consumer,
                                const std::string& token,
                                const recovery_step& step) override;

@@ -245,8 +245,8 @@ void pipeline_fixture::request_shutdown(const caf::actor& coordinator) {
   caf::anon_send(coordinator, actors::shutdown_atom_v);
 }
 
-actors::pipeline_snapshot pipeline_fixture::snapshot_from_stores() {
-  actors::pipeline_snapshot s;
+metrics::pipeline_snapshot pipeline_fixture::snapshot_from_stores() {
+  metrics::pipeline_snapshot s;
   s.orders = count_rows("orders");
   s.outbox_rows = count_rows("outbox");
   s.pending = count_status(storage::status::pending);

@@ -115,7 +115,7 @@ protected:
 
   /// The snapshot of the fixture's database (outbox counts by status) plus
   /// the fake broker's queue and inbox counts.
-  actors::pipeline_snapshot snapshot_from_stores();
+  metrics::pipeline_snapshot snapshot_from_stores();
 
   std::shared_ptr<fake_pipeline> pipeline_;
   std::string prefix_ = "test";

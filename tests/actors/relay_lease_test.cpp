@@ -59,7 +59,7 @@ TEST_F(ActorRelayLease, CrashedRelaysLeasesAreTakenOverAfterTheTtl) {
     EXPECT_EQ(owner_of(id), "relay-a");
   }
 
-  auto b_metrics = std::make_shared<actors::run_metrics>();
+  auto b_metrics = std::make_shared<metrics::run_metrics>();
   auto b = spawn_relay(relay_config("relay-b", {}, b_metrics));
   run();
   // Until the lease runs out (lease_until = claim time + ttl), B's polls and
@@ -168,7 +168,7 @@ TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   auto second = place_order("pear", 1);
   std::vector<std::string> ids{first.event_id, second.event_id};
 
-  auto a_metrics = std::make_shared<actors::run_metrics>();
+  auto a_metrics = std::make_shared<metrics::run_metrics>();
   auto a = spawn_relay(relay_config("relay-a", pause_past_lease(), a_metrics));
   auto a_exit = watch(a);
   run();
@@ -177,7 +177,7 @@ TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   for (const auto& id : ids)
     EXPECT_EQ(owner_of(id), "relay-a");
 
-  auto b_metrics = std::make_shared<actors::run_metrics>();
+  auto b_metrics = std::make_shared<metrics::run_metrics>();
   spawn_relay(relay_config("relay-b", {}, b_metrics));
   // Past the ttl, before A wakes up (1.5 x ttl after its claim).
   advance(policy_.ttl + 200);
@@ -231,7 +231,7 @@ TEST_F(ActorRelayShutdown, GracefulShutdownOfAPausedRelayReleasesItsLeases) {
   }
 
   // Another relay takes them at once, without waiting for the ttl.
-  auto b_metrics = std::make_shared<actors::run_metrics>();
+  auto b_metrics = std::make_shared<metrics::run_metrics>();
   spawn_relay(relay_config("relay-b", {}, b_metrics));
   run();
   EXPECT_EQ(b_metrics->lease_takeovers.load(), 0);

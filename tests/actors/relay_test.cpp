@@ -118,8 +118,8 @@ TEST_F(ActorRelay, TwoRelaysKeepEachAggregatesSeqOrder) {
     for (const auto& aggregate : aggregates)
       append(aggregate, type);
 
-  auto a_metrics = std::make_shared<actors::run_metrics>();
-  auto b_metrics = std::make_shared<actors::run_metrics>();
+  auto a_metrics = std::make_shared<metrics::run_metrics>();
+  auto b_metrics = std::make_shared<metrics::run_metrics>();
   spawn_relay(relay_config("relay-a", {}, a_metrics));
   spawn_relay(relay_config("relay-b", {}, b_metrics));
   run_interleaved();

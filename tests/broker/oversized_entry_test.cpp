@@ -4,7 +4,7 @@
 // broker.max_entry_bytes: an entry a relay published with a raised limit is
 // applied by a consumer running with the defaults.
 
-#include "actors/redis_ports.hpp"
+#include "adapters/redis_ports.hpp"
 #include "broker/dead_letter_record.hpp"
 #include "broker/keys.hpp"
 #include "broker/publisher.hpp"
@@ -112,7 +112,7 @@ TEST_F(BrokerOversizedEntry,
   keys consumer;
   ASSERT_GT(list(queue).at(0).size(), consumer.max_entry_bytes);
   ASSERT_LE(list(queue).at(0).size(), consumer.max_consume_bytes);
-  auto port = outbox::actors::make_redis_consume_port(
+  auto port = outbox::adapters::make_redis_consume_port(
       server_->connection_options(), consumer);
   auto processing = consumer.processing_for(queue, "c1");
   auto batch = port->pop_batch(queue, processing, 10, 4u << 20);
@@ -137,7 +137,7 @@ TEST_F(BrokerOversizedEntry, AnEntryOverTheConsumersLimitIsSetAsideByThePort) {
   consumer.max_entry_bytes = 1024;
   consumer.max_consume_bytes = 1u << 20;
   auto size = list(queue).at(0).size();
-  auto port = outbox::actors::make_redis_consume_port(
+  auto port = outbox::adapters::make_redis_consume_port(
       server_->connection_options(), consumer);
   EXPECT_TRUE(
       port->pop_batch(queue, consumer.processing_for(queue, "c1"), 10, 4u << 20)

@@ -5,6 +5,7 @@
 // the test fails, naming it, rather than skipping.
 
 #include "broker/connection.hpp"
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -21,8 +22,8 @@
 namespace outbox::test {
 namespace {
 
-const std::string source_dir = OUTBOX_SOURCE_DIR;
-const std::string schema_path = source_dir + "/broker/queue_entry.schema.json";
+const std::string schema_path =
+    source_dir() + "/broker/queue_entry.schema.json";
 
 /// Each entry's verdict from the schema, "ok" or "invalid: why", in order.
 std::vector<std::string> validate(const temp_dir& dir,
@@ -34,7 +35,7 @@ std::vector<std::string> validate(const temp_dir& dir,
       out << e << '\n';
   }
   auto r = run_process({"/usr/bin/python3",
-                        source_dir + "/tests/broker/validate_entries.py",
+                        source_dir() + "/tests/broker/validate_entries.py",
                         schema_path, file});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> verdicts;

@@ -1,3 +1,4 @@
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@ namespace outbox::test {
 namespace {
 
 std::string readme_commands_section() {
-  std::ifstream in{OUTBOX_SOURCE_DIR "/README.md"};
+  std::ifstream in{source_dir() + "/README.md"};
   std::ostringstream text;
   text << in.rdbuf();
   auto all = text.str();

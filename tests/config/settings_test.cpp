@@ -1,5 +1,6 @@
 #include "config/settings.hpp"
 
+#include "support/build_paths.hpp"
 #include "temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -72,7 +73,8 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.crash.recovery_pause_ms, b.crash.recovery_pause_ms);
 }
 
-const std::string shipped_file = OUTBOX_SOURCE_DIR "/config/outbox.json";
+const std::string shipped_file =
+    outbox::test::source_dir() + "/config/outbox.json";
 
 } // namespace
 

@@ -3,7 +3,7 @@
 // 0600, whatever the umask of the shell that started it (the children here
 // inherit the usual 022).
 
-#include "e2e/lab_fixture.hpp"
+#include "lab/lab_fixture.hpp"
 #include "support/file_checks.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"

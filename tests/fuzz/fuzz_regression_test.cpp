@@ -1,4 +1,5 @@
 #include "fuzz/checks.hpp"
+#include "support/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +20,7 @@ using check = std::function<std::optional<std::string>(const std::string&)>;
 /// Every file under fuzz/corpus/<target> and fuzz/regressions/<target>.
 std::vector<fs::path> saved_inputs(const std::string& target) {
   std::vector<fs::path> inputs;
-  const fs::path root = fs::path{OUTBOX_SOURCE_DIR} / "fuzz";
+  const fs::path root = fs::path{outbox::test::source_dir()} / "fuzz";
   for (const char* kind : {"corpus", "regressions"}) {
     auto dir = root / kind / target;
     if (!fs::is_directory(dir))

@@ -7,6 +7,7 @@
 // Redis daemonizes, so it is not our child: it is stopped by the pid in
 // its pidfile when the test ends, whatever the test did.
 
+#include "support/build_paths.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -36,13 +37,13 @@ protected:
                         const std::vector<std::string>& args,
                         const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv = launcher_;
-    argv.insert(argv.end(), {"/usr/bin/env", "-u", "OUTBOX_REDIS",
-                             "OUTBOX_VAR_DIR=" + var_.string(),
-                             "OUTBOX_REDIS_PORT=" + std::to_string(port_),
-                             "OUTBOX_BINARY=" + std::string{OUTBOX_BINARY},
-                             "OUTBOX_SKIP_PACKAGES=1"});
+    argv.insert(argv.end(),
+                {"/usr/bin/env", "-u", "OUTBOX_REDIS",
+                 "OUTBOX_VAR_DIR=" + var_.string(),
+                 "OUTBOX_REDIS_PORT=" + std::to_string(port_),
+                 "OUTBOX_BINARY=" + outbox_binary(), "OUTBOX_SKIP_PACKAGES=1"});
     argv.insert(argv.end(), env.begin(), env.end());
-    argv.push_back(std::string{OUTBOX_SOURCE_DIR} + "/scripts/" + name);
+    argv.push_back(source_dir() + "/scripts/" + name);
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process(argv, tmp_.path().string(), 60'000);
   }

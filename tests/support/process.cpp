@@ -1,4 +1,5 @@
 #include "support/process.hpp"
+#include "support/build_paths.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -137,7 +138,7 @@ process_result run_process(const std::vector<std::string>& argv,
 }
 
 std::vector<std::string> outbox_argv(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{OUTBOX_BINARY};
+  std::vector<std::string> argv{outbox_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "actors/ports.hpp"
+#include "broker/connection.hpp"
+#include "broker/fence.hpp"
+#include "broker/keys.hpp"
+
+#include <memory>
+
+namespace outbox::adapters {
+
+/// A relay's publisher on its own Redis connection.
+std::unique_ptr<actors::publish_port>
+make_redis_publish_port(const broker::connection_options& redis,
+                        const broker::keys& names);
+
+/// A consumer's queue and inbox on its own Redis connection; with an
+/// active `fenced_by`, its pops and applies check the consumers' lock
+/// (broker/fence.hpp).
+std::unique_ptr<actors::consume_port>
+make_redis_consume_port(const broker::connection_options& redis,
+                        const broker::keys& names,
+                        const broker::fence& fenced_by = {});
+
+} // namespace outbox::adapters

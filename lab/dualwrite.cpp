@@ -1,0 +1,116 @@
+#include "lab/dualwrite.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "storage/private_files.hpp"
+#include "storage/store_error.hpp"
+#include "storage/types.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <arpa/inet.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace outbox::lab {
+
+namespace {
+
+/// A loopback port that is bound (so nobody else takes it) but never
+/// listens: a connect gets "Connection refused" at once.
+class dead_port {
+public:
+  dead_port() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd_ < 0)
+      throw std::runtime_error(std::string{"socket: "} + std::strerror(errno));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t size = sizeof addr;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &size) != 0) {
+      auto reason = std::string{std::strerror(errno)};
+      ::close(fd_);
+      throw std::runtime_error("cannot bind a loopback port: " + reason);
+    }
+    port_ = ntohs(addr.sin_port);
+  }
+  ~dead_port() { ::close(fd_); }
+  dead_port(const dead_port&) = delete;
+  dead_port& operator=(const dead_port&) = delete;
+
+  int port() const { return port_; }
+
+private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+/// The "business" write: its own table, committed on its own.
+std::int64_t save_order(SQLite::Database& db) {
+  db.exec("CREATE TABLE IF NOT EXISTS orders ("
+          "id INTEGER PRIMARY KEY, sku TEXT NOT NULL, qty INTEGER NOT NULL)");
+  SQLite::Statement insert{db, "INSERT INTO orders (sku, qty) VALUES (?, ?)"};
+  insert.bind(1, "SKU-DUAL");
+  insert.bind(2, 1);
+  insert.exec();
+  return db.getLastInsertRowid();
+}
+
+} // namespace
+
+std::string dualwrite_outcome::line() const {
+  return "INCONSISTENT orders=" + std::to_string(orders) +
+         " published=" + std::to_string(published);
+}
+
+dualwrite_outcome naive_dual_write(const lab_files& files,
+                                   broker::connection& redis) {
+  dualwrite_outcome outcome;
+  auto path = files.dualwrite_db().string();
+  std::unique_ptr<SQLite::Database> db;
+  // Its own SQLite file, not opened through open_database: private too.
+  storage::create_private_file(path);
+  try {
+    db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE |
+                                                      SQLite::OPEN_CREATE);
+    outcome.order_id = save_order(*db);
+  } catch (const SQLite::Exception&) {
+    storage::rethrow_as_store_error("dual write: save order", path);
+  }
+  // The naive code publishes after its commit, outside any transaction.
+  dead_port outage;
+  broker::connection_options down;
+  down.where = {"127.0.0.1", outage.port()};
+  down.connect_timeout_ms = 500;
+  down.io_timeout_ms = 500;
+  outcome.broker = down.where.to_string();
+  try {
+    broker::connection broker{down};
+    broker.command({"RPUSH", dualwrite_list,
+                    R"({"event_type":"OrderPlaced","order_id":)" +
+                        std::to_string(outcome.order_id) + "}"});
+  } catch (const broker::broker_error& e) {
+    outcome.publish_error = e.what();
+  }
+  try {
+    outcome.orders = db->execAndGet("SELECT COUNT(*) FROM orders").getInt64();
+  } catch (const SQLite::Exception&) {
+    storage::rethrow_as_store_error("dual write: count orders", path);
+  }
+  auto length = redis.command({"LLEN", dualwrite_list});
+  outcome.published = length->integer;
+  return outcome;
+}
+
+} // namespace outbox::lab

@@ -1,0 +1,224 @@
+#include "lab/view.hpp"
+
+#include "broker/broker_stats.hpp"
+#include "broker/connection.hpp"
+#include "broker/entry.hpp"
+#include "broker/recovery_lists.hpp"
+#include "broker/reliable_queue.hpp"
+#include "storage/database.hpp"
+#include "storage/store_error.hpp"
+#include "storage/types.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <hiredis/hiredis.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <variant>
+
+namespace outbox::lab {
+
+namespace {
+
+std::int64_t counter(const broker::broker_stats& s, const char* name) {
+  auto i = s.counters.find(name);
+  return i == s.counters.end() ? 0 : i->second;
+}
+
+} // namespace
+
+std::string report_text(const lab_counts& c) {
+  return "orders=" + std::to_string(c.orders) + "\n" +
+         "outbox=" + std::to_string(c.outbox) + "\n" +
+         "enqueued=" + std::to_string(c.enqueued) + "\n" +
+         "processed_unique=" + std::to_string(c.processed_unique) + "\n";
+}
+
+order_verdict check_queue_order(const std::vector<std::string>& entries) {
+  order_verdict verdict;
+  std::set<std::string> seen_events;
+  // aggregate_id -> highest seq among its first occurrences so far.
+  std::map<std::string, std::int64_t> last_seq;
+  std::size_t position = 0;
+  for (const auto& text : entries) {
+    ++position;
+    auto decoded = broker::decode(text);
+    if (auto* bad = std::get_if<broker::malformed_entry>(&decoded)) {
+      verdict.problems.push_back("entry " + std::to_string(position) +
+                                 " is malformed: " + bad->reason);
+      continue;
+    }
+    const auto& e = std::get<broker::event_entry>(decoded);
+    ++verdict.entries;
+    if (!seen_events.insert(e.event_id).second)
+      continue; // a redelivery: its first occurrence was checked
+    auto [at, fresh] = last_seq.emplace(e.aggregate_id, e.seq);
+    if (!fresh) {
+      if (e.seq < at->second)
+        verdict.problems.push_back(
+            "aggregate " + e.aggregate_id + ": seq " + std::to_string(e.seq) +
+            " (" + e.event_type + ", entry " + std::to_string(position) +
+            ") entered the queue after seq " + std::to_string(at->second));
+      at->second = std::max(at->second, e.seq);
+    }
+  }
+  verdict.aggregates = last_seq.size();
+  return verdict;
+}
+
+std::int64_t count_event(const std::vector<std::string>& entries,
+                         const std::string& event_id) {
+  std::int64_t count = 0;
+  for (const auto& text : entries) {
+    auto decoded = broker::decode(text);
+    if (auto* e = std::get_if<broker::event_entry>(&decoded))
+      count += e->event_id == event_id ? 1 : 0;
+  }
+  return count;
+}
+
+lab_view::lab_view(const config::settings& s, lab_files files)
+    : settings_(s), files_(std::move(files)), redis_(s.redis) {}
+
+lab_view::~lab_view() = default;
+
+SQLite::Database& lab_view::db() {
+  if (!db_) {
+    db_ = storage::open_database(settings_.db);
+    storage::require_schema(*db_);
+    store_ = std::make_unique<storage::outbox_store>(*db_);
+  }
+  return *db_;
+}
+
+std::vector<std::string> lab_view::reset() {
+  const auto& k = settings_.broker;
+  std::vector<std::string> keys{k.queue,
+                                k.processed,
+                                k.reserved,
+                                k.aggregate_seq,
+                                k.counters,
+                                k.dead_letter,
+                                dualwrite_list,
+                                k.trimmed_summary(),
+                                k.trimmed_reserved(),
+                                k.trimmed_aggregates(),
+                                k.seq_gaps()};
+  for (auto& list :
+       broker::reliable_queue{redis_}.processing_lists(k.processing_prefix))
+    keys.push_back(list);
+  std::vector<std::string> argv{"DEL"};
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  auto deleted = redis_.command(argv);
+  std::string key_list;
+  for (const auto& key : keys)
+    key_list += (key_list.empty() ? "" : " ") + key;
+  std::vector<std::string> done{"Redis " + redis_.options().where.to_string() +
+                                ": DEL " + key_list + " (" +
+                                std::to_string(deleted->integer) + " existed)"};
+  // The bench's own connection must not keep the old file alive.
+  store_.reset();
+  db_.reset();
+  std::string removed;
+  for (const auto& file : files_.resettable()) {
+    std::error_code ec;
+    if (std::filesystem::remove(file, ec))
+      removed += (removed.empty() ? "" : " ") + file.filename().string();
+    else if (ec)
+      throw std::runtime_error("cannot remove " + file.string() + ": " +
+                               ec.message());
+  }
+  done.push_back(
+      "files in " + files_.dir.string() + ": " +
+      (removed.empty() ? std::string{"none existed"} : "removed " + removed));
+  return done;
+}
+
+outbox_progress lab_view::outbox(storage::millis now) {
+  db();
+  auto stats = store_->stats(now);
+  auto count = [&](const char* status) {
+    auto i = stats.by_status.find(status);
+    return i == stats.by_status.end() ? 0 : i->second;
+  };
+  outbox_progress p;
+  p.orders = stats.orders;
+  p.pending = count(storage::status::pending);
+  p.sending = count(storage::status::sending);
+  p.published = count(storage::status::published);
+  p.failed = count(storage::status::failed);
+  p.expired_leases = stats.expired_leases;
+  p.leases = stats.leases;
+  return p;
+}
+
+queue_progress lab_view::queue() {
+  auto stats = broker::read_stats(redis_, settings_.broker);
+  queue_progress q;
+  q.queued = stats.queued_total();
+  q.in_processing = stats.processing_total();
+  q.processed = stats.processed;
+  q.consumed = counter(stats, "consumed");
+  q.duplicates = counter(stats, "duplicates");
+  q.dead_lettered = counter(stats, "dead_lettered");
+  return q;
+}
+
+std::vector<std::string> lab_view::queue_entries() {
+  auto r = redis_.command({"LRANGE", settings_.broker.queue, "0", "-1"});
+  std::vector<std::string> entries;
+  if (r->type != REDIS_REPLY_ARRAY)
+    return entries;
+  entries.reserve(r->elements);
+  for (std::size_t i = 0; i < r->elements; ++i)
+    entries.push_back(broker::reply_text(*r->element[i]));
+  return entries;
+}
+
+std::size_t lab_view::recover_processing() {
+  broker::reliable_queue queue{redis_};
+  std::size_t moved = 0;
+  for (const auto& [list, target] :
+       broker::find_recovery_lists(redis_, settings_.broker).lists)
+    moved += queue.recover(list, target);
+  return moved;
+}
+
+lab_counts lab_view::counts() {
+  lab_counts c;
+  try {
+    SQLite::Statement rows{db(), "SELECT (SELECT COUNT(*) FROM orders),"
+                                 " (SELECT COUNT(*) FROM outbox)"};
+    rows.executeStep();
+    c.orders = rows.getColumn(0).getInt64();
+    c.outbox = rows.getColumn(1).getInt64();
+  } catch (const SQLite::Exception&) {
+    storage::rethrow_as_store_error("report counts", settings_.db.path);
+  }
+  auto q = queue();
+  c.enqueued = q.enqueued();
+  c.processed_unique = q.processed;
+  return c;
+}
+
+std::vector<std::pair<std::int64_t, storage::millis>>
+lab_view::aggregate_rows(const std::string& aggregate_id) {
+  std::vector<std::pair<std::int64_t, storage::millis>> rows;
+  try {
+    SQLite::Statement select{db(), "SELECT seq, created_at FROM outbox"
+                                   " WHERE aggregate_id = ? ORDER BY seq"};
+    select.bind(1, aggregate_id);
+    while (select.executeStep())
+      rows.emplace_back(select.getColumn(0).getInt64(),
+                        select.getColumn(1).getInt64());
+  } catch (const SQLite::Exception&) {
+    storage::rethrow_as_store_error("aggregate rows", settings_.db.path);
+  }
+  return rows;
+}
+
+} // namespace outbox::lab

@@ -1,0 +1,48 @@
+#pragma once
+
+// What a run has done so far, read from the stores: the coordinator's
+// progress and stall rules, the metrics endpoint and the run report all
+// read this one snapshot (actors/ports.hpp: pipeline_port::snapshot).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace outbox::metrics {
+
+/// The SENDING rows one relay (of any process) holds leases on.
+struct lease_holding {
+  std::string owner;
+  std::int64_t rows = 0;
+  /// The earliest lease_until among them, wall clock ms.
+  std::int64_t earliest_expiry = 0;
+};
+
+/// How far a run has got, read from the stores (not from this process's
+/// counters, so several processes sharing one database agree).
+struct pipeline_snapshot {
+  std::int64_t orders = 0;
+  std::int64_t outbox_rows = 0;
+  std::int64_t pending = 0;
+  std::int64_t sending = 0;
+  std::int64_t published = 0;
+  std::int64_t failed = 0;
+  /// Age of the oldest PENDING or SENDING row, in ms (0 when none).
+  std::int64_t oldest_unpublished_age_ms = 0;
+  std::int64_t queued = 0;
+  std::int64_t in_processing = 0;
+  std::int64_t processed = 0;
+  std::int64_t duplicates = 0;
+  std::int64_t dead_lettered = 0;
+  std::int64_t order_violations = 0;
+  /// SENDING rows by the relay that leases them, with the earliest
+  /// lease_until (wall clock ms) of each: whom a stuck run waits for.
+  std::vector<lease_holding> leases;
+  /// Empty when both stores answered; else what went wrong.
+  std::string trouble;
+  /// The trouble is an outage (Redis unreachable or loading, the database
+  /// locked), which waiting can end; false for any other failure.
+  bool outage = false;
+};
+
+} // namespace outbox::metrics

@@ -1,0 +1,334 @@
+#include "metrics/metrics_exporter.hpp"
+
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <prometheus/text_serializer.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+namespace outbox::test {
+namespace {
+
+/// A loopback socket bound to a port the kernel picked; listening if asked.
+class loopback_socket {
+public:
+  explicit loopback_socket(bool listening)
+      : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    if (fd_ < 0 ||
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        (listening && ::listen(fd_, 1) != 0))
+      throw std::runtime_error("cannot bind a loopback socket");
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~loopback_socket() { close(); }
+
+  int port() const { return port_; }
+  void close() {
+    if (fd_ >= 0)
+      ::close(fd_);
+    fd_ = -1;
+  }
+
+private:
+  int fd_;
+  int port_ = 0;
+};
+
+/// A port nobody listens on now (the kernel's pick, released at once).
+int free_port() {
+  return loopback_socket{false}.port();
+}
+
+/// A socket connected to 127.0.0.1:`port`, reads and writes bounded by 5 s;
+/// -1 when nothing answers. The caller closes it.
+int connect_to(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    return -1;
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/// GET /metrics over a plain socket (HTTP/1.0: no chunking, closed at the
+/// end). Empty when nothing answers; every step is bounded by a timeout.
+std::string scrape(int port) {
+  int fd = connect_to(port);
+  if (fd < 0)
+    return {};
+  std::string response;
+  std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+      static_cast<ssize_t>(request.size())) {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
+      response.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  auto body = response.find("\r\n\r\n");
+  if (response.rfind("HTTP/1.", 0) != 0 || body == std::string::npos ||
+      response.find(" 200 ") == std::string::npos)
+    return {};
+  return response.substr(body + 4);
+}
+
+/// The value of the sample `series` (name with its labels, as exposed).
+std::optional<double> sample(const std::string& text,
+                             const std::string& series) {
+  std::istringstream lines{text};
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(series + " ", 0) == 0)
+      return std::stod(line.substr(series.size() + 1));
+  return std::nullopt;
+}
+
+double value_or_zero(const std::string& text, const std::string& series) {
+  return sample(text, series).value_or(0);
+}
+
+/// `outbox run --metrics-port` against a private redis-server.
+class MetricsE2E : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::ofstream{config_} << R"({
+      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
+              "consumer_block_ms": 50}
+    })";
+  }
+
+  std::vector<std::string> run_args(int metrics_port) const {
+    return {"run",
+            "--relays",
+            "1",
+            "--consumers",
+            "1",
+            "--orders",
+            "3000",
+            "--followup-share",
+            "0",
+            "--rate",
+            "1000",
+            "--metrics-port",
+            std::to_string(metrics_port),
+            "--json",
+            "--db",
+            dir_.file("app.db"),
+            "--redis",
+            redis_.endpoint().to_string(),
+            "--config",
+            config_};
+  }
+
+  temp_dir dir_{"outbox-metrics"};
+  std::string config_ = dir_.file("run.json");
+  redis_server redis_;
+};
+
+TEST_F(MetricsE2E, ScrapesCountersAndStoreGaugesWhileRunning) {
+  int port = free_port();
+  child_process run{outbox_argv(run_args(port)), dir_.path().string()};
+  auto url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  ASSERT_TRUE(run.wait_for_stderr("outbox run: metrics on " + url, 30'000));
+
+  auto first = scrape(port);
+  ASSERT_FALSE(first.empty());
+  EXPECT_NE(first.find("# TYPE outbox_claims_total counter"), std::string::npos)
+      << first;
+  EXPECT_NE(first.find("# HELP outbox_acked_total "), std::string::npos);
+  EXPECT_NE(first.find("# TYPE outbox_commit_to_processed_seconds histogram"),
+            std::string::npos)
+      << first;
+
+  // 3000 orders at 1000/s: about 3 s; polled, bounded at 60 s.
+  std::string last;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto done = [](const std::string& text) {
+    return value_or_zero(text, "outbox_acked_total") >= 3000 &&
+           value_or_zero(text, "outbox_processed_total") >= 3000 &&
+           value_or_zero(text, "outbox_processed") >= 3000 &&
+           value_or_zero(text, "outbox_rows{status=\"PUBLISHED\"}") >= 3000;
+  };
+  while (std::chrono::steady_clock::now() < deadline) {
+    last = scrape(port);
+    if (done(last))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(done(last)) << last;
+
+  EXPECT_EQ(sample(last, "outbox_orders_placed_total"), 3000);
+  EXPECT_EQ(sample(last, "outbox_events_appended_total"), 0); // no follow-ups
+  EXPECT_EQ(sample(last, "outbox_acked_total"), 3000);
+  EXPECT_EQ(sample(last, "outbox_processed_total"), 3000);
+  EXPECT_EQ(sample(last, "outbox_processed"), 3000);
+  EXPECT_EQ(sample(last, "outbox_orders"), 3000);
+  EXPECT_EQ(sample(last, "outbox_rows{status=\"PENDING\"}"), 0);
+  EXPECT_EQ(sample(last, "outbox_rows{status=\"FAILED\"}"), 0);
+  EXPECT_EQ(sample(last, "outbox_queue_entries"), 0);
+  EXPECT_EQ(sample(last, "outbox_order_violations_total"), 0);
+  EXPECT_EQ(sample(last, "outbox_probe_up"), 1);
+  EXPECT_GT(value_or_zero(last, "outbox_claims_total"), 0);
+  EXPECT_EQ(sample(last, "outbox_commit_to_processed_seconds_count"), 3000);
+  EXPECT_EQ(sample(last, "outbox_commit_to_published_seconds_count"), 3000);
+  EXPECT_EQ(sample(last, "outbox_oldest_unpublished_age_seconds"), 0);
+  EXPECT_EQ(
+      sample(last, "outbox_commit_to_processed_seconds_bucket{le=\"+Inf\"}"),
+      3000);
+  EXPECT_GT(value_or_zero(last, "outbox_commit_to_processed_seconds_sum"), 0);
+  EXPECT_GT(value_or_zero(last, "outbox_commit_to_published_seconds_sum"), 0);
+  // The values moved between the first scrape and the last.
+  EXPECT_LT(value_or_zero(first, "outbox_acked_total"),
+            value_or_zero(last, "outbox_acked_total"));
+  EXPECT_LT(value_or_zero(first, "outbox_processed"),
+            value_or_zero(last, "outbox_processed"));
+
+  run.signal(SIGTERM);
+  auto r = run.wait(30'000);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out).at("ok").get<bool>()) << r.out;
+  EXPECT_TRUE(scrape(port).empty()); // the endpoint went with the process
+}
+
+TEST_F(MetricsE2E, IdleAndHalfSentConnectionsDoNotHoldAScrapeBack) {
+  int port = free_port();
+  child_process run{outbox_argv(run_args(port)), dir_.path().string()};
+  ASSERT_TRUE(run.wait_for_stderr("outbox run: metrics on ", 30'000));
+
+  // More connections than the endpoint has threads: some send nothing,
+  // some stop in the middle of their request line or headers.
+  struct sockets : std::vector<int> {
+    ~sockets() {
+      for (int fd : *this)
+        ::close(fd);
+    }
+  } held;
+  const std::string partial[] = {"GET /metr", "GET /metrics HTTP/1.1\r\n",
+                                 "GET /metrics HTTP/1.1\r\nHost: 127"};
+  for (int i = 0; i < 12; ++i) {
+    int fd = connect_to(port);
+    ASSERT_GE(fd, 0);
+    held.push_back(fd);
+    if (i % 2 == 1) {
+      const auto& text = partial[i / 2 % 3];
+      ASSERT_EQ(::send(fd, text.data(), text.size(), MSG_NOSIGNAL),
+                static_cast<ssize_t>(text.size()));
+    }
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto text = scrape(port);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_NE(text.find("outbox_claims_total"), std::string::npos) << text;
+  // One civetweb thread and its 30 s default timeout took 30 s here.
+  EXPECT_LT(took, std::chrono::seconds(3));
+
+  run.signal(SIGTERM);
+  auto r = run.wait(30'000);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST_F(MetricsE2E, BusyPortExits1AndStartsNothing) {
+  loopback_socket busy{true};
+  auto r = run_outbox(run_args(busy.port()), dir_.path().string(), 30'000);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("outbox run: cannot listen on 127.0.0.1:" +
+                       std::to_string(busy.port()) + " for metrics: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("running;"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  auto status =
+      run_outbox({"status", "--json", "--db", dir_.file("app.db"), "--redis",
+                  redis_.endpoint().to_string(), "--config", config_},
+                 dir_.path().string());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(nlohmann::json::parse(status.out).at("outbox").at("orders"), 0);
+}
+
+TEST(MetricsFamilies, StoreTroubleLeavesStoreGaugesOut) {
+  metrics::run_metrics metrics;
+  metrics.acked = 7;
+  metrics::pipeline_snapshot snapshot;
+  snapshot.pending = 5;
+  snapshot.trouble = "redis: connection refused";
+  auto text = prometheus::TextSerializer{}.Serialize(
+      metrics::collect_metric_families(metrics, snapshot));
+  EXPECT_EQ(sample(text, "outbox_acked_total"), 7);
+  EXPECT_EQ(sample(text, "outbox_probe_up"), 0);
+  EXPECT_FALSE(sample(text, "outbox_rows{status=\"PENDING\"}").has_value())
+      << text;
+
+  snapshot.trouble.clear();
+  text = prometheus::TextSerializer{}.Serialize(
+      metrics::collect_metric_families(metrics, snapshot));
+  EXPECT_EQ(sample(text, "outbox_probe_up"), 1);
+  EXPECT_EQ(sample(text, "outbox_rows{status=\"PENDING\"}"), 5);
+  EXPECT_EQ(sample(text, "outbox_commit_to_processed_seconds_count"), 0);
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 0);
+
+  snapshot.oldest_unpublished_age_ms = 2500;
+  metrics.commit_to_published.record(40);
+  text = prometheus::TextSerializer{}.Serialize(
+      metrics::collect_metric_families(metrics, snapshot));
+  EXPECT_EQ(sample(text, "outbox_oldest_unpublished_age_seconds"), 2.5);
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 1);
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_sum"), 0.04);
+  // Buckets are cumulative: 40 ms is above 25 ms and within 50 ms.
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.025\"}"),
+      0);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.05\"}"),
+      1);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"10\"}"), 1);
+
+  metrics.commit_to_published.record_many({0.5, 3, 20000});
+  text = prometheus::TextSerializer{}.Serialize(
+      metrics::collect_metric_families(metrics, snapshot));
+  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 4);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.001\"}"),
+      1);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.005\"}"),
+      2);
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"10\"}"), 3)
+      << "20 s is past the last bound";
+  EXPECT_EQ(
+      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"+Inf\"}"),
+      4);
+}
+
+} // namespace
+} // namespace outbox::test

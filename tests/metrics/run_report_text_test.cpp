@@ -1,0 +1,145 @@
+#include "metrics/run_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+// What `outbox run` prints without --json: what the JSON has, in English,
+// rounded, this run's counters apart from the store-wide totals.
+
+using namespace outbox;
+
+namespace {
+
+constexpr const char* audit_passed =
+    R"({"checks":[{"name":"published_processed","result":"passed",)"
+    R"("detail":"ok"},{"name":"order_kept","result":"passed","detail":""}]})";
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(RunReportText, SpeaksEnglishAndRounds) {
+  metrics::run_outcome o;
+  o.relays = 1;
+  o.consumers = 1;
+  o.seconds = 12.3456;
+  o.audit_ok = true;
+  o.audit_json = audit_passed;
+  o.final_state.orders = 1;
+  o.final_state.outbox_rows = 1;
+  o.final_state.published = 1;
+  o.final_state.processed = 1;
+  metrics::run_metrics m;
+  m.orders_placed = 1;
+  m.events_appended = 1;
+  m.injected_crashes = 1;
+  m.zombie_pauses = 2;
+  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  EXPECT_EQ(text.rfind("run OK after 12.3 s with 1 relay and 1 consumer\n", 0),
+            0u)
+      << text;
+  EXPECT_TRUE(has(text, "1 order placed, 1 event written")) << text;
+  EXPECT_TRUE(has(text, "injected faults: 1 crash, 2 zombie pauses")) << text;
+  EXPECT_TRUE(has(text, "audit: 2 checks passed")) << text;
+  EXPECT_FALSE(has(text, "12.3456")) << text;
+}
+
+TEST(RunReportText, EmptyLatencySamplesAreNotApplicable) {
+  metrics::run_outcome o;
+  o.audit_ok = true;
+  o.audit_json = audit_passed;
+  metrics::run_metrics m;
+  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  EXPECT_TRUE(has(text, "commit-to-processed latency n/a")) << text;
+  EXPECT_FALSE(has(text, "p50 0")) << text;
+  m.commit_to_processed.record(12.04);
+  text = metrics::run_report_text(metrics::run_report_json(o, m));
+  EXPECT_TRUE(has(text, "p50 12.0 ms")) << text;
+  EXPECT_TRUE(has(text, "(1 sample)")) << text;
+}
+
+TEST(RunReportText, SeparatesThisRunFromTheStore) {
+  metrics::run_outcome o;
+  o.relays = 2;
+  o.audit_ok = true;
+  o.audit_json = audit_passed;
+  o.final_state.orders = 5000; // earlier runs' orders too
+  o.final_state.outbox_rows = 15000;
+  o.final_state.published = 15000;
+  metrics::run_metrics m;
+  m.orders_placed = 200;
+  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  auto mine = text.find("this run (this process):\n  200 orders placed");
+  auto store = text.find("store-wide (every process sharing the database and "
+                         "Redis):\n  5000 orders, 15000 outbox rows: 15000 "
+                         "published");
+  EXPECT_NE(mine, std::string::npos) << text;
+  EXPECT_NE(store, std::string::npos) << text;
+  EXPECT_LT(mine, store) << text;
+}
+
+TEST(RunReportText, NamesTheChecksThatDidNotPass) {
+  metrics::run_outcome o;
+  o.audit_ok = false;
+  o.audit_json =
+      R"({"checks":[{"name":"published_processed","result":"failed",)"
+      R"("detail":"2 PUBLISHED rows never processed"},)"
+      R"({"name":"applied_once","result":"skipped","detail":"no ledger"},)"
+      R"({"name":"order_kept","result":"passed","detail":""}]})";
+  metrics::run_metrics m;
+  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  EXPECT_EQ(text.rfind("run FAILED", 0), 0u) << text;
+  EXPECT_TRUE(has(text, "audit: 1 of 3 checks passed, 1 failed, 1 skipped"))
+      << text;
+  EXPECT_TRUE(has(text, "  failed published_processed: 2 PUBLISHED rows "
+                        "never processed"))
+      << text;
+  EXPECT_TRUE(has(text, "VIOLATED: published_processed")) << text;
+}
+
+TEST(RunReportText, AnInterruptedRunSaysWhatItLeftUndone) {
+  metrics::run_outcome o;
+  o.relays = 2;
+  o.consumers = 1;
+  o.orders_target = 2000;
+  o.interrupted = true;
+  o.audit_ok = true;
+  o.audit_json = audit_passed;
+  o.final_state.pending = 1100;
+  o.final_state.sending = 100;
+  o.final_state.queued = 63;
+  o.final_state.in_processing = 1;
+  metrics::run_metrics m;
+  m.orders_placed = 1083;
+  auto json = metrics::run_report_json(o, m);
+  EXPECT_TRUE(metrics::run_report_ok(json))
+      << "an interruption is no violation";
+  auto text = metrics::run_report_text(json);
+  EXPECT_EQ(text.rfind("run INTERRUPTED", 0), 0u) << text;
+  auto undone = "917 of 2000 orders not placed, 1200 rows not published, 64 "
+                "entries not consumed";
+  EXPECT_TRUE(has(text, std::string{"left undone: "} + undone)) << text;
+  EXPECT_EQ(metrics::run_report_interruption(json),
+            std::string{"interrupted before the run drained; left undone: "} +
+                undone);
+  o.interrupted = false;
+  EXPECT_EQ(metrics::run_report_interruption(metrics::run_report_json(o, m)),
+            "");
+}
+
+TEST(RunReportText, RowsUnderADeadRelaysLeaseWaitForItToExpire) {
+  metrics::run_outcome o;
+  o.failure = "stalled behind FAILED rows: 1 FAILED rows block 256 later rows";
+  o.stranded_leases = "256 rows stay SENDING under the lease of a dead relay "
+                      "(relay-h-0-0): they wait for it to expire (in 7 s), "
+                      "then a relay takes them over";
+  metrics::run_metrics m;
+  auto json = metrics::run_report_json(o, m);
+  EXPECT_TRUE(has(metrics::run_report_text(json),
+                  "note: 256 rows stay SENDING under the lease"));
+  EXPECT_TRUE(has(metrics::run_report_failure(json), "wait for it to expire"))
+      << metrics::run_report_failure(json);
+}
+
+} // namespace
