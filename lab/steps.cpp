@@ -195,11 +195,11 @@ void check_order(lab_coordinator_actor* self) {
   auto& st = self->state;
   auto rows = bench(self).aggregate_rows(st.aggregate_id);
   std::string seqs;
-  for (const auto& [seq, created_at] : rows)
-    seqs += (seqs.empty() ? "" : ",") + str(seq);
+  for (const auto& row : rows)
+    seqs += (seqs.empty() ? "" : ",") + str(row.seq);
   lab_say(self, "Aggregate " + st.aggregate_id + ": seq " + seqs +
                     ", every one created_at=" +
-                    str(rows.empty() ? 0 : rows.front().second) +
+                    str(rows.empty() ? 0 : rows.front().created_at) +
                     " (the same millisecond).");
   auto verdict = check_queue_order(bench(self).queue_entries());
   auto file = st.setup.files.order_check_out();
