@@ -1,6 +1,7 @@
 #include "broker/recovery_lists.hpp"
 
 #include "broker/key_scan.hpp"
+#include "broker/reliable_queue.hpp"
 
 #include <algorithm>
 #include <set>
@@ -25,6 +26,14 @@ recovery_lists find_recovery_lists(connection& conn, const keys& names) {
   // A list created between the two scans is in `lists` only: the next
   // recovery sees it.
   return found;
+}
+
+std::size_t recover_every_list(connection& conn, const keys& names) {
+  reliable_queue queue{conn};
+  std::size_t moved = 0;
+  for (const auto& [list, target] : find_recovery_lists(conn, names).lists)
+    moved += queue.recover(list, target);
+  return moved;
 }
 
 } // namespace outbox::broker

@@ -8,6 +8,7 @@
 
 #include "broker/keys.hpp"
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,5 +27,11 @@ struct recovery_lists {
 
 /// Scans the prefix (SCAN, twice: every key, then the lists).
 recovery_lists find_recovery_lists(connection& conn, const keys& names);
+
+/// Puts the entries of every processing list find_recovery_lists finds back
+/// at the head of its queue (reliable_queue::recover, unfenced: for a caller
+/// that knows no consumer runs, as the lab between its steps). Returns how
+/// many entries moved.
+std::size_t recover_every_list(connection& conn, const keys& names);
 
 } // namespace outbox::broker

@@ -14,6 +14,7 @@
 #include "lab/plan.hpp"
 #include "storage/database.hpp"
 #include "storage/private_files.hpp"
+#include "storage/types.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -177,6 +178,9 @@ int run_lab(const lab_options& o) {
   setup.say = [](const std::string& line) {
     std::cout << text::escaped(line) << std::endl;
   };
+  // Real threads for the blocking children, real time for every step.
+  setup.detached = true;
+  setup.clock = storage::wall_clock_now;
   auto failure = run_plan(std::move(setup));
   if (!failure.empty())
     return fail(failure, exit_failure);

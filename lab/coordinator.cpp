@@ -22,12 +22,16 @@ namespace {
 using std::chrono::milliseconds;
 
 /// Children die with us (linked) and we see them die (monitored); they
-/// block on SQLite and Redis, so each gets its own thread.
+/// block on SQLite and Redis, so each gets its own thread unless the setup
+/// says the caller's scheduler runs them.
 template <class F, class... Ts>
 caf::actor spawn_child(lab_coordinator_actor* self, F fun, Ts&&... xs) {
   ++self->state.alive;
-  return self->spawn<caf::detached + caf::linked + caf::monitored>(
-      fun, std::forward<Ts>(xs)...);
+  if (self->state.setup.detached)
+    return self->spawn<caf::detached + caf::linked + caf::monitored>(
+        fun, std::forward<Ts>(xs)...);
+  return self->spawn<caf::linked + caf::monitored>(fun,
+                                                   std::forward<Ts>(xs)...);
 }
 
 std::string child_name(lab_coordinator_actor* self, const char* role) {
@@ -67,7 +71,7 @@ void check(lab_coordinator_actor* self) {
     lab_guard(self, then);
     return;
   }
-  if (storage::wall_clock_now() > st.deadline) {
+  if (lab_now(self) > st.deadline) {
     lab_fail(self, std::string{"step "} + to_string(st.current) +
                        ": gave up after " +
                        std::to_string(st.setup.step_timeout_ms / 1000) +
@@ -151,6 +155,10 @@ void on_down(lab_coordinator_actor* self, const caf::down_msg& msg) {
 
 } // namespace
 
+storage::millis lab_now(lab_coordinator_actor* self) {
+  return self->state.setup.clock();
+}
+
 void lab_say(lab_coordinator_actor* self, const std::string& line) {
   if (self->state.setup.say)
     self->state.setup.say(line);
@@ -184,7 +192,7 @@ void lab_wait_until(lab_coordinator_actor* self, std::string what,
   st.waiting_for = std::move(what);
   st.until = std::move(until);
   st.then = std::move(then);
-  st.deadline = storage::wall_clock_now() + st.setup.step_timeout_ms;
+  st.deadline = lab_now(self) + st.setup.step_timeout_ms;
   schedule_check(self, 0);
 }
 
@@ -228,7 +236,8 @@ void lab_spawn_relay(lab_coordinator_actor* self, bool crash_after_publish) {
   rs.make_publisher = [s] {
     return adapters::make_redis_publish_port(s.redis, s.broker);
   };
-  rs.clock = storage::wall_clock_now;
+  rs.clock = st.setup.clock;
+  rs.monotonic = st.setup.monotonic;
   rs.metrics = std::make_shared<metrics::run_metrics>();
   st.relay_name = rs.name;
   st.crash_expected = crash_after_publish;
@@ -247,7 +256,7 @@ void lab_spawn_consumer(lab_coordinator_actor* self) {
   cs.make_port = [s] {
     return adapters::make_redis_consume_port(s.redis, s.broker);
   };
-  cs.clock = storage::wall_clock_now;
+  cs.clock = st.setup.clock;
   cs.metrics = std::make_shared<metrics::run_metrics>();
   st.consumer = spawn_child(self, consumer, std::move(cs));
 }
@@ -255,7 +264,7 @@ void lab_spawn_consumer(lab_coordinator_actor* self) {
 caf::behavior lab_coordinator(lab_coordinator_actor* self, lab_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
-  st.bench = std::make_unique<lab_view>(st.setup.settings, st.setup.files);
+  st.view = std::make_unique<lab_view>(st.setup.settings, st.setup.files);
   // Children's exits arrive through the link too: their deaths are handled
   // as down messages, so only an exit from outside stops the lab.
   self->set_exit_handler([self](caf::exit_msg& msg) {
@@ -292,7 +301,7 @@ caf::behavior lab_coordinator(lab_coordinator_actor* self, lab_setup setup) {
         if (st.setup.reset_first)
           lab_guard(self, [self] {
             lab_say(self, "Resetting the lab to a clean state:");
-            for (const auto& line : self->state.bench->reset())
+            for (const auto& line : self->state.view->reset())
               lab_say(self, "  " + line);
           });
         if (st.failure.empty())

@@ -4,6 +4,7 @@
 #include "config/settings.hpp"
 #include "lab/plan.hpp"
 #include "lab/view.hpp"
+#include "storage/types.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -36,18 +37,30 @@ struct lab_setup {
   int check_interval_ms = 20;
   /// A step waiting longer than this fails the lab.
   int step_timeout_ms = 60'000;
+  /// Spawn the writer, relay and consumer detached, on threads of their own
+  /// (they block on SQLite and Redis). Off in deterministic tests, where the
+  /// caller's scheduler runs them beside the coordinator.
+  bool detached = true;
+  /// The time of the steps and of their children: step deadlines, the
+  /// created_at of the rows the writer commits, the relays' leases. A test
+  /// gives the virtual time of its scheduler.
+  actors::clock_function clock = storage::wall_clock_now;
+  /// The relays' own lease clock (relay_setup::monotonic); empty: theirs.
+  actors::clock_function monotonic;
 };
 
 /// The lab coordinator: runs the plan's steps one after the other. It
-/// drives the real actors (writer, relay, consumer: spawned detached,
-/// linked and monitored, stopped at the end of their step), watches each
+/// drives the real actors (writer, relay, consumer: spawned linked and
+/// monitored, stopped at the end of their step), watches each
 /// step's end condition in the stores, and writes the lab's files. Every
-/// step ends when its condition holds, never after a fixed sleep.
+/// step ends when its condition holds, never after a fixed sleep. Time and
+/// threads come from the caller (lab_setup::clock, detached, and the system
+/// it is spawned in), so a test can drive it on CAF's test coordinator.
 struct lab_coordinator_state {
   static inline const char* name = "lab_coordinator";
 
   lab_setup setup;
-  std::unique_ptr<lab_view> bench;
+  std::unique_ptr<lab_view> view;
   /// Index of the next step of the plan.
   std::size_t next_step = 0;
   lab_step current = lab_step::init;
@@ -91,7 +104,10 @@ using lab_coordinator_actor = caf::stateful_actor<lab_coordinator_state>;
 /// every step reached its condition, else why the lab failed.
 caf::behavior lab_coordinator(lab_coordinator_actor* self, lab_setup setup);
 
-// The coordinator's mechanics, for the steps (lab_steps.cpp).
+// The coordinator's mechanics, for the steps (lab/steps.cpp).
+
+/// The lab's time now (lab_setup::clock).
+storage::millis lab_now(lab_coordinator_actor* self);
 
 /// Prints one line of explanation.
 void lab_say(lab_coordinator_actor* self, const std::string& line);
@@ -114,7 +130,8 @@ void lab_stop_children(lab_coordinator_actor* self, std::function<void()> then);
 /// The step is over: stops its children, then starts the next step.
 void lab_step_done(lab_coordinator_actor* self);
 
-/// Spawns the real writer on app.db, reading time from `clock`.
+/// Spawns the real writer on app.db, reading time from `clock` (the
+/// setup's, or a frozen reading of it).
 void lab_spawn_writer(lab_coordinator_actor* self,
                       actors::clock_function clock);
 

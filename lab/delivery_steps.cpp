@@ -24,14 +24,14 @@ std::string str(std::int64_t n) {
   return std::to_string(n);
 }
 
-lab_view& bench(lab_coordinator_actor* self) {
-  return *self->state.bench;
+lab_view& view(lab_coordinator_actor* self) {
+  return *self->state.view;
 }
 
 /// relay_crash, last part: count the event in the queue, write the file.
 void count_duplicate(lab_coordinator_actor* self) {
   auto& st = self->state;
-  auto entries = bench(self).queue_entries();
+  auto entries = view(self).queue_entries();
   auto count = count_event(entries, st.event_id);
   if (count != 2) {
     lab_fail(self, "relay_crash: event " + st.event_id +
@@ -54,9 +54,9 @@ void count_duplicate(lab_coordinator_actor* self) {
 /// relay_crash, second part: the crashed relay is gone, its lease is not.
 void after_crash(lab_coordinator_actor* self) {
   auto& st = self->state;
-  auto now = storage::wall_clock_now();
-  auto p = bench(self).outbox(now);
-  auto in_queue = count_event(bench(self).queue_entries(), st.event_id);
+  auto now = lab_now(self);
+  auto p = view(self).outbox(now);
+  auto in_queue = count_event(view(self).queue_entries(), st.event_id);
   lab_say(self, "The relay RPUSHed " + st.event_id + " (now " + str(in_queue) +
                     "x in outbox.events) and crashed before "
                     "marking it PUBLISHED: " +
@@ -69,7 +69,7 @@ void after_crash(lab_coordinator_actor* self) {
 } // namespace
 
 void lab_relay_crash(lab_coordinator_actor* self) {
-  lab_spawn_writer(self, storage::wall_clock_now);
+  lab_spawn_writer(self, self->state.setup.clock);
   self->request(self->state.writer, seconds(30), place_atom_v, std::string{},
                 std::string{"SKU-DESK"}, std::int64_t{1})
       .then(
@@ -96,11 +96,11 @@ void lab_relay_crash(lab_coordinator_actor* self) {
 
 void lab_consumer(lab_coordinator_actor* self) {
   auto& st = self->state;
-  if (auto moved = bench(self).recover_processing(); moved > 0)
+  if (auto moved = view(self).recover_processing(); moved > 0)
     lab_say(self, "Put " + str(static_cast<std::int64_t>(moved)) +
                       " entries left in processing lists by dead consumers "
                       "back at the head of outbox.events.");
-  auto q = bench(self).queue();
+  auto q = view(self).queue();
   st.before = q.processed;
   auto duplicates_before = q.duplicates;
   lab_say(self, "Consumer: LLEN outbox.events = " + str(q.queued) +
@@ -109,13 +109,13 @@ void lab_consumer(lab_coordinator_actor* self) {
   lab_wait_until(
       self, "the consumer to drain outbox.events",
       [self] {
-        auto q = bench(self).queue();
+        auto q = view(self).queue();
         return q.queued == 0 && q.in_processing == 0;
       },
       [self, duplicates_before] {
         lab_stop_children(self, [self, duplicates_before] {
           auto& st = self->state;
-          auto q = bench(self).queue();
+          auto q = view(self).queue();
           lab_say(self,
                   "Drained outbox.events: " + str(q.processed - st.before) +
                       " new events applied, " +
@@ -133,8 +133,8 @@ void lab_consumer(lab_coordinator_actor* self) {
 
 void lab_report(lab_coordinator_actor* self) {
   auto& st = self->state;
-  auto c = bench(self).counts();
-  auto q = bench(self).queue();
+  auto c = view(self).counts();
+  auto q = view(self).queue();
   auto file = st.setup.files.report_txt();
   storage::write_file_replacing(file, report_text(c));
   lab_say(self, "orders=" + str(c.orders) + " outbox=" + str(c.outbox) +

@@ -2,22 +2,16 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
-#include "storage/private_files.hpp"
-#include "storage/store_error.hpp"
-#include "storage/types.hpp"
+#include "broker/list_commands.hpp"
+#include "storage/dualwrite_store.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Exception.h>
-#include <SQLiteCpp/Statement.h>
 #include <arpa/inet.h>
-#include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <stdexcept>
 
 namespace outbox::lab {
@@ -56,17 +50,6 @@ private:
   int port_ = 0;
 };
 
-/// The "business" write: its own table, committed on its own.
-std::int64_t save_order(SQLite::Database& db) {
-  db.exec("CREATE TABLE IF NOT EXISTS orders ("
-          "id INTEGER PRIMARY KEY, sku TEXT NOT NULL, qty INTEGER NOT NULL)");
-  SQLite::Statement insert{db, "INSERT INTO orders (sku, qty) VALUES (?, ?)"};
-  insert.bind(1, "SKU-DUAL");
-  insert.bind(2, 1);
-  insert.exec();
-  return db.getLastInsertRowid();
-}
-
 } // namespace
 
 std::string dualwrite_outcome::line() const {
@@ -77,17 +60,9 @@ std::string dualwrite_outcome::line() const {
 dualwrite_outcome naive_dual_write(const lab_files& files,
                                    broker::connection& redis) {
   dualwrite_outcome outcome;
-  auto path = files.dualwrite_db().string();
-  std::unique_ptr<SQLite::Database> db;
-  // Its own SQLite file, not opened through open_database: private too.
-  storage::create_private_file(path);
-  try {
-    db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE |
-                                                      SQLite::OPEN_CREATE);
-    outcome.order_id = save_order(*db);
-  } catch (const SQLite::Exception&) {
-    storage::rethrow_as_store_error("dual write: save order", path);
-  }
+  // The "business" write: its own table, committed on its own.
+  storage::dualwrite_store orders{files.dualwrite_db().string()};
+  outcome.order_id = orders.save_order("SKU-DUAL", 1);
   // The naive code publishes after its commit, outside any transaction.
   dead_port outage;
   broker::connection_options down;
@@ -97,19 +72,14 @@ dualwrite_outcome naive_dual_write(const lab_files& files,
   outcome.broker = down.where.to_string();
   try {
     broker::connection broker{down};
-    broker.command({"RPUSH", dualwrite_list,
-                    R"({"event_type":"OrderPlaced","order_id":)" +
-                        std::to_string(outcome.order_id) + "}"});
+    broker::push_to_list(broker, dualwrite_list,
+                         R"({"event_type":"OrderPlaced","order_id":)" +
+                             std::to_string(outcome.order_id) + "}");
   } catch (const broker::broker_error& e) {
     outcome.publish_error = e.what();
   }
-  try {
-    outcome.orders = db->execAndGet("SELECT COUNT(*) FROM orders").getInt64();
-  } catch (const SQLite::Exception&) {
-    storage::rethrow_as_store_error("dual write: count orders", path);
-  }
-  auto length = redis.command({"LLEN", dualwrite_list});
-  outcome.published = length->integer;
+  outcome.orders = orders.count_orders();
+  outcome.published = broker::list_size(redis, dualwrite_list);
   return outcome;
 }
 

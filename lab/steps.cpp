@@ -28,8 +28,8 @@ std::string str(std::int64_t n) {
   return std::to_string(n);
 }
 
-lab_view& bench(lab_coordinator_actor* self) {
-  return *self->state.bench;
+lab_view& view(lab_coordinator_actor* self) {
+  return *self->state.view;
 }
 
 // --- relay runs (relay, order_check, relay_crash) --------------------------
@@ -38,9 +38,9 @@ lab_view& bench(lab_coordinator_actor* self) {
 /// waits when another relay's lease still holds rows.
 bool relay_drained(lab_coordinator_actor* self) {
   auto& st = self->state;
-  auto now = storage::wall_clock_now();
-  auto p = bench(self).outbox(now);
-  bench(self).queue(); // Redis going away fails the step instead of a wait
+  auto now = lab_now(self);
+  auto p = view(self).outbox(now);
+  view(self).queue(); // Redis going away fails the step instead of a wait
   if (p.drained())
     return true;
   for (const auto& lease : p.leases) {
@@ -86,7 +86,7 @@ void init(lab_coordinator_actor* self) {
     // outputs of an older one would falsify every count that follows.
     lab_say(self, "No app.db yet: starting a new lab, so resetting what an "
                   "older one left:");
-    for (const auto& line : bench(self).reset())
+    for (const auto& line : view(self).reset())
       lab_say(self, "  " + line);
   }
   storage::open_and_migrate(st.setup.settings.db);
@@ -105,7 +105,7 @@ void init(lab_coordinator_actor* self) {
 
 void dualwrite(lab_coordinator_actor* self) {
   auto& files = self->state.setup.files;
-  auto out = naive_dual_write(files, bench(self).redis());
+  auto out = naive_dual_write(files, view(self).redis());
   if (out.publish_error.empty() || out.orders == out.published)
     throw std::runtime_error("the staged broker outage did not make the "
                              "publish fail (orders=" +
@@ -135,16 +135,16 @@ void dualwrite(lab_coordinator_actor* self) {
 void place_order(lab_coordinator_actor* self) {
   static const std::array<const char*, 3> skus = {"SKU-LAMP", "SKU-DESK",
                                                   "SKU-CHAIR"};
-  auto placed = bench(self).outbox(storage::wall_clock_now()).orders;
+  auto placed = view(self).outbox(lab_now(self)).orders;
   auto sku = std::string{skus[static_cast<std::size_t>(placed) % 3]};
   auto qty = static_cast<std::int64_t>(placed % 3 + 1);
-  lab_spawn_writer(self, storage::wall_clock_now);
+  lab_spawn_writer(self, self->state.setup.clock);
   self->request(self->state.writer, seconds(30), place_atom_v, std::string{},
                 sku, qty)
       .then(
           [self, sku, qty](const order_receipt& r) {
             lab_guard(self, [self, r, sku, qty] {
-              auto p = bench(self).outbox(storage::wall_clock_now());
+              auto p = view(self).outbox(lab_now(self));
               lab_say(self, "The writer committed order " + str(r.order_id) +
                                 " (" + sku + " x" + str(qty) +
                                 ") and its OrderPlaced outbox row " +
@@ -170,15 +170,15 @@ void place_order(lab_coordinator_actor* self) {
 
 void relay_step(lab_coordinator_actor* self) {
   auto& st = self->state;
-  st.before = bench(self).queue().queued;
-  auto p = bench(self).outbox(storage::wall_clock_now());
+  st.before = view(self).queue().queued;
+  auto p = view(self).outbox(lab_now(self));
   lab_say(self, "Relay: " + str(p.pending) + " PENDING and " + str(p.sending) +
                     " SENDING rows; LLEN outbox.events = " + str(st.before) +
                     ".");
   lab_relay_until_drained(self, [self] {
     auto& st = self->state;
-    auto q = bench(self).queue();
-    auto p = bench(self).outbox(storage::wall_clock_now());
+    auto q = view(self).queue();
+    auto p = view(self).outbox(lab_now(self));
     lab_say(self, "RPUSHed " + str(q.queued - st.before) +
                       " entries to outbox.events (LLEN " + str(st.before) +
                       " -> " + str(q.queued) + "); PUBLISHED rows: " +
@@ -193,15 +193,15 @@ void relay_step(lab_coordinator_actor* self) {
 
 void check_order(lab_coordinator_actor* self) {
   auto& st = self->state;
-  auto rows = bench(self).aggregate_rows(st.aggregate_id);
+  auto rows = view(self).aggregate_rows(st.aggregate_id);
   std::string seqs;
-  for (const auto& [seq, created_at] : rows)
-    seqs += (seqs.empty() ? "" : ",") + str(seq);
+  for (const auto& row : rows)
+    seqs += (seqs.empty() ? "" : ",") + str(row.seq);
   lab_say(self, "Aggregate " + st.aggregate_id + ": seq " + seqs +
                     ", every one created_at=" +
-                    str(rows.empty() ? 0 : rows.front().second) +
+                    str(rows.empty() ? 0 : rows.front().created_at) +
                     " (the same millisecond).");
-  auto verdict = check_queue_order(bench(self).queue_entries());
+  auto verdict = check_queue_order(view(self).queue_entries());
   auto file = st.setup.files.order_check_out();
   if (!verdict.ok()) {
     std::string text = "ORDER VIOLATION\n";
@@ -251,7 +251,7 @@ void append_followups(lab_coordinator_actor* self, std::size_t next) {
 void order_check(lab_coordinator_actor* self) {
   // One clock reading for the whole aggregate: every event gets the same
   // created_at, the case where ordering by time breaks down.
-  auto now = storage::wall_clock_now();
+  auto now = lab_now(self);
   lab_spawn_writer(self, [now] { return now; });
   self->request(self->state.writer, seconds(30), place_atom_v, std::string{},
                 std::string{"SKU-LAMP"}, std::int64_t{1})

@@ -15,7 +15,7 @@ void run_lab_step(lab_coordinator_actor* self, lab_step step);
 void lab_relay_until_drained(lab_coordinator_actor* self,
                              std::function<void()> then);
 
-// The delivery steps (lab_delivery_steps.cpp).
+// The delivery steps (lab/delivery_steps.cpp).
 
 /// relay_crash: a new order; a relay that dies after publishing; the
 /// takeover that publishes it again; atleastonce.out.

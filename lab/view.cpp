@@ -3,16 +3,13 @@
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
 #include "broker/entry.hpp"
+#include "broker/list_commands.hpp"
 #include "broker/recovery_lists.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
-#include "storage/store_error.hpp"
 #include "storage/types.hpp"
 
 #include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Exception.h>
-#include <SQLiteCpp/Statement.h>
-#include <hiredis/hiredis.h>
 
 #include <algorithm>
 #include <map>
@@ -111,16 +108,14 @@ std::vector<std::string> lab_view::reset() {
   for (auto& list :
        broker::reliable_queue{redis_}.processing_lists(k.processing_prefix))
     keys.push_back(list);
-  std::vector<std::string> argv{"DEL"};
-  argv.insert(argv.end(), keys.begin(), keys.end());
-  auto deleted = redis_.command(argv);
+  auto deleted = broker::delete_keys(redis_, keys);
   std::string key_list;
   for (const auto& key : keys)
     key_list += (key_list.empty() ? "" : " ") + key;
   std::vector<std::string> done{"Redis " + redis_.options().where.to_string() +
                                 ": DEL " + key_list + " (" +
-                                std::to_string(deleted->integer) + " existed)"};
-  // The bench's own connection must not keep the old file alive.
+                                std::to_string(deleted) + " existed)"};
+  // The view's own connection must not keep the old file alive.
   store_.reset();
   db_.reset();
   std::string removed;
@@ -169,56 +164,27 @@ queue_progress lab_view::queue() {
 }
 
 std::vector<std::string> lab_view::queue_entries() {
-  auto r = redis_.command({"LRANGE", settings_.broker.queue, "0", "-1"});
-  std::vector<std::string> entries;
-  if (r->type != REDIS_REPLY_ARRAY)
-    return entries;
-  entries.reserve(r->elements);
-  for (std::size_t i = 0; i < r->elements; ++i)
-    entries.push_back(broker::reply_text(*r->element[i]));
-  return entries;
+  return broker::whole_list(redis_, settings_.broker.queue);
 }
 
 std::size_t lab_view::recover_processing() {
-  broker::reliable_queue queue{redis_};
-  std::size_t moved = 0;
-  for (const auto& [list, target] :
-       broker::find_recovery_lists(redis_, settings_.broker).lists)
-    moved += queue.recover(list, target);
-  return moved;
+  return broker::recover_every_list(redis_, settings_.broker);
 }
 
 lab_counts lab_view::counts() {
+  auto tables = storage::count_orders_and_outbox(db());
   lab_counts c;
-  try {
-    SQLite::Statement rows{db(), "SELECT (SELECT COUNT(*) FROM orders),"
-                                 " (SELECT COUNT(*) FROM outbox)"};
-    rows.executeStep();
-    c.orders = rows.getColumn(0).getInt64();
-    c.outbox = rows.getColumn(1).getInt64();
-  } catch (const SQLite::Exception&) {
-    storage::rethrow_as_store_error("report counts", settings_.db.path);
-  }
+  c.orders = tables.orders;
+  c.outbox = tables.outbox;
   auto q = queue();
   c.enqueued = q.enqueued();
   c.processed_unique = q.processed;
   return c;
 }
 
-std::vector<std::pair<std::int64_t, storage::millis>>
+std::vector<storage::aggregate_row>
 lab_view::aggregate_rows(const std::string& aggregate_id) {
-  std::vector<std::pair<std::int64_t, storage::millis>> rows;
-  try {
-    SQLite::Statement select{db(), "SELECT seq, created_at FROM outbox"
-                                   " WHERE aggregate_id = ? ORDER BY seq"};
-    select.bind(1, aggregate_id);
-    while (select.executeStep())
-      rows.emplace_back(select.getColumn(0).getInt64(),
-                        select.getColumn(1).getInt64());
-  } catch (const SQLite::Exception&) {
-    storage::rethrow_as_store_error("aggregate rows", settings_.db.path);
-  }
-  return rows;
+  return storage::read_aggregate_rows(db(), aggregate_id);
 }
 
 } // namespace outbox::lab

@@ -3,18 +3,19 @@
 // What the lab coordinator reads, resets and writes outside the actors it
 // drives: counts from app.db and Redis for the steps' end conditions and
 // the report, the queue's contents for the checks, the output files.
-// CAF-free; the coordinator owns one on its own connections.
+// CAF-free; the coordinator owns one on its own connections. It composes
+// reads of storage/ and broker/: no SQL or Redis command is written here.
 
 #include "broker/connection.hpp"
 #include "config/settings.hpp"
 #include "lab/plan.hpp"
+#include "storage/lab_reads.hpp"
 #include "storage/outbox_store.hpp"
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace SQLite {
@@ -126,7 +127,7 @@ public:
   lab_counts counts();
 
   /// (seq, created_at) of an aggregate's outbox rows, by seq.
-  std::vector<std::pair<std::int64_t, storage::millis>>
+  std::vector<storage::aggregate_row>
   aggregate_rows(const std::string& aggregate_id);
 
   /// The connection to the lab's Redis.

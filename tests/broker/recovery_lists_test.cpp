@@ -37,4 +37,16 @@ TEST_F(BrokerRecoveryLists, OnlyListsOfConfiguredQueuesAreRecoverable) {
                                     "outbox.processing.processed/x"}));
 }
 
+TEST_F(BrokerRecoveryLists, RecoverEveryListPutsEntriesBackAtTheHead) {
+  keys names;
+  names.partitions = 1;
+  conn().command({"RPUSH", names.queue, "later"});
+  conn().command(
+      {"RPUSH", names.processing_for(names.queue, "c1"), "first", "second"});
+  conn().command({"RPUSH", "outbox.processing.loose", "foreign"});
+  EXPECT_EQ(recover_every_list(conn(), names), 2u);
+  EXPECT_EQ(list(names.queue), (strings{"first", "second", "later"}));
+  EXPECT_EQ(list("outbox.processing.loose"), strings{"foreign"});
+}
+
 } // namespace
