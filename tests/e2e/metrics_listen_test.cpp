@@ -84,7 +84,7 @@ std::string scrape(const std::string& host, int port) {
   return response;
 }
 
-class MetricsListen : public ::testing::Test {
+class E2EMetricsListen : public ::testing::Test {
 protected:
   std::vector<std::string> run_args(const std::string& listen) const {
     return outbox_argv({"run", "--relays", "0", "--consumers", "1",
@@ -119,7 +119,7 @@ protected:
   redis_server redis_;
 };
 
-TEST_F(MetricsListen, ServesEveryInterfaceOnTheWildcardAddress) {
+TEST_F(E2EMetricsListen, ServesEveryInterfaceOnTheWildcardAddress) {
   int port = free_port();
   std::vector<std::string> hosts{"127.0.0.1"};
   if (auto other = non_loopback_address(); !other.empty())
@@ -127,7 +127,7 @@ TEST_F(MetricsListen, ServesEveryInterfaceOnTheWildcardAddress) {
   expect_served("0.0.0.0:" + std::to_string(port), hosts, {}, port);
 }
 
-TEST_F(MetricsListen, ServesOnlyTheAddressAskedFor) {
+TEST_F(E2EMetricsListen, ServesOnlyTheAddressAskedFor) {
   auto other = non_loopback_address();
   if (other.empty())
     GTEST_SKIP() << "this machine has no IPv4 address besides loopback";
@@ -136,7 +136,7 @@ TEST_F(MetricsListen, ServesOnlyTheAddressAskedFor) {
                 port);
 }
 
-TEST_F(MetricsListen, RefusesMalformedAddressesBeforeStarting) {
+TEST_F(E2EMetricsListen, RefusesMalformedAddressesBeforeStarting) {
   const std::vector<std::string> bad{
       "8080",        "localhost:9100",  "127.0.0.1:",     "127.0.0.1:0",
       "127.0.0.1:x", "127.0.0.1:65536", "300.1.1.1:9100", "[::1]:9100"};
