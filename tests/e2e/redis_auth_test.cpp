@@ -4,6 +4,7 @@
 // that reads Redis through that user; the password shows up nowhere.
 
 #include "broker/connection.hpp"
+#include "support/fast_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -41,13 +42,7 @@ protected:
   }
 
   void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64, "max_attempts": 50},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    std::ofstream{config_} << fast_config({{"lease", {{"max_attempts", 50}}}});
     ASSERT_EQ(outbox({"init"}).exit_code, 0);
   }
 

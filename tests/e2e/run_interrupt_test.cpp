@@ -1,3 +1,4 @@
+#include "support/fast_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -21,13 +22,8 @@ namespace {
 class E2ERunInterrupt : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64, "backoff_max_ms": 200},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    std::ofstream{config_} << fast_config(
+        {{"lease", {{"backoff_max_ms", 200}}}});
   }
 
   std::vector<std::string> args(std::vector<std::string> flags) const {
