@@ -172,7 +172,7 @@ TEST_F(ActorCoordinatorReport, ARunThatCannotStartStillReports) {
   EXPECT_EQ(r["violations"][0], "cannot start: database x.db is locked");
 }
 
-TEST(RunReportFailure, NamesTheFirstViolationAndCountsTheRest) {
+TEST(ActorRunReportFailure, NamesTheFirstViolationAndCountsTheRest) {
   metrics::run_outcome outcome;
   outcome.failure = "relay-x-0-3 crashed more than run.restart_budget (3)";
   outcome.audit_ok = false;
@@ -187,7 +187,7 @@ TEST(RunReportFailure, NamesTheFirstViolationAndCountsTheRest) {
             "run.restart_budget (3) and 1 more (see \"violations\")");
 }
 
-TEST(RunReportFailure, AnUnreadStateDoesNotHideAnEarlierFailure) {
+TEST(ActorRunReportFailure, AnUnreadStateDoesNotHideAnEarlierFailure) {
   metrics::run_outcome outcome;
   outcome.failure = "writer died: disk full";
   outcome.final_state.trouble = redis_gone;
@@ -202,7 +202,7 @@ TEST(RunReportFailure, AnUnreadStateDoesNotHideAnEarlierFailure) {
   EXPECT_NE(line.find("outbox verify"), std::string::npos) << line;
 }
 
-TEST(RunReportFailure, OddReportsGetALineNotAnException) {
+TEST(ActorRunReportFailure, OddReportsGetALineNotAnException) {
   EXPECT_EQ(metrics::run_report_failure("[1, 2]"),
             "the report is not a JSON object");
   EXPECT_EQ(metrics::run_report_failure("not json"),
@@ -212,7 +212,7 @@ TEST(RunReportFailure, OddReportsGetALineNotAnException) {
             "invariants violated (see \"violations\")");
 }
 
-TEST(RunReport, InvalidUtf8InAMessageIsReplacedNotThrown) {
+TEST(ActorRunReport, InvalidUtf8InAMessageIsReplacedNotThrown) {
   metrics::run_outcome outcome;
   outcome.failure = "cannot start: database /tmp/\xff\xfe.db is locked";
   metrics::run_metrics metrics;

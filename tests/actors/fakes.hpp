@@ -59,6 +59,9 @@ struct fake_broker {
   /// "<aggregate_id>:<seq>" of seqs an out-of-order first delivery jumped
   /// over (the inbox's gaps hash), until they arrive.
   std::set<std::string> seq_gaps;
+  /// Aggregates that jumped over more seqs than the gaps remember (the
+  /// inbox's overflow marker): a late seq of theirs is not a duplicate.
+  std::set<std::string> seq_overflow;
   std::int64_t consumed = 0;
   std::int64_t duplicates = 0;
   std::int64_t dead_lettered = 0;

@@ -88,11 +88,11 @@ config::crash_settings pause_past_lease() {
   return crash;
 }
 
-using LogLinesRelay = pipeline_fixture;
-using LogLinesConsumer = pipeline_fixture;
-using LogLinesCoordinator = pipeline_fixture;
+using ActorLogLinesRelay = pipeline_fixture;
+using ActorLogLinesConsumer = pipeline_fixture;
+using ActorLogLinesCoordinator = pipeline_fixture;
 
-TEST_F(LogLinesRelay, FaultFreeBatchesLogNothingAtInfo) {
+TEST_F(ActorLogLinesRelay, FaultFreeBatchesLogNothingAtInfo) {
   std::vector<std::string> ids;
   for (auto sku : {"apple", "pear", "plum"})
     ids.push_back(place_order(sku, 1).event_id);
@@ -110,7 +110,7 @@ TEST_F(LogLinesRelay, FaultFreeBatchesLogNothingAtInfo) {
   EXPECT_TRUE(log.lines().empty()) << log.dump();
 }
 
-TEST_F(LogLinesRelay, BatchesAreDebugLines) {
+TEST_F(ActorLogLinesRelay, BatchesAreDebugLines) {
   auto order = place_order("apple", 1);
   captured_log log{spdlog::level::debug};
   spawn_relay(relay_config("relay-a"));
@@ -120,7 +120,7 @@ TEST_F(LogLinesRelay, BatchesAreDebugLines) {
   EXPECT_TRUE(starts_with(lines[0], "debug ")) << lines[0];
 }
 
-TEST_F(LogLinesRelay, TakeoverNamesTheRowsAndThePreviousOwner) {
+TEST_F(ActorLogLinesRelay, TakeoverNamesTheRowsAndThePreviousOwner) {
   auto first = place_order("apple", 1);
   auto second = place_order("pear", 1);
   captured_log log{spdlog::level::info};
@@ -141,7 +141,7 @@ TEST_F(LogLinesRelay, TakeoverNamesTheRowsAndThePreviousOwner) {
   EXPECT_EQ(log.lines().size(), 2u) << log.dump();
 }
 
-TEST_F(LogLinesRelay, ZombiesRejectedAckIsOneLineNamingItsRows) {
+TEST_F(ActorLogLinesRelay, ZombiesRejectedAckIsOneLineNamingItsRows) {
   auto first = place_order("apple", 1);
   auto second = place_order("pear", 1);
   captured_log log{spdlog::level::info};
@@ -169,7 +169,7 @@ TEST_F(LogLinesRelay, ZombiesRejectedAckIsOneLineNamingItsRows) {
   EXPECT_EQ(log.lines().size(), 4u) << log.dump();
 }
 
-TEST_F(LogLinesRelay, RowRefusedUntilFailedGetsOneWarnLine) {
+TEST_F(ActorLogLinesRelay, RowRefusedUntilFailedGetsOneWarnLine) {
   policy_.max_attempts = 3;
   auto poisoned = place_order("apple", 1);
   broker_->poisoned_aggregates.insert(poisoned.aggregate_id);
@@ -195,7 +195,7 @@ TEST_F(LogLinesRelay, RowRefusedUntilFailedGetsOneWarnLine) {
   EXPECT_EQ(log.lines().size(), 3u) << log.dump();
 }
 
-TEST_F(LogLinesRelay, RowGivenUpByAClaimGetsOneWarnLine) {
+TEST_F(ActorLogLinesRelay, RowGivenUpByAClaimGetsOneWarnLine) {
   policy_.max_attempts = 1;
   auto order = place_order("apple", 1);
   captured_log log{spdlog::level::info};
@@ -212,7 +212,7 @@ TEST_F(LogLinesRelay, RowGivenUpByAClaimGetsOneWarnLine) {
   EXPECT_TRUE(starts_with(failed[0], "warning ")) << failed[0];
 }
 
-TEST_F(LogLinesRelay, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
+TEST_F(ActorLogLinesRelay, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
   auto order = place_order("apple", 1);
   broker_->fail_publishes(6, broker::broker_errc::unavailable);
   captured_log log{spdlog::level::info};
@@ -236,7 +236,7 @@ TEST_F(LogLinesRelay, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
   EXPECT_EQ(log.lines().size(), 2u) << log.dump();
 }
 
-TEST_F(LogLinesConsumer, DeadLetterNamesTheEventWhenItCanBeRead) {
+TEST_F(ActorLogLinesConsumer, DeadLetterNamesTheEventWhenItCanBeRead) {
   enqueue(broker_->queue, "a", 1);
   broker_->lists[broker_->queue].push_back(
       R"({"event_id":"evt-bad","aggregate_id":"b","seq":0})");
@@ -256,7 +256,7 @@ TEST_F(LogLinesConsumer, DeadLetterNamesTheEventWhenItCanBeRead) {
   EXPECT_EQ(log.lines().size(), 1u) << log.dump();
 }
 
-TEST_F(LogLinesConsumer, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
+TEST_F(ActorLogLinesConsumer, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
   enqueue(broker_->queue, "a", 1);
   broker_->fail_applies = 4;
   captured_log log{spdlog::level::info};
@@ -275,7 +275,7 @@ TEST_F(LogLinesConsumer, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
   EXPECT_EQ(log.lines().size(), 2u) << log.dump();
 }
 
-TEST_F(LogLinesCoordinator, FaultFreeRunLogsOnlyItsStartAndStopAtInfo) {
+TEST_F(ActorLogLinesCoordinator, FaultFreeRunLogsOnlyItsStartAndStopAtInfo) {
   place_order("apple", 1);
   append(place_order("plum", 1).aggregate_id, "OrderPaid");
   pipeline_->source = [this] { return snapshot_from_stores(); };
@@ -300,7 +300,7 @@ TEST_F(LogLinesCoordinator, FaultFreeRunLogsOnlyItsStartAndStopAtInfo) {
   EXPECT_NE(lines[1].find("(no failure)"), std::string::npos) << lines[1];
 }
 
-TEST_F(LogLinesCoordinator, RestartIsOneLineWithTheOldAndNewNameAndWhy) {
+TEST_F(ActorLogLinesCoordinator, RestartIsOneLineWithTheOldAndNewNameAndWhy) {
   place_order("apple", 1);
   auto first = actors::worker_name(prefix_, slot_role::relay, 0, 0);
   auto second = actors::worker_name(prefix_, slot_role::relay, 0, 1);

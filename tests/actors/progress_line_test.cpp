@@ -39,7 +39,7 @@ std::size_t columns(const std::string& line) {
   return n;
 }
 
-TEST(ProgressLine, FitsEveryWidthBelowItsLastColumn) {
+TEST(ActorProgressLine, FitsEveryWidthBelowItsLastColumn) {
   auto p = busy_run();
   for (std::size_t width : {2u, 10u, 20u, 40u, 60u, 80u, 100u, 120u, 200u}) {
     auto line = actors::progress_text(p, width);
@@ -52,13 +52,13 @@ TEST(ProgressLine, FitsEveryWidthBelowItsLastColumn) {
     EXPECT_LE(columns(actors::progress_text(p, width)), width - 1) << width;
 }
 
-TEST(ProgressLine, KeepsElapsedDoneAndRateAt80Columns) {
+TEST(ActorProgressLine, KeepsElapsedDoneAndRateAt80Columns) {
   auto line = actors::progress_text(busy_run(), 80);
   EXPECT_EQ(line.rfind("12.3 s | orders 1083/2000 | 845 events/s", 0), 0u)
       << line;
 }
 
-TEST(ProgressLine, TheFullFormHasEveryCountWhenThereIsRoom) {
+TEST(ActorProgressLine, TheFullFormHasEveryCountWhenThereIsRoom) {
   auto line = actors::progress_text(busy_run(), 0);
   for (const char* part :
        {"12.3 s", "orders 1083/2000", "845 events/s", "pending 1200",
@@ -68,7 +68,7 @@ TEST(ProgressLine, TheFullFormHasEveryCountWhenThereIsRoom) {
   EXPECT_EQ(actors::progress_text(busy_run(), 200), line);
 }
 
-TEST(ProgressLine, WhyNothingMovesOutranksTheCounts) {
+TEST(ActorProgressLine, WhyNothingMovesOutranksTheCounts) {
   auto p = busy_run();
   p.waiting = "waiting for 256 leases of a dead relay, expire in 7 s";
   auto line = actors::progress_text(p, 80);
@@ -80,7 +80,7 @@ TEST(ProgressLine, WhyNothingMovesOutranksTheCounts) {
   EXPECT_EQ(narrow.substr(narrow.size() - 3), "...") << narrow;
 }
 
-TEST(ProgressLine, StoreTroubleIsShownEscaped) {
+TEST(ActorProgressLine, StoreTroubleIsShownEscaped) {
   auto p = busy_run();
   p.state.trouble = "redis: \x1b[2Jgone";
   auto line = actors::progress_text(p, 120);
@@ -88,7 +88,7 @@ TEST(ProgressLine, StoreTroubleIsShownEscaped) {
   EXPECT_NE(line.find("redis: \\e[2Jgone"), std::string::npos) << line;
 }
 
-TEST(ProgressLine, ElapsedTimeReadsAsAPersonSaysIt) {
+TEST(ActorProgressLine, ElapsedTimeReadsAsAPersonSaysIt) {
   EXPECT_EQ(actors::elapsed_text(8'240), "8.2 s");
   EXPECT_EQ(actors::elapsed_text(187'000), "3m07s");
   EXPECT_EQ(actors::elapsed_text(3'720'000), "1h02m");

@@ -23,7 +23,8 @@ std::set<std::string> names_of(const nlohmann::json& report) {
   return names;
 }
 
-TEST(Bench, MeasuresEveryStageAgainstItsCeilingAndLeavesPipelineDataAlone) {
+TEST(BenchStages,
+     MeasuresEveryStageAgainstItsCeilingAndLeavesPipelineDataAlone) {
   test::redis_server redis;
   test::temp_dir dir{"outbox-bench"};
   broker::connection conn{redis.connection_options()};

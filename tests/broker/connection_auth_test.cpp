@@ -2,8 +2,9 @@
 // connect and on every reconnect: a private redis-server with requirepass
 // for the default user and an ACL user, as a managed Redis has.
 
-#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+
+#include "broker/broker_error.hpp"
 #include "support/redis_server.hpp"
 
 #include <hiredis/hiredis.h>

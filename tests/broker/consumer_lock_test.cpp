@@ -1,5 +1,6 @@
-#include "broker/broker_error.hpp"
 #include "broker/consumer_lock.hpp"
+
+#include "broker/broker_error.hpp"
 #include "broker/fence.hpp"
 #include "broker/reliable_queue.hpp"
 

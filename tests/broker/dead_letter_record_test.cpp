@@ -26,7 +26,7 @@ std::string record_of(const std::string& entry, json patch = json::object()) {
   return r.dump();
 }
 
-TEST(DeadLetterRecord, AnInboxRecordOfAWellFormedEntryIsReplayable) {
+TEST(BrokerDeadLetterRecord, AnInboxRecordOfAWellFormedEntryIsReplayable) {
   auto d = parse_dead_letter(3, record_of(good_entry));
   EXPECT_EQ(d.index, 3u);
   EXPECT_EQ(d.record_problem, "");
@@ -42,7 +42,7 @@ TEST(DeadLetterRecord, AnInboxRecordOfAWellFormedEntryIsReplayable) {
   EXPECT_TRUE(d.extra.empty());
 }
 
-TEST(DeadLetterRecord, UnknownFieldsAreKeptNotRefused) {
+TEST(BrokerDeadLetterRecord, UnknownFieldsAreKeptNotRefused) {
   auto d = parse_dead_letter(
       0, record_of(good_entry, {{"at", 1700000000000}, {"error", "ERR x"}}));
   EXPECT_TRUE(d.replayable()) << d.not_replayable;
@@ -51,14 +51,14 @@ TEST(DeadLetterRecord, UnknownFieldsAreKeptNotRefused) {
   EXPECT_EQ(d.extra.at("error"), "\"ERR x\"");
 }
 
-TEST(DeadLetterRecord, CjsonNumbersWithAFractionPartStillCount) {
+TEST(BrokerDeadLetterRecord, CjsonNumbersWithAFractionPartStillCount) {
   auto text = R"({"reason":"r","entry":"x","size":1.0,"truncated":false})";
   auto d = parse_dead_letter(0, text);
   EXPECT_EQ(d.record_problem, "");
   EXPECT_EQ(d.size, 1);
 }
 
-TEST(DeadLetterRecord, ATruncatedEntryShowsItsIdsButCannotBeReplayed) {
+TEST(BrokerDeadLetterRecord, ATruncatedEntryShowsItsIdsButCannotBeReplayed) {
   auto cut = good_entry.substr(0, 60);
   auto d = parse_dead_letter(
       0, record_of(cut, {{"truncated", true}, {"size", 200000}}));
@@ -71,7 +71,7 @@ TEST(DeadLetterRecord, ATruncatedEntryShowsItsIdsButCannotBeReplayed) {
       << d.not_replayable;
 }
 
-TEST(DeadLetterRecord, AMalformedEntryIsNotReplayableAndSaysWhy) {
+TEST(BrokerDeadLetterRecord, AMalformedEntryIsNotReplayableAndSaysWhy) {
   auto d = parse_dead_letter(
       0, record_of(R"({"event_id":"e-2","aggregate_id":"a","seq":0})"));
   EXPECT_EQ(d.event_id, "e-2");
@@ -87,7 +87,7 @@ TEST(DeadLetterRecord, AMalformedEntryIsNotReplayableAndSaysWhy) {
   EXPECT_FALSE(junk.replayable());
 }
 
-TEST(DeadLetterRecord, JunkRecordsAreDescribedNeverThrown) {
+TEST(BrokerDeadLetterRecord, JunkRecordsAreDescribedNeverThrown) {
   const std::pair<std::string, std::string> cases[] = {
       {"not json at all", "record is not valid JSON"},
       {"", "record is not valid JSON"},
@@ -116,7 +116,8 @@ TEST(DeadLetterRecord, JunkRecordsAreDescribedNeverThrown) {
   }
 }
 
-TEST(DeadLetterRecord, BytesThatAreNotUtf8AreShownReplacedAndNotReplayed) {
+TEST(BrokerDeadLetterRecord,
+     BytesThatAreNotUtf8AreShownReplacedAndNotReplayed) {
   // cjson copies such bytes into the record as they are.
   auto record = record_of(good_entry);
   record.replace(record.find("kiwi"), 4, "ki\xffi");
@@ -129,7 +130,7 @@ TEST(DeadLetterRecord, BytesThatAreNotUtf8AreShownReplacedAndNotReplayed) {
   EXPECT_FALSE(d.replayable());
 }
 
-TEST(DeadLetterRecord, Utf8ChecksRefuseOverlongSurrogatesAndStrayBytes) {
+TEST(BrokerDeadLetterRecord, Utf8ChecksRefuseOverlongSurrogatesAndStrayBytes) {
   EXPECT_TRUE(is_utf8("plain"));
   EXPECT_TRUE(is_utf8("cr\xC3\xA8me \xE2\x82\xAC \xF0\x9F\x8D\x8B"));
   EXPECT_FALSE(is_utf8("\xC0\xAF"));         // overlong '/'

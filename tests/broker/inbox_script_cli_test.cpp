@@ -28,7 +28,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-class InboxScriptFromOutside : public ::testing::Test {
+class BrokerInboxScriptFromOutside : public ::testing::Test {
 protected:
   void SetUp() override {
     auto source = run_outbox({"inbox-script"}, dir_.path().string());
@@ -74,7 +74,7 @@ const std::string entry =
     R"("event_type":"OrderPlaced","payload":{"sku":"sku-9","qty":2},)"
     R"("committed_at":1764612000000})";
 
-TEST_F(InboxScriptFromOutside, AppliesOnceAndReportsTheDuplicate) {
+TEST_F(BrokerInboxScriptFromOutside, AppliesOnceAndReportsTheDuplicate) {
   auto first = call("", {entry});
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_EQ(lines_of(first.out),
@@ -98,7 +98,7 @@ TEST_F(InboxScriptFromOutside, AppliesOnceAndReportsTheDuplicate) {
   EXPECT_EQ(command({"HGET", counters, "duplicates"}), "1");
 }
 
-TEST_F(InboxScriptFromOutside,
+TEST_F(BrokerInboxScriptFromOutside,
        OlderEntryAppliesAndAMalformedOneIsDeadLettered) {
   // An older relay's entry (no v), then one this script cannot read.
   auto older = nlohmann::json::parse(entry);
@@ -124,7 +124,7 @@ TEST_F(InboxScriptFromOutside,
   EXPECT_EQ(record.at("truncated"), false);
 }
 
-TEST_F(InboxScriptFromOutside, FencedCallOfALapsedHolderChangesNothing) {
+TEST_F(BrokerInboxScriptFromOutside, FencedCallOfALapsedHolderChangesNothing) {
   const auto& lock = keys_[6];
   command({"SET", lock, "token-a"});
   auto r = call("token-b", {entry});

@@ -63,7 +63,7 @@ std::vector<std::string> queued_entries(broker::connection& conn) {
   return entries;
 }
 
-TEST(QueueEntrySchema, EntriesARelayWritesPassTheSchema) {
+TEST(BrokerQueueEntrySchema, EntriesARelayWritesPassTheSchema) {
   redis_server redis;
   temp_dir dir{"outbox-schema"};
   std::vector<std::string> where{"--db", dir.file("app.db"), "--redis",
@@ -96,7 +96,7 @@ TEST(QueueEntrySchema, EntriesARelayWritesPassTheSchema) {
     EXPECT_EQ(verdicts[i], "ok") << entries[i];
 }
 
-TEST(QueueEntrySchema, AcceptsOlderEntriesAndRefusesWhatOutboxRefuses) {
+TEST(BrokerQueueEntrySchema, AcceptsOlderEntriesAndRefusesWhatOutboxRefuses) {
   temp_dir dir{"outbox-schema"};
   const std::string order =
       R"("event_id":"e-1","aggregate_id":"order-1","seq":1,)"

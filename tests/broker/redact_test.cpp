@@ -1,5 +1,6 @@
-#include "broker/connection.hpp"
 #include "broker/redact.hpp"
+
+#include "broker/connection.hpp"
 #include "config/settings.hpp"
 
 #include <gtest/gtest.h>
@@ -12,7 +13,7 @@
 namespace outbox::broker {
 namespace {
 
-TEST(RedactSecrets, MasksThePasswordOfUserInformation) {
+TEST(BrokerRedactSecrets, MasksThePasswordOfUserInformation) {
   EXPECT_EQ(redact_secrets("redis://u:s3cret@127.0.0.1:6379/0"),
             "redis://u:***@127.0.0.1:6379/0");
   EXPECT_EQ(redact_secrets("rediss://default:p@ss:w0rd@h:1"),
@@ -27,7 +28,7 @@ TEST(RedactSecrets, MasksThePasswordOfUserInformation) {
             "got 'redis://u:***@h:1' here");
 }
 
-TEST(RedactSecrets, MasksPasswordParameters) {
+TEST(BrokerRedactSecrets, MasksPasswordParameters) {
   EXPECT_EQ(redact_secrets("redis://h:1/0?password=s3cret&db=2"),
             "redis://h:1/0?password=***&db=2");
   EXPECT_EQ(redact_secrets("h:1?PassWord=s3cret"), "h:1?PassWord=***");
@@ -35,7 +36,7 @@ TEST(RedactSecrets, MasksPasswordParameters) {
             "redis://u:***@h:1?password=***");
 }
 
-TEST(RedactSecrets, LeavesOtherTextAndIsIdempotent) {
+TEST(BrokerRedactSecrets, LeavesOtherTextAndIsIdempotent) {
   for (std::string text :
        {"127.0.0.1:6379", "redis.local:1", "::1:6379", "", "no secret here",
         "redis://h:1/0", "password=", "u:@h"}) {
@@ -45,7 +46,7 @@ TEST(RedactSecrets, LeavesOtherTextAndIsIdempotent) {
   EXPECT_EQ(redact_secrets(once), once);
 }
 
-TEST(RedactSecrets, EndpointsAndHostsCarryNone) {
+TEST(BrokerRedactSecrets, EndpointsAndHostsCarryNone) {
   endpoint where;
   where.host = "u:s3cret@h";
   EXPECT_EQ(where.to_string(), "u:***@h:6379");
@@ -59,7 +60,7 @@ TEST(RedactSecrets, EndpointsAndHostsCarryNone) {
   EXPECT_FALSE(parse_endpoint("u:s3cret@127.0.0.1:6379"));
 }
 
-TEST(RedactSecrets, ConfigToJsonShowsNoPassword) {
+TEST(BrokerRedactSecrets, ConfigToJsonShowsNoPassword) {
   config::settings s;
   s.redis.where.host = "redis://u:s3cret@h";
   auto shown = config::to_json(s);

@@ -1,4 +1,5 @@
 #include "redis_fixture.hpp"
+#include "support/redis_lists.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -7,11 +8,7 @@ namespace outbox::test {
 std::unique_ptr<redis_server> redis_fixture::server_;
 
 std::vector<std::string> redis_fixture::list(const std::string& key) {
-  auto r = conn().command({"LRANGE", key, "0", "-1"});
-  std::vector<std::string> result;
-  for (size_t i = 0; i < r->elements; ++i)
-    result.push_back(broker::reply_text(*r->element[i]));
-  return result;
+  return list_items(conn(), key);
 }
 
 std::string redis_fixture::hash_field(const std::string& key,

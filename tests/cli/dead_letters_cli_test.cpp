@@ -3,6 +3,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"
+#include "support/redis_lists.hpp"
 #include "support/redis_server.hpp"
 
 #include <hiredis/hiredis.h>
@@ -55,11 +56,7 @@ protected:
   }
 
   std::vector<std::string> list(const std::string& key) {
-    auto r = conn_.command({"LRANGE", key, "0", "-1"});
-    std::vector<std::string> items;
-    for (std::size_t i = 0; i < r->elements; ++i)
-      items.push_back(broker::reply_text(*r->element[i]));
-    return items;
+    return list_items(conn_, key);
   }
 
   redis_server redis_;

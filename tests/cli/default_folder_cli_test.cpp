@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class DefaultFolder : public ::testing::Test {
+class CliDefaultFolder : public ::testing::Test {
 protected:
   /// outbox in the empty working folder, without --db.
   process_result outbox(const std::vector<std::string>& args) {
@@ -29,7 +29,7 @@ protected:
   temp_dir dir_{"outbox-default-folder"};
 };
 
-TEST_F(DefaultFolder, InitCreatesVarPrivateAndTheDatabase) {
+TEST_F(CliDefaultFolder, InitCreatesVarPrivateAndTheDatabase) {
   scoped_umask usual{022};
   auto r = outbox({"init"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -38,7 +38,7 @@ TEST_F(DefaultFolder, InitCreatesVarPrivateAndTheDatabase) {
   EXPECT_EQ(mode_of(var() / "outbox.db"), 0600);
 }
 
-TEST_F(DefaultFolder, PlaceOrderCreatesVarAndTheDatabase) {
+TEST_F(CliDefaultFolder, PlaceOrderCreatesVarAndTheDatabase) {
   scoped_umask usual{022};
   auto r = outbox(
       {"place-order", "--sku", "apple", "--qty", "1", "--request-id", "r-1"});
@@ -47,7 +47,7 @@ TEST_F(DefaultFolder, PlaceOrderCreatesVarAndTheDatabase) {
   EXPECT_TRUE(fs::is_regular_file(var() / "outbox.db"));
 }
 
-TEST_F(DefaultFolder, ReadingCommandsStillRefuseAMissingDatabase) {
+TEST_F(CliDefaultFolder, ReadingCommandsStillRefuseAMissingDatabase) {
   for (const char* command : {"status", "verify", "failed"}) {
     auto r = outbox({command});
     EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;
@@ -67,7 +67,7 @@ void expect_refused_folder(const process_result& r, const std::string& what) {
   EXPECT_TRUE(r.out.empty()) << what << ": " << r.out;
 }
 
-TEST_F(DefaultFolder, ANamedMissingFolderIsRefusedAndNotCreated) {
+TEST_F(CliDefaultFolder, ANamedMissingFolderIsRefusedAndNotCreated) {
   expect_refused_folder(outbox({"init", "--db", "nodir/x.db"}), "init");
   expect_refused_folder(outbox({"place-order", "--db", "nodir/x.db", "--sku",
                                 "apple", "--qty", "1", "--request-id", "r-1"}),
@@ -81,7 +81,7 @@ TEST_F(DefaultFolder, ANamedMissingFolderIsRefusedAndNotCreated) {
   EXPECT_FALSE(fs::exists(var()));
 }
 
-TEST_F(DefaultFolder, BenchFollowsTheRuleOfInit) {
+TEST_F(CliDefaultFolder, BenchFollowsTheRuleOfInit) {
   // Refused before any stage, so no Redis is needed to see it.
   expect_refused_folder(outbox({"bench", "--quick", "--db", "nodir/x.db"}),
                         "bench");

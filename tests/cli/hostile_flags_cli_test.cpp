@@ -11,12 +11,12 @@
 namespace outbox::test {
 namespace {
 
-using HostileFlags = cli_fixture;
+using CliHostileFlags = cli_fixture;
 
 /// An address nothing listens on: nothing here may get as far as Redis.
 const std::string no_redis = "127.0.0.1:1";
 
-TEST_F(HostileFlags, StatusIntervalMustBeFinite) {
+TEST_F(CliHostileFlags, StatusIntervalMustBeFinite) {
   for (auto value : {"nan", "NaN", "inf", "-inf", "1e999", "-nan"}) {
     auto r = outbox({"status", "--watch", "--interval", value},
                     {"--redis", no_redis});
@@ -29,7 +29,7 @@ TEST_F(HostileFlags, StatusIntervalMustBeFinite) {
   }
 }
 
-TEST_F(HostileFlags, RunProbabilitiesMustBeFinite) {
+TEST_F(CliHostileFlags, RunProbabilitiesMustBeFinite) {
   for (auto value : {"nan", "inf", "1e999"}) {
     auto r = outbox({"run", "--followup-share", value}, {"--redis", no_redis});
     EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
@@ -39,7 +39,7 @@ TEST_F(HostileFlags, RunProbabilitiesMustBeFinite) {
   }
 }
 
-TEST_F(HostileFlags, RetentionBatchesAreCapped) {
+TEST_F(CliHostileFlags, RetentionBatchesAreCapped) {
   const std::vector<std::vector<std::string>> commands = {
       {"trim", "--processed-older-than", "7d"},
       {"purge", "--published-older-than", "7d"}};
@@ -58,7 +58,7 @@ TEST_F(HostileFlags, RetentionBatchesAreCapped) {
   }
 }
 
-TEST_F(HostileFlags, WorkerCountsAreCapped) {
+TEST_F(CliHostileFlags, WorkerCountsAreCapped) {
   for (auto flag : {"--relays", "--consumers"}) {
     auto r = outbox({"run", flag, "100000"}, {"--redis", no_redis});
     EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
@@ -74,7 +74,7 @@ TEST_F(HostileFlags, WorkerCountsAreCapped) {
   EXPECT_EQ(at_limit.err.find("run.relays"), std::string::npos) << at_limit.err;
 }
 
-TEST_F(HostileFlags, NoMessageShowsTheRedisPassword) {
+TEST_F(CliHostileFlags, NoMessageShowsTheRedisPassword) {
   // Malformed: refused, quoted with the password masked.
   for (const std::string redis :
        {"u:s3cret@127.0.0.1:1", "127.0.0.1?password=s3cret:1",
@@ -114,7 +114,7 @@ TEST_F(HostileFlags, NoMessageShowsTheRedisPassword) {
   EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
 }
 
-TEST_F(HostileFlags, ChoiceValuesAreEchoedWithoutSecrets) {
+TEST_F(CliHostileFlags, ChoiceValuesAreEchoedWithoutSecrets) {
   auto config = write_config(
       "choice.json", R"({"db": {"synchronous": "redis://u:s3cret@h"}})");
   auto r = outbox({"status", "--config", config}, {"--redis", no_redis});

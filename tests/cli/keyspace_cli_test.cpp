@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class Keyspace : public ::testing::Test {
+class CliKeyspace : public ::testing::Test {
 protected:
   /// outbox `args` on database `db` (a file in the test's folder) and the
   /// test's Redis.
@@ -70,7 +70,7 @@ protected:
   broker::connection conn_{redis_.connection_options()};
 };
 
-TEST_F(Keyspace, TheLabAfterAPipelineRunLeavesItsVerifyPassing) {
+TEST_F(CliKeyspace, TheLabAfterAPipelineRunLeavesItsVerifyPassing) {
   pipeline_run("app.db", 20);
   auto before = outbox({"verify", "--json"}, "app.db");
   ASSERT_EQ(before.exit_code, 0) << before.out << before.err;
@@ -91,7 +91,7 @@ TEST_F(Keyspace, TheLabAfterAPipelineRunLeavesItsVerifyPassing) {
   EXPECT_FALSE(has(after.out, "not processed")) << after.out;
 }
 
-TEST_F(Keyspace, TheFirstRunStampsTheKeyspaceWithTheDatabase) {
+TEST_F(CliKeyspace, TheFirstRunStampsTheKeyspaceWithTheDatabase) {
   pipeline_run("app.db", 3);
   EXPECT_EQ(text({"HGET", "pipeline:outbox.owner", "id"}),
             identity_of("app.db"));
@@ -100,7 +100,7 @@ TEST_F(Keyspace, TheFirstRunStampsTheKeyspaceWithTheDatabase) {
   EXPECT_EQ(identity_of("app.db").size(), 32u);
 }
 
-TEST_F(Keyspace, ASecondDatabaseIsToldWhoseKeyspaceItIs) {
+TEST_F(CliKeyspace, ASecondDatabaseIsToldWhoseKeyspaceItIs) {
   pipeline_run("first.db", 10);
   auto processed = number({"HLEN", "pipeline:processed"});
   auto second_init = outbox({"init"}, "second.db");
@@ -148,7 +148,7 @@ TEST_F(Keyspace, ASecondDatabaseIsToldWhoseKeyspaceItIs) {
   EXPECT_EQ(number({"HLEN", "second:processed"}), 1);
 }
 
-TEST_F(Keyspace, AnUpgradedDatabaseIsToldWhereItsOldKeysAre) {
+TEST_F(CliKeyspace, AnUpgradedDatabaseIsToldWhereItsOldKeysAre) {
   auto init = outbox({"init"}, "old.db");
   ASSERT_EQ(init.exit_code, 0) << init.err;
   {
@@ -185,7 +185,7 @@ TEST_F(Keyspace, AnUpgradedDatabaseIsToldWhereItsOldKeysAre) {
   EXPECT_EQ(fresh_status.exit_code, 0) << fresh_status.err;
 }
 
-TEST_F(Keyspace, TheLabLeavesAPipelineOnTheSeedNamesAlone) {
+TEST_F(CliKeyspace, TheLabLeavesAPipelineOnTheSeedNamesAlone) {
   std::ofstream{dir_.file("plain.json")} << R"({"broker": {"key_prefix": ""}})";
   pipeline_run("app.db", 3, {"--config", dir_.file("plain.json")});
   auto processed = number({"HLEN", "processed"});

@@ -4,66 +4,29 @@
 #include "cli/cli_fixture.hpp"
 #include "support/loopback_listener.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <stdexcept>
 #include <string>
-#include <thread>
 
 namespace outbox::test {
 namespace {
 
 /// A loopback web server of the worst kind: it reads whatever a client
-/// sends and answers "HTTP/1.1 400 Bad Request", then hangs up.
-class http_server {
+/// sends and answers "HTTP/1.1 400 Bad Request", then hangs up. (It reads
+/// the request first, as a web server does: closing with it unread would
+/// reset the connection before the answer is read.)
+class http_server : public loopback_server {
 public:
-  http_server() {
-    auto listener = listen_on_loopback();
-    listener_ = listener.fd;
-    port_ = listener.port;
-    thread_ = std::thread([this] { serve(); });
-  }
-
-  ~http_server() {
-    done_ = true;
-    thread_.join();
-    ::close(listener_);
-  }
-
-  int port() const { return port_; }
+  http_server() : loopback_server(answer) {}
 
 private:
-  void serve() {
-    static const std::string answer = "HTTP/1.1 400 Bad Request\r\n"
-                                      "Content-Length: 0\r\n"
-                                      "Connection: close\r\n\r\n";
-    while (!done_) {
-      pollfd ready{listener_, POLLIN, 0};
-      if (::poll(&ready, 1, 50) <= 0)
-        continue;
-      int client = ::accept(listener_, nullptr, nullptr);
-      if (client < 0)
-        continue;
-      // Read the request first, as a web server does: closing with it
-      // unread would reset the connection before the answer is read.
-      pollfd request{client, POLLIN, 0};
-      char buffer[4096];
-      if (::poll(&request, 1, 2000) > 0)
-        (void)!::read(client, buffer, sizeof buffer);
-      (void)!::write(client, answer.data(), answer.size());
-      ::close(client);
-    }
+  static bool answer(int client, const std::string&) {
+    static const std::string bad_request = "HTTP/1.1 400 Bad Request\r\n"
+                                           "Content-Length: 0\r\n"
+                                           "Connection: close\r\n\r\n";
+    (void)!::write(client, bad_request.data(), bad_request.size());
+    return false;
   }
-
-  int listener_ = -1;
-  int port_ = 0;
-  std::atomic<bool> done_{false};
-  std::thread thread_;
 };
 
 using CliRedisAddress = cli_fixture;

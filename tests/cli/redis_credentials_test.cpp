@@ -20,7 +20,7 @@ using namespace outbox;
 namespace {
 
 /// Unsets the variables apply_redis_credentials reads, for one test.
-class ConfigRedisCredentials : public ::testing::Test {
+class CliRedisCredentials : public ::testing::Test {
 protected:
   void SetUp() override {
     ::unsetenv("OUTBOX_REDIS");
@@ -50,7 +50,7 @@ protected:
   temp_dir dir_;
 };
 
-TEST_F(ConfigRedisCredentials, KeysAreOptionalAndThePasswordIsShownMasked) {
+TEST_F(CliRedisCredentials, KeysAreOptionalAndThePasswordIsShownMasked) {
   auto s = config::apply_json(
       R"({"redis": {"username": "app", "password": "s3cret", "db": 5}})",
       "test");
@@ -66,7 +66,7 @@ TEST_F(ConfigRedisCredentials, KeysAreOptionalAndThePasswordIsShownMasked) {
   EXPECT_NE(plain.find(R"("password": "")"), std::string::npos) << plain;
 }
 
-TEST_F(ConfigRedisCredentials, TheAddressGivesWhatItHasTheConfigTheRest) {
+TEST_F(CliRedisCredentials, TheAddressGivesWhatItHasTheConfigTheRest) {
   auto s = config::apply_json(
       R"({"redis": {"username": "app", "db": 5, "password": "from-config"}})",
       "test");
@@ -81,7 +81,7 @@ TEST_F(ConfigRedisCredentials, TheAddressGivesWhatItHasTheConfigTheRest) {
   EXPECT_EQ(s.redis.db, 2);
 }
 
-TEST_F(ConfigRedisCredentials, PasswordPrecedenceUriEnvironmentFileConfig) {
+TEST_F(CliRedisCredentials, PasswordPrecedenceUriEnvironmentFileConfig) {
   auto base =
       config::apply_json(R"({"redis": {"password": "from-config"}})", "test");
   base.redis_password_file = password_file("from-file\n", 0600);
@@ -104,7 +104,7 @@ TEST_F(ConfigRedisCredentials, PasswordPrecedenceUriEnvironmentFileConfig) {
   EXPECT_EQ(s.redis.db, 4);
 }
 
-TEST_F(ConfigRedisCredentials, APasswordFileOthersMayReadIsRefused) {
+TEST_F(CliRedisCredentials, APasswordFileOthersMayReadIsRefused) {
   auto shared = password_file("s3cret", 0644);
   auto why = refusal([&] { cli::read_password_file(shared); });
   EXPECT_NE(why.find("redis.password_file: " + shared +
@@ -120,7 +120,7 @@ TEST_F(ConfigRedisCredentials, APasswordFileOthersMayReadIsRefused) {
   EXPECT_NE(missing.find("cannot read"), std::string::npos) << missing;
 }
 
-TEST_F(ConfigRedisCredentials, AMalformedOrTlsAddressNamesItsOrigin) {
+TEST_F(CliRedisCredentials, AMalformedOrTlsAddressNamesItsOrigin) {
   config::settings s;
   auto tls = refusal(
       [&] { cli::apply_redis_credentials(s, "rediss://u:s3cret@h:1"); });

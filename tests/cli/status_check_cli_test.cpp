@@ -9,13 +9,13 @@
 namespace outbox::test {
 namespace {
 
-using StatusCheck = CliAudit;
+using CliStatusCheck = CliAudit;
 
 std::vector<std::string> problems_of(const nlohmann::json& out) {
   return out.at("health").at("problems").get<std::vector<std::string>>();
 }
 
-TEST_F(StatusCheck, HealthyPipelineExitsZero) {
+TEST_F(CliStatusCheck, HealthyPipelineExitsZero) {
   place("apple", 2);
   relay_all();
   consume_all();
@@ -30,7 +30,7 @@ TEST_F(StatusCheck, HealthyPipelineExitsZero) {
   EXPECT_NE(text.out.find("HEALTH  ok"), std::string::npos) << text.out;
 }
 
-TEST_F(StatusCheck, FailedRowsAreUnhealthy) {
+TEST_F(CliStatusCheck, FailedRowsAreUnhealthy) {
   place("apple", 2);
   ASSERT_FALSE(fail_next_row("broker refused").empty());
   auto r = outbox_r({"status", "--check", "--json"});
@@ -42,7 +42,7 @@ TEST_F(StatusCheck, FailedRowsAreUnhealthy) {
   EXPECT_EQ(outbox_r({"status"}).exit_code, 0);
 }
 
-TEST_F(StatusCheck, AnOldUnpublishedRowIsUnhealthy) {
+TEST_F(CliStatusCheck, AnOldUnpublishedRowIsUnhealthy) {
   place("apple", 2);
   {
     // Ten minutes old, past the default threshold of five.
@@ -67,7 +67,7 @@ TEST_F(StatusCheck, AnOldUnpublishedRowIsUnhealthy) {
   EXPECT_EQ(relaxed.exit_code, 0) << relaxed.out;
 }
 
-TEST_F(StatusCheck, RedisDownIsUnhealthy) {
+TEST_F(CliStatusCheck, RedisDownIsUnhealthy) {
   place("apple", 2);
   redis_.stop();
   auto r = outbox_r({"status", "--check", "--json"});
@@ -77,7 +77,7 @@ TEST_F(StatusCheck, RedisDownIsUnhealthy) {
   EXPECT_EQ(problems[0].rfind("Redis unavailable", 0), 0u) << problems[0];
 }
 
-TEST_F(StatusCheck, FlagsThatNeedAnotherAreRefused) {
+TEST_F(CliStatusCheck, FlagsThatNeedAnotherAreRefused) {
   place("apple", 2);
   struct refused {
     std::vector<std::string> args;

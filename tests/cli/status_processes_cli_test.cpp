@@ -14,7 +14,7 @@
 namespace outbox::test {
 namespace {
 
-using StatusProcesses = CliAudit;
+using CliStatusProcesses = CliAudit;
 
 std::string this_host() {
   char host[256] = "";
@@ -33,7 +33,7 @@ void claim_all(const std::string& db_path, const std::string& owner,
   ASSERT_FALSE(claimed.events.empty());
 }
 
-TEST_F(StatusProcesses, RowsOfADeadRelayWaitForTheirLeases) {
+TEST_F(CliStatusProcesses, RowsOfADeadRelayWaitForTheirLeases) {
   place("apple", 2);
   place("pear", 1);
   // A relay of a process of this host that has exited (reaped: its pid is
@@ -67,7 +67,7 @@ TEST_F(StatusProcesses, RowsOfADeadRelayWaitForTheirLeases) {
   EXPECT_NE(row[5].find("(the relay is gone)"), std::string::npos) << row[5];
 }
 
-TEST_F(StatusProcesses, RowsOfARunningRelayWaitForItsAck) {
+TEST_F(CliStatusProcesses, RowsOfARunningRelayWaitForItsAck) {
   place("apple", 2);
   auto owner =
       "relay-" + this_host() + "-" + std::to_string(::getpid()) + "-1-0";
@@ -84,7 +84,7 @@ TEST_F(StatusProcesses, RowsOfARunningRelayWaitForItsAck) {
       << row[5];
 }
 
-TEST_F(StatusProcesses, ListsTheConsumingProcessAndItsStandby) {
+TEST_F(CliStatusProcesses, ListsTheConsumingProcessAndItsStandby) {
   auto consumer = [this] {
     return std::make_unique<child_process>(
         outbox_argv({"run", "--relays", "0", "--consumers", "1", "--log-level",

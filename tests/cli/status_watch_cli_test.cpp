@@ -116,7 +116,7 @@ std::int64_t connections_received(broker::connection& conn) {
                                  : std::stoll(info.substr(at + field.size()));
 }
 
-class StatusWatch : public CliAudit {
+class CliStatusWatch : public CliAudit {
 protected:
   /// `status --watch` every `interval` seconds, each refresh logged on
   /// stderr ("refresh N"); `extra` flags after.
@@ -136,7 +136,7 @@ protected:
   }
 };
 
-TEST_F(StatusWatch, StopsWhenItsReaderGoesAway) {
+TEST_F(CliStatusWatch, StopsWhenItsReaderGoesAway) {
   place("apple", 2);
   // Text mode, as in `outbox status --watch | head -1`.
   piped_outbox watch{watch_args("0.05")};
@@ -150,7 +150,7 @@ TEST_F(StatusWatch, StopsWhenItsReaderGoesAway) {
   EXPECT_LT(steady_clock::now() - start, milliseconds(2'000));
 }
 
-TEST_F(StatusWatch, StopsPromptlyOnSigterm) {
+TEST_F(CliStatusWatch, StopsPromptlyOnSigterm) {
   place("apple", 2);
   // A long interval: the stop must not wait for the next refresh.
   auto watch = start_watch("60");
@@ -163,7 +163,7 @@ TEST_F(StatusWatch, StopsPromptlyOnSigterm) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST_F(StatusWatch, KeepsOneRedisConnection) {
+TEST_F(CliStatusWatch, KeepsOneRedisConnection) {
   place("apple", 2);
   auto before = connections_received(conn_);
   ASSERT_GE(before, 1);
@@ -176,7 +176,7 @@ TEST_F(StatusWatch, KeepsOneRedisConnection) {
   EXPECT_LE(connections_received(conn_) - before, 2);
 }
 
-TEST_F(StatusWatch, AppendedFramesAreStampedAndSeparated) {
+TEST_F(CliStatusWatch, AppendedFramesAreStampedAndSeparated) {
   place("apple", 2);
   // stdout is a file here, not a terminal: frames are appended.
   child_process watch{outbox_argv(watch_args("0.05")), dir_.path().string()};
@@ -203,7 +203,7 @@ TEST_F(StatusWatch, AppendedFramesAreStampedAndSeparated) {
   EXPECT_EQ(r.out.rfind("outbox status at ", 0), 0u) << "stamp comes first";
 }
 
-TEST_F(StatusWatch, EveryJsonLineHasItsTime) {
+TEST_F(CliStatusWatch, EveryJsonLineHasItsTime) {
   place("apple", 2);
   auto watch = start_watch("0.05");
   ASSERT_TRUE(watch.wait_for_stderr("refresh 3", 20'000));
@@ -223,7 +223,7 @@ TEST_F(StatusWatch, EveryJsonLineHasItsTime) {
   EXPECT_GE(frames, 3);
 }
 
-TEST_F(StatusWatch, IntervalWithoutWatchIsRefused) {
+TEST_F(CliStatusWatch, IntervalWithoutWatchIsRefused) {
   auto r = outbox_r({"status", "--interval", "5"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("outbox: status --interval only applies with --watch"),

@@ -7,7 +7,7 @@
 namespace outbox::cli {
 namespace {
 
-TEST(TextTable, PadsColumnsToTheWidestCellAndRightAlignsNumbers) {
+TEST(CliTextTable, PadsColumnsToTheWidestCellAndRightAlignsNumbers) {
   text_table table{{"QUEUE", "QUEUED", "OWNER"}};
   table.add_row({"outbox.events.0", "12", "relay-a"});
   table.add_row({"q", "1234567", "r"});
@@ -16,14 +16,14 @@ TEST(TextTable, PadsColumnsToTheWidestCellAndRightAlignsNumbers) {
                             "q                1234567  r\n");
 }
 
-TEST(TextTable, HeaderWiderThanItsCellsSetsTheWidth) {
+TEST(CliTextTable, HeaderWiderThanItsCellsSetsTheWidth) {
   text_table table{{"STATUS", "ROWS"}};
   table.add_row({"FAILED", "1"});
   EXPECT_EQ(table.render(), "STATUS  ROWS\n"
                             "FAILED     1\n");
 }
 
-TEST(TextTable, AColumnWithOneNonNumberStaysLeftAligned) {
+TEST(CliTextTable, AColumnWithOneNonNumberStaysLeftAligned) {
   text_table table{{"A", "VALUE"}};
   table.add_row({"x", "1"});
   table.add_row({"y", "n/a"});
@@ -32,7 +32,7 @@ TEST(TextTable, AColumnWithOneNonNumberStaysLeftAligned) {
                             "y  n/a\n");
 }
 
-TEST(TextTable, BlankCellsDoNotStopANumberColumnFromAligningRight) {
+TEST(CliTextTable, BlankCellsDoNotStopANumberColumnFromAligningRight) {
   text_table table{{"QUEUE", "QUEUED", "PROCESSING"}};
   table.add_row({"a", "", "3"});
   table.add_row({"b", "10", "0"});
@@ -41,14 +41,14 @@ TEST(TextTable, BlankCellsDoNotStopANumberColumnFromAligningRight) {
                             "b          10           0\n");
 }
 
-TEST(TextTable, AlignRightForcesAColumnOfAges) {
+TEST(CliTextTable, AlignRightForcesAColumnOfAges) {
   text_table table{{"ORDERS", "OLDEST"}};
   table.align_right(1).add_row({"4", "3.2s"});
   EXPECT_EQ(table.render(), "ORDERS  OLDEST\n"
                             "     4    3.2s\n");
 }
 
-TEST(TextTable, NoTrailingBlanksAndMissingCellsAreBlank) {
+TEST(CliTextTable, NoTrailingBlanksAndMissingCellsAreBlank) {
   text_table table{{"OWNER", "NOTE"}};
   table.add_row({"relay-long-name"});
   table.add_row({"r", "x"});
@@ -57,19 +57,19 @@ TEST(TextTable, NoTrailingBlanksAndMissingCellsAreBlank) {
                             "r                x\n");
 }
 
-TEST(TextTable, ARowWithMoreCellsThanHeadersIsRefused) {
+TEST(CliTextTable, ARowWithMoreCellsThanHeadersIsRefused) {
   text_table table{{"A"}};
   EXPECT_THROW(table.add_row({"1", "2"}), std::invalid_argument);
 }
 
-TEST(TextTable, LineBreaksInACellKeepTheRowOnOneLine) {
+TEST(CliTextTable, LineBreaksInACellKeepTheRowOnOneLine) {
   text_table table{{"ERROR", "N"}};
   table.add_row({"first\nsecond\tthird", "1"});
   EXPECT_EQ(table.render(), "ERROR               N\n"
                             "first second third  1\n");
 }
 
-TEST(TextTable, ControlCharactersInACellAreEscaped) {
+TEST(CliTextTable, ControlCharactersInACellAreEscaped) {
   text_table table{{"ID", "N"}};
   table.add_row({"e-\x1b[2J\x07\x7f \xc2\x9b"
                  "1m cr\xc3\xa8me \xff",
@@ -79,7 +79,7 @@ TEST(TextTable, ControlCharactersInACellAreEscaped) {
             "e-\\e[2J\\x07\\x7f \\u009b1m cr\xc3\xa8me \\xff  1\n");
 }
 
-TEST(TextTable, WidthsCountCharactersNotBytes) {
+TEST(CliTextTable, WidthsCountCharactersNotBytes) {
   text_table table{{"SKU", "N"}};
   table.add_row({"crème", "1"});
   table.add_row({"pears", "2"});
@@ -88,14 +88,14 @@ TEST(TextTable, WidthsCountCharactersNotBytes) {
                             "pears  2\n");
 }
 
-TEST(TextTable, RecognisesNumbers) {
+TEST(CliTextTable, RecognisesNumbers) {
   for (const auto* number : {"0", "42", "-7", "3.25", "-0.5"})
     EXPECT_TRUE(is_number(number)) << number;
   for (const auto* other : {"", "-", "1.", ".5", "3s", "1e5", "1,000", "in 2"})
     EXPECT_FALSE(is_number(other)) << other;
 }
 
-TEST(TextTable, FitCutsLongTextWithAnEllipsis) {
+TEST(CliTextTable, FitCutsLongTextWithAnEllipsis) {
   EXPECT_EQ(fit("short", 10), "short");
   EXPECT_EQ(fit("exactly10!", 10), "exactly10!");
   EXPECT_EQ(fit("broker refused the batch", 10), "broker ...");

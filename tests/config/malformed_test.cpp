@@ -1,6 +1,6 @@
 #include "config/settings.hpp"
 
-#include "temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +12,10 @@
 // the start of the message) names the offending key, or the file for
 // problems with the file itself.
 
-using config_test::temp_dir;
 using outbox::config::config_error;
 using outbox::config::load_file;
 using outbox::config::validate;
+using outbox::test::temp_dir;
 
 namespace {
 
@@ -207,7 +207,7 @@ class ConfigMalformed : public testing::TestWithParam<bad_case> {};
 
 TEST_P(ConfigMalformed, ThrowsConfigErrorNamingTheKey) {
   const auto& c = GetParam();
-  temp_dir dir;
+  temp_dir dir{"outbox-config"};
   std::string path;
   switch (c.from) {
   case source::text:

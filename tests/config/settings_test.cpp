@@ -1,7 +1,7 @@
 #include "config/settings.hpp"
 
 #include "support/build_paths.hpp"
-#include "temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-using config_test::temp_dir;
 using outbox::config::apply_json;
 using outbox::config::config_error;
 using outbox::config::load_file;
 using outbox::config::settings;
 using outbox::config::to_json;
 using outbox::config::validate;
+using outbox::test::temp_dir;
 
 namespace {
 
@@ -127,7 +127,7 @@ TEST(ConfigShippedFile, ListsEveryKeyInTheOutputShape) {
 }
 
 TEST(ConfigOverrides, FileChangesOnlyItsKeys) {
-  temp_dir dir;
+  temp_dir dir{"outbox-config"};
   auto path = dir.write("partial.json", R"({
     "db": {"busy_timeout_ms": 1000},
     "redis": {"host": "redis.local", "port": 7000, "io_timeout_ms": 1000},

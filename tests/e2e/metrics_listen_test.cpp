@@ -1,5 +1,6 @@
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/scrape.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -56,35 +57,7 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-/// GET /metrics from `host`:`port` over HTTP/1.0, bounded by 5 s a step;
-/// the whole response, empty when nothing answers.
-std::string scrape(const std::string& host, int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    return {};
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  ::inet_pton(AF_INET, host.c_str(), &addr.sin_addr);
-  std::string response;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    std::string request = "GET /metrics HTTP/1.0\r\nHost: " + host + "\r\n\r\n";
-    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-        static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t n;
-      while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
-        response.append(buffer, static_cast<std::size_t>(n));
-    }
-  }
-  ::close(fd);
-  return response;
-}
-
-class MetricsListen : public ::testing::Test {
+class E2EMetricsListen : public ::testing::Test {
 protected:
   std::vector<std::string> run_args(const std::string& listen) const {
     return outbox_argv({"run", "--relays", "0", "--consumers", "1",
@@ -103,13 +76,14 @@ protected:
         "outbox run: metrics on http://" + listen + "/metrics", 30'000))
         << run.wait(5'000).err;
     for (const auto& host : reachable_from) {
-      auto response = scrape(host, port);
+      auto response = scrape_response(host, port);
       EXPECT_NE(response.find(" 200 "), std::string::npos)
           << "no metrics from " << host << ": " << response;
       EXPECT_NE(response.find("outbox_probe_up"), std::string::npos);
     }
     for (const auto& host : unreachable_from)
-      EXPECT_EQ(scrape(host, port), "") << "served on " << host << " too";
+      EXPECT_EQ(scrape_response(host, port), "")
+          << "served on " << host << " too";
     run.signal(SIGTERM);
     auto r = run.wait(30'000);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -119,7 +93,7 @@ protected:
   redis_server redis_;
 };
 
-TEST_F(MetricsListen, ServesEveryInterfaceOnTheWildcardAddress) {
+TEST_F(E2EMetricsListen, ServesEveryInterfaceOnTheWildcardAddress) {
   int port = free_port();
   std::vector<std::string> hosts{"127.0.0.1"};
   if (auto other = non_loopback_address(); !other.empty())
@@ -127,7 +101,7 @@ TEST_F(MetricsListen, ServesEveryInterfaceOnTheWildcardAddress) {
   expect_served("0.0.0.0:" + std::to_string(port), hosts, {}, port);
 }
 
-TEST_F(MetricsListen, ServesOnlyTheAddressAskedFor) {
+TEST_F(E2EMetricsListen, ServesOnlyTheAddressAskedFor) {
   auto other = non_loopback_address();
   if (other.empty())
     GTEST_SKIP() << "this machine has no IPv4 address besides loopback";
@@ -136,7 +110,7 @@ TEST_F(MetricsListen, ServesOnlyTheAddressAskedFor) {
                 port);
 }
 
-TEST_F(MetricsListen, RefusesMalformedAddressesBeforeStarting) {
+TEST_F(E2EMetricsListen, RefusesMalformedAddressesBeforeStarting) {
   const std::vector<std::string> bad{
       "8080",        "localhost:9100",  "127.0.0.1:",     "127.0.0.1:0",
       "127.0.0.1:x", "127.0.0.1:65536", "300.1.1.1:9100", "[::1]:9100"};

@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(PrivateModes, InitAndRunKeepTheDatabaseAndItsWalToTheOwner) {
+TEST(E2EPrivateModes, InitAndRunKeepTheDatabaseAndItsWalToTheOwner) {
   scoped_umask usual{022};
   temp_dir dir{"outbox-modes"};
   redis_server redis;
@@ -51,7 +51,7 @@ TEST(PrivateModes, InitAndRunKeepTheDatabaseAndItsWalToTheOwner) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST(PrivateModes, InitTightensADatabaseOthersCouldRead) {
+TEST(E2EPrivateModes, InitTightensADatabaseOthersCouldRead) {
   scoped_umask usual{022};
   temp_dir dir{"outbox-modes"};
   auto db = dir.file("old.db");
@@ -76,9 +76,9 @@ TEST(PrivateModes, InitTightensADatabaseOthersCouldRead) {
       << again.err;
 }
 
-using PrivateLabModes = lab_fixture;
+using E2EPrivateLabModes = lab_fixture;
 
-TEST_F(PrivateLabModes, LabFolderAndEveryOutputAreTheOwnersOnly) {
+TEST_F(E2EPrivateLabModes, LabFolderAndEveryOutputAreTheOwnersOnly) {
   scoped_umask usual{022};
   auto r = lab_all(dir_);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -4,6 +4,7 @@
 // that reads Redis through that user; the password shows up nowhere.
 
 #include "broker/connection.hpp"
+#include "support/fast_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -29,7 +30,7 @@ namespace {
 constexpr const char* app_password = "Zq7-app-pw";
 constexpr const char* admin_password = "Xk4-admin-pw";
 
-class RedisAuthE2E : public ::testing::Test {
+class E2ERedisAuth : public ::testing::Test {
 protected:
   static redis_server::options server_options() {
     redis_server::options opts;
@@ -41,13 +42,7 @@ protected:
   }
 
   void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64, "max_attempts": 50},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    std::ofstream{config_} << fast_config({{"lease", {{"max_attempts", 50}}}});
     ASSERT_EQ(outbox({"init"}).exit_code, 0);
   }
 
@@ -122,7 +117,7 @@ protected:
   redis_server redis_{server_options()};
 };
 
-TEST_F(RedisAuthE2E, PipelineRunsAsAnAclUserOnItsOwnDatabase) {
+TEST_F(E2ERedisAuth, PipelineRunsAsAnAclUserOnItsOwnDatabase) {
   auto run =
       outbox({"run", "--until-drained", "--json", "--relays", "2",
               "--consumers", "2", "--orders", "200", "--redis", app_uri()},
@@ -164,7 +159,7 @@ TEST_F(RedisAuthE2E, PipelineRunsAsAnAclUserOnItsOwnDatabase) {
   EXPECT_EQ(dbsize(0), 0);
 }
 
-TEST_F(RedisAuthE2E, AWrongPasswordExits1NamingUserAndAddress) {
+TEST_F(E2ERedisAuth, AWrongPasswordExits1NamingUserAndAddress) {
   const std::string wrong = "N0t-th1s-0ne";
   auto expected = "Redis at " + redis_.endpoint().to_string() +
                   " refused user \"app\": wrong password";
@@ -182,7 +177,7 @@ TEST_F(RedisAuthE2E, AWrongPasswordExits1NamingUserAndAddress) {
   EXPECT_EQ(dbsize(3), 0);
 }
 
-TEST_F(RedisAuthE2E, NoPasswordWhereRedisRequiresOneSaysSo) {
+TEST_F(E2ERedisAuth, NoPasswordWhereRedisRequiresOneSaysSo) {
   auto r = outbox({"status", "--redis", redis_.endpoint().to_string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE((r.out + r.err)
@@ -192,7 +187,7 @@ TEST_F(RedisAuthE2E, NoPasswordWhereRedisRequiresOneSaysSo) {
       << r.out << r.err;
 }
 
-TEST_F(RedisAuthE2E, ThePasswordFromTheEnvironmentOrAFile) {
+TEST_F(E2ERedisAuth, ThePasswordFromTheEnvironmentOrAFile) {
   // requirepass alone: the default user, from OUTBOX_REDIS_PASSWORD.
   auto from_env =
       outbox({"status", "--json", "--redis", redis_.endpoint().to_string()},
@@ -228,7 +223,7 @@ TEST_F(RedisAuthE2E, ThePasswordFromTheEnvironmentOrAFile) {
   expect_no_password(shared);
 }
 
-TEST_F(RedisAuthE2E, PsShowsNoPasswordGivenByFileOrEnvironment) {
+TEST_F(E2ERedisAuth, PsShowsNoPasswordGivenByFileOrEnvironment) {
   auto check = [this](const std::vector<std::string>& args,
                       const std::vector<std::string>& env,
                       const std::string& config) {
@@ -253,7 +248,7 @@ TEST_F(RedisAuthE2E, PsShowsNoPasswordGivenByFileOrEnvironment) {
   EXPECT_EQ(dbsize(0), 0);
 }
 
-TEST_F(RedisAuthE2E, KilledConnectionsReauthenticateAndTheRunDrains) {
+TEST_F(E2ERedisAuth, KilledConnectionsReauthenticateAndTheRunDrains) {
   child_process run{
       argv({"run", "--until-drained", "--json", "--relays", "2", "--consumers",
             "2", "--orders", "300", "--rate", "100", "--redis", app_uri()}),

@@ -1,3 +1,4 @@
+#include "support/fast_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -18,16 +19,11 @@
 namespace outbox::test {
 namespace {
 
-class RunInterruptE2E : public ::testing::Test {
+class E2ERunInterrupt : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64, "backoff_max_ms": 200},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    std::ofstream{config_} << fast_config(
+        {{"lease", {{"backoff_max_ms", 200}}}});
   }
 
   std::vector<std::string> args(std::vector<std::string> flags) const {
@@ -51,7 +47,7 @@ protected:
   redis_server redis_;
 };
 
-TEST_F(RunInterruptE2E, SigintSaysInterruptedAndWhatWasLeftUndone) {
+TEST_F(E2ERunInterrupt, SigintSaysInterruptedAndWhatWasLeftUndone) {
   // Far more orders than it can place before the signal.
   child_process run{
       outbox_argv(args({"--until-drained", "--relays", "1", "--consumers", "1",
@@ -75,7 +71,7 @@ TEST_F(RunInterruptE2E, SigintSaysInterruptedAndWhatWasLeftUndone) {
   EXPECT_NE(r.out.find("left undone: "), std::string::npos) << r.out;
 }
 
-TEST_F(RunInterruptE2E, SigtermExits143WithTheUndoneInTheReport) {
+TEST_F(E2ERunInterrupt, SigtermExits143WithTheUndoneInTheReport) {
   child_process run{outbox_argv(args({"--until-drained", "--json", "--relays",
                                       "0", "--consumers", "0", "--orders",
                                       "100000", "--rate", "100"})),
@@ -93,7 +89,7 @@ TEST_F(RunInterruptE2E, SigtermExits143WithTheUndoneInTheReport) {
   EXPECT_FALSE(undone.contains("rows_not_published")) << r.out;
 }
 
-TEST_F(RunInterruptE2E, AConsumerOnlyRunOverPendingRowsNamesWhyAndEnds) {
+TEST_F(E2ERunInterrupt, AConsumerOnlyRunOverPendingRowsNamesWhyAndEnds) {
   auto load = run_outbox(args({"--until-drained", "--relays", "0",
                                "--consumers", "0", "--orders", "30"}),
                          dir_.path().string());
@@ -110,7 +106,7 @@ TEST_F(RunInterruptE2E, AConsumerOnlyRunOverPendingRowsNamesWhyAndEnds) {
       << r.err;
 }
 
-TEST_F(RunInterruptE2E, AnInjectedRelayPauseIsLoggedAtInfo) {
+TEST_F(E2ERunInterrupt, AnInjectedRelayPauseIsLoggedAtInfo) {
   auto load = run_outbox(args({"--until-drained", "--relays", "0",
                                "--consumers", "0", "--orders", "20"}),
                          dir_.path().string());

@@ -95,7 +95,7 @@ private:
   int server_pid_ = 0;
 };
 
-class RunTerminal : public ::testing::TestWithParam<int> {
+class E2ERunTerminal : public ::testing::TestWithParam<int> {
 protected:
   void SetUp() override {
     std::ofstream{config_} << R"({
@@ -111,7 +111,7 @@ protected:
   redis_server redis_;
 };
 
-TEST_P(RunTerminal, TheScreenHoldsOneProgressLine) {
+TEST_P(E2ERunTerminal, TheScreenHoldsOneProgressLine) {
   int columns = GetParam();
   // About 4 s at the rate asked: several refreshes, one a second.
   auto argv = outbox_argv({"run", "--until-drained", "--relays", "2",
@@ -136,7 +136,7 @@ TEST_P(RunTerminal, TheScreenHoldsOneProgressLine) {
   EXPECT_NE(all.find("run OK after"), std::string::npos) << all;
 }
 
-INSTANTIATE_TEST_SUITE_P(Columns, RunTerminal, ::testing::Values(80, 120));
+INSTANTIATE_TEST_SUITE_P(Columns, E2ERunTerminal, ::testing::Values(80, 120));
 
 } // namespace
 } // namespace outbox::test

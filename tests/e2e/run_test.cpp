@@ -1,3 +1,4 @@
+#include "support/fast_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -15,16 +16,10 @@ namespace {
 
 /// `outbox run` as a user runs it: real threads, a real SQLite file, a
 /// private redis-server. Short leases so crashed relays are taken over fast.
-class RunE2E : public ::testing::Test {
+class E2ERun : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 150},
-      "redis": {"io_timeout_ms": 200},
-      "lease": {"ttl_ms": 400, "batch": 64, "max_attempts": 50},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    std::ofstream{config_} << fast_config({{"lease", {{"max_attempts", 50}}}});
   }
 
   std::vector<std::string> common() const {
@@ -60,7 +55,7 @@ protected:
   redis_server redis_;
 };
 
-TEST_F(RunE2E, CrashesEverywhereLoseNothing) {
+TEST_F(E2ERun, CrashesEverywhereLoseNothing) {
   auto r = run_outbox(
       run_args({"--relays", "3", "--consumers", "2", "--orders", "3000",
                 "--seed", "7", "--crash-relay-after-claim", "0.03",
@@ -85,7 +80,7 @@ TEST_F(RunE2E, CrashesEverywhereLoseNothing) {
   expect_verify_passes();
 }
 
-TEST_F(RunE2E, ProcessesShareOneDatabase) {
+TEST_F(E2ERun, ProcessesShareOneDatabase) {
   // Orders first, from a writer-only process.
   auto load = run_outbox(
       run_args({"--relays", "0", "--consumers", "0", "--orders", "1500"}),
@@ -110,7 +105,7 @@ TEST_F(RunE2E, ProcessesShareOneDatabase) {
   expect_verify_passes();
 }
 
-TEST_F(RunE2E, SigtermStopsGracefullyAndReleasesLeases) {
+TEST_F(E2ERun, SigtermStopsGracefullyAndReleasesLeases) {
   auto load = run_outbox(
       run_args({"--relays", "0", "--consumers", "0", "--orders", "200"}),
       dir_.path().string(), 60'000);
@@ -145,7 +140,7 @@ TEST_F(RunE2E, SigtermStopsGracefullyAndReleasesLeases) {
   EXPECT_EQ(sending(), 0);
 }
 
-TEST_F(RunE2E, BadRunFlagsExit2) {
+TEST_F(E2ERun, BadRunFlagsExit2) {
   for (auto flags :
        std::vector<std::vector<std::string>>{{"--relays", "-1"},
                                              {"--crash-relay-pause", "1.5"},
@@ -157,7 +152,7 @@ TEST_F(RunE2E, BadRunFlagsExit2) {
   }
 }
 
-TEST_F(RunE2E, UnreachableRedisExits1) {
+TEST_F(E2ERun, UnreachableRedisExits1) {
   auto port = redis_.endpoint().port;
   redis_.stop();
   auto r = run_outbox(run_args({"--relays", "1", "--orders", "10"}),
@@ -166,7 +161,7 @@ TEST_F(RunE2E, UnreachableRedisExits1) {
   EXPECT_NE(r.err.find(std::to_string(port)), std::string::npos) << r.err;
 }
 
-TEST_F(RunE2E, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
+TEST_F(E2ERun, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
   auto run = run_outbox(run_args({"--relays", "1", "--consumers", "1",
                                   "--orders", "300", "--followup-share", "1"}),
                         dir_.path().string());
@@ -184,7 +179,7 @@ TEST_F(RunE2E, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
   expect_verify_passes();
 }
 
-TEST_F(RunE2E, AWorkerThatCannotSetItselfUpStopsTheRun) {
+TEST_F(E2ERun, AWorkerThatCannotSetItselfUpStopsTheRun) {
   // Few open files: the first relays get their database connections, a
   // later one finds no descriptor left and cannot start. Restarting it
   // would fail alike: the run stops, promptly, with exit 1.

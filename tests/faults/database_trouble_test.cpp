@@ -5,10 +5,7 @@
 // error naming the path and the documented exit code, nothing is
 // half-written, and the pipeline recovers once the trouble ends.
 
-#include "faults/fault_checks.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/temp_dir.hpp"
+#include "faults/fault_world.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
@@ -59,25 +56,21 @@ std::int64_t count_rows(const std::string& db_path, const std::string& table) {
   return db.execAndGet("SELECT COUNT(*) FROM " + table).getInt64();
 }
 
-class FaultDatabase : public ::testing::Test {
+class FaultDatabase : public fault_world {
 protected:
   void SetUp() override {
     // A short busy timeout so "locked past it" comes quickly; the lease
     // outlasts it and the Redis timeout together, as validation requires.
-    std::ofstream{config_} << R"({
-      "db": {"busy_timeout_ms": 250},
-      "redis": {"io_timeout_ms": 300},
-      "lease": {"ttl_ms": 700, "batch": 64},
-      "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-              "consumer_block_ms": 50}
-    })";
+    write_config({{"db", {{"busy_timeout_ms", 250}}},
+                  {"redis", {{"io_timeout_ms", 300}}},
+                  {"lease", {{"ttl_ms", 700}}}});
   }
 
   std::vector<std::string> args(std::vector<std::string> command,
                                 const std::string& db) const {
     command.insert(command.end(),
-                   {"--db", db, "--redis", redis_.endpoint().to_string(),
-                    "--config", config_});
+                   {"--db", db, "--redis", redis_->endpoint().to_string(),
+                    "--config", config_path_});
     return command;
   }
 
@@ -85,65 +78,60 @@ protected:
                         const std::string& db) const {
     return run_outbox(args(std::move(command), db), dir_.path().string());
   }
-
-  temp_dir dir_{"outbox-dbtrouble"};
-  std::string config_ = dir_.file("run.json");
-  std::string db_ = dir_.file("app.db");
-  redis_server redis_;
 };
 
 TEST_F(FaultDatabase, PlaceOrderLockedPastBusyTimeoutFailsCleanly) {
-  ASSERT_EQ(outbox({"init"}, db_).exit_code, 0);
+  ASSERT_EQ(outbox({"init"}, db_path_).exit_code, 0);
   {
-    write_lock lock{db_};
+    write_lock lock{db_path_};
     auto started = steady::now();
     auto r = outbox({"place-order", "--sku", "apple", "--qty", "2",
                      "--request-id", "r-locked"},
-                    db_);
+                    db_path_);
     auto took = steady::now() - started;
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_NE(r.err.find("busy"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(db_), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(db_path_), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
     // It waited for the lock (busy_timeout) before giving up.
     EXPECT_GE(took, std::chrono::milliseconds(250));
 
     // Readers are not blocked by a writer in WAL mode: status answers.
-    auto status = outbox({"status", "--json"}, db_);
+    auto status = outbox({"status", "--json"}, db_path_);
     EXPECT_EQ(status.exit_code, 0) << status.err;
     // Other writers fail the same way, naming the file.
-    auto retry = outbox({"retry", "--all-failed"}, db_);
+    auto retry = outbox({"retry", "--all-failed"}, db_path_);
     EXPECT_EQ(retry.exit_code, 1) << retry.err;
-    EXPECT_NE(retry.err.find(db_), std::string::npos) << retry.err;
+    EXPECT_NE(retry.err.find(db_path_), std::string::npos) << retry.err;
   }
   // Nothing half-written: no order, no outbox row, no request key.
-  EXPECT_EQ(count_rows(db_, "orders"), 0);
-  EXPECT_EQ(count_rows(db_, "outbox"), 0);
-  EXPECT_EQ(count_rows(db_, "request_keys"), 0);
+  EXPECT_EQ(count_rows(db_path_, "orders"), 0);
+  EXPECT_EQ(count_rows(db_path_, "outbox"), 0);
+  EXPECT_EQ(count_rows(db_path_, "request_keys"), 0);
 
   // The lock gone, the same request is a new order, not a replay.
   auto r = outbox({"place-order", "--sku", "apple", "--qty", "2",
                    "--request-id", "r-locked"},
-                  db_);
+                  db_path_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(json::parse(r.out).at("replayed").get<bool>());
-  EXPECT_EQ(count_rows(db_, "orders"), 1);
-  EXPECT_EQ(count_rows(db_, "outbox"), 1);
+  EXPECT_EQ(count_rows(db_path_, "orders"), 1);
+  EXPECT_EQ(count_rows(db_path_, "outbox"), 1);
 }
 
 TEST_F(FaultDatabase, RunBacksOffWhileLockedAndFinishesAfter) {
-  ASSERT_EQ(outbox({"init"}, db_).exit_code, 0);
-  auto lock = std::make_unique<write_lock>(db_);
+  ASSERT_EQ(outbox({"init"}, db_path_).exit_code, 0);
+  auto lock = std::make_unique<write_lock>(db_path_);
   child_process run{
       outbox_argv(args({"run", "--relays", "2", "--consumers", "1", "--orders",
                         "300", "--until-drained", "--json"},
-                       db_)),
+                       db_path_)),
       dir_.path().string()};
   // Both the writer and the relays meet the lock and say so.
   EXPECT_TRUE(run.wait_for_stderr("not committed", 15'000));
   EXPECT_TRUE(run.wait_for_stderr("database trouble, backing off", 15'000));
-  EXPECT_EQ(count_rows(db_, "orders"), 0);
+  EXPECT_EQ(count_rows(db_path_, "orders"), 0);
   lock.reset();
 
   auto r = run.wait(60'000);
@@ -155,7 +143,7 @@ TEST_F(FaultDatabase, RunBacksOffWhileLockedAndFinishesAfter) {
   EXPECT_EQ(report.at("relay_restarts"), 0);
   EXPECT_EQ(report.at("consumer_restarts"), 0);
   auto figures = expect_pipeline_intact(
-      {db_, redis_.endpoint(), config_, dir_.path().string()});
+      {db_path_, redis_->endpoint(), config_path_, dir_.path().string()});
   EXPECT_EQ(figures.orders, 300);
 }
 
@@ -222,42 +210,43 @@ TEST_F(FaultDatabase, UnusablePathsGiveClearErrorsAndCreateNothing) {
 }
 
 TEST_F(FaultDatabase, UnopenableWalFileFailsWithoutWriting) {
-  ASSERT_EQ(
-      outbox({"place-order", "--sku", "pear", "--qty", "3"}, db_).exit_code, 0);
+  ASSERT_EQ(outbox({"place-order", "--sku", "pear", "--qty", "3"}, db_path_)
+                .exit_code,
+            0);
   // Checkpointed and closed: app.db holds the order, no -wal file is left.
-  ASSERT_FALSE(fs::exists(db_ + "-wal"));
+  ASSERT_FALSE(fs::exists(db_path_ + "-wal"));
   // A folder where SQLite must create the WAL file: nothing can be written
   // (the closest to a full or broken disk that works for root too).
-  fs::create_directory(db_ + "-wal");
-  auto r = outbox({"place-order", "--sku", "pear", "--qty", "3"}, db_);
+  fs::create_directory(db_path_ + "-wal");
+  auto r = outbox({"place-order", "--sku", "pear", "--qty", "3"}, db_path_);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find(db_), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(db_path_), std::string::npos) << r.err;
   auto run = outbox({"run", "--relays", "1", "--consumers", "1", "--orders",
                      "5", "--until-drained"},
-                    db_);
+                    db_path_);
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_NE(run.err.find(db_), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(db_path_), std::string::npos) << run.err;
 
   // Trouble over: the order of before is there, nothing else was written.
-  fs::remove(db_ + "-wal");
-  EXPECT_EQ(count_rows(db_, "orders"), 1);
-  EXPECT_EQ(count_rows(db_, "outbox"), 1);
-  auto again = outbox({"place-order", "--sku", "pear", "--qty", "3"}, db_);
+  fs::remove(db_path_ + "-wal");
+  EXPECT_EQ(count_rows(db_path_, "orders"), 1);
+  EXPECT_EQ(count_rows(db_path_, "outbox"), 1);
+  auto again = outbox({"place-order", "--sku", "pear", "--qty", "3"}, db_path_);
   EXPECT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(count_rows(db_, "orders"), 2);
+  EXPECT_EQ(count_rows(db_path_, "orders"), 2);
 }
 
 TEST_F(FaultDatabase, ReadOnlyFileIsRefusedNamingIt) {
   if (::geteuid() == 0)
     GTEST_SKIP() << "root ignores file modes; the WAL case covers root";
-  ASSERT_EQ(outbox({"init"}, db_).exit_code, 0);
-  ASSERT_EQ(::chmod(db_.c_str(), 0444), 0);
-  auto r = outbox({"place-order", "--sku", "fig", "--qty", "1"}, db_);
-  ::chmod(db_.c_str(), 0644);
+  ASSERT_EQ(outbox({"init"}, db_path_).exit_code, 0);
+  ASSERT_EQ(::chmod(db_path_.c_str(), 0444), 0);
+  auto r = outbox({"place-order", "--sku", "fig", "--qty", "1"}, db_path_);
+  ::chmod(db_path_.c_str(), 0644);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find(db_), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(db_path_), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
-  EXPECT_EQ(count_rows(db_, "orders"), 0);
+  EXPECT_EQ(count_rows(db_path_, "orders"), 0);
 }
 
 } // namespace

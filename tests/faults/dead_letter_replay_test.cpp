@@ -5,20 +5,16 @@
 // (a second copy is absorbed by the dedup as usual) and `outbox verify`
 // passes. A malformed entry, which no fix can help, is refused by name.
 
-#include "broker/connection.hpp"
+#include "faults/fault_world.hpp"
+
 #include "broker/keys.hpp"
-#include "faults/fault_checks.hpp"
-#include "faults/quick_config.hpp"
 #include "support/pipeline_keys.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/temp_dir.hpp"
+#include "support/redis_lists.hpp"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -27,20 +23,13 @@ namespace {
 
 using json = nlohmann::json;
 
-class FaultDeadLetterReplay : public ::testing::Test {
+class FaultDeadLetterReplay : public fault_world {
 protected:
   void SetUp() override {
-    std::ofstream{config_} << quick_run_config();
+    write_config();
     names_.partitions = 4; // the default of broker.partitions
     auto r = outbox({"init"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  process_result outbox(std::vector<std::string> command) {
-    command.insert(command.end(),
-                   {"--db", dir_.file("app.db"), "--redis",
-                    redis_.endpoint().to_string(), "--config", config_});
-    return run_outbox(command, dir_.path().string(), 60'000);
   }
 
   /// One order (no follow-ups); returns its event.
@@ -70,28 +59,16 @@ protected:
   }
 
   std::vector<std::string> list(const std::string& key) {
-    auto r = redis().command({"LRANGE", key, "0", "-1"});
-    std::vector<std::string> items;
-    for (std::size_t i = 0; i < r->elements; ++i)
-      items.push_back(broker::reply_text(*r->element[i]));
-    return items;
+    auto conn = redis();
+    return list_items(conn, key);
   }
 
   std::string field(const std::string& hash, const std::string& name) {
     return broker::reply_text(*redis().command({"HGET", hash, name}));
   }
 
-  pipeline_check check() {
-    return check_pipeline({dir_.file("app.db"), redis_.endpoint(), config_,
-                           dir_.path().string()});
-  }
+  pipeline_check check() { return check_pipeline(where()); }
 
-  broker::connection& redis() { return redis_conn_; }
-
-  temp_dir dir_{"outbox-dead-letters"};
-  std::string config_ = dir_.file("run.json");
-  redis_server redis_;
-  broker::connection redis_conn_{redis_.connection_options()};
   broker::keys names_ = default_pipeline_keys();
 };
 

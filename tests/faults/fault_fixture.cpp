@@ -7,7 +7,6 @@
 #include <SQLiteCpp/Database.h>
 
 #include <csignal>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -15,25 +14,20 @@ namespace outbox::test {
 
 namespace {
 
-/// Short leases and fast polling, so takeovers happen within a second; by
-/// default many attempts, since every killed relay spends one on the rows
-/// it held. The
-/// stores' timeouts are short too: the lease (also the consumers' lock)
-/// must outlast both (lease.ttl_ms > busy_timeout_ms + io_timeout_ms).
-std::string fault_config(int max_attempts, int backoff_max_ms,
-                         int ttl_ms = 500) {
-  return R"({
-  "db": {"busy_timeout_ms": 200},
-  "redis": {"connect_timeout_ms": 500, "io_timeout_ms": 250},
-  "lease": {"ttl_ms": )" +
-         std::to_string(ttl_ms) + R"(, "batch": 64, "max_attempts": )" +
-         std::to_string(max_attempts) + R"(,
-            "backoff_base_ms": 10, "backoff_max_ms": )" +
-         std::to_string(backoff_max_ms) + R"(},
-  "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 100,
-          "consumer_block_ms": 50, "commit_delay_ms": 2,
-          "restart_budget": 1000}
-})";
+/// Short leases and fast polling (fast_config), so takeovers happen
+/// within a second; by default many attempts, since every killed relay
+/// spends one on the rows it held. The stores' timeouts are short too: the
+/// lease (also the consumers' lock) must outlast both.
+nlohmann::json fault_config(int max_attempts, int backoff_max_ms,
+                            int ttl_ms = 500) {
+  return {{"db", {{"busy_timeout_ms", 200}}},
+          {"redis", {{"connect_timeout_ms", 500}, {"io_timeout_ms", 250}}},
+          {"lease",
+           {{"ttl_ms", ttl_ms},
+            {"max_attempts", max_attempts},
+            {"backoff_base_ms", 10},
+            {"backoff_max_ms", backoff_max_ms}}},
+          {"run", {{"commit_delay_ms", 2}, {"restart_budget", 1000}}}};
 }
 
 std::uint64_t seed_for_test() {
@@ -44,12 +38,8 @@ std::uint64_t seed_for_test() {
 
 } // namespace
 
-fault_fixture::fault_fixture(redis_server::options redis_options)
-    : redis_options_(redis_options) {}
-
 void fault_fixture::SetUp() {
-  redis_ = std::make_unique<redis_server>(redis_options_);
-  std::ofstream{config_path_} << fault_config(200, 200);
+  write_config(fault_config(200, 200));
   seed_ = seed_for_test();
   random_.seed(seed_);
   std::cout << "[ fault    ] seed " << seed_
@@ -66,22 +56,13 @@ void fault_fixture::TearDown() {
 }
 
 void fault_fixture::limit_attempts(int max_attempts, int ttl_ms) {
-  std::ofstream{config_path_} << fault_config(max_attempts, 40, ttl_ms);
-}
-
-broker::connection fault_fixture::redis() const {
-  return broker::connection{redis_->connection_options()};
+  write_config(fault_config(max_attempts, 40, ttl_ms));
 }
 
 std::int64_t fault_fixture::count(const std::string& query) const {
   SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
   db.exec("PRAGMA busy_timeout = 5000");
   return db.execAndGet(query).getInt64();
-}
-
-std::vector<std::string> fault_fixture::common() const {
-  return {"--db",     db_path_,    "--redis", redis_->endpoint().to_string(),
-          "--config", config_path_};
 }
 
 std::vector<std::string>
@@ -235,8 +216,7 @@ bool fault_fixture::wait_until_settled(int timeout_ms) const {
 
 pipeline_check fault_fixture::finish(const std::string& scenario,
                                      std::int64_t kills) {
-  auto check = check_pipeline(
-      {db_path_, redis_->endpoint(), config_path_, dir_.path().string()});
+  auto check = check_pipeline(where());
   for (const auto& violation : check.violations)
     ADD_FAILURE() << scenario << ": " << violation;
   auto seconds =

@@ -1,9 +1,7 @@
 #pragma once
 
 #include "faults/fault_checks.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/temp_dir.hpp"
+#include "faults/fault_world.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -14,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace outbox::test {
@@ -55,12 +54,14 @@ private:
   bool tolerate_redis_ = false;
 };
 
-/// A fault scenario's world: a temporary directory with the database and a
-/// config file of short leases, a private redis-server, helpers to start
-/// `outbox run` processes against them, and the outside checks at the end.
-class fault_fixture : public ::testing::Test {
+/// A fault scenario under load: the world (fault_world) with a config of
+/// short leases and many attempts, an initialised database, a seeded
+/// generator for the fault schedule, helpers to start `outbox run`
+/// processes, and the outside checks at the end.
+class fault_fixture : public fault_world {
 protected:
-  explicit fault_fixture(redis_server::options redis_options = {});
+  explicit fault_fixture(redis_server::options redis_options = {})
+      : fault_world(std::move(redis_options)) {}
 
   void SetUp() override;
   void TearDown() override;
@@ -69,14 +70,8 @@ protected:
   /// scenarios where rows charged for nothing would end FAILED at once.
   void limit_attempts(int max_attempts, int ttl_ms = 500);
 
-  /// A connection to the scenario's Redis, to break it or read it.
-  broker::connection redis() const;
-
   /// A one-number query (COUNT...) on the scenario's database, read-only.
   std::int64_t count(const std::string& query) const;
-
-  /// --db, --redis and --config for every command.
-  std::vector<std::string> common() const;
 
   /// `outbox run --json` with these flags (and --until-drained if asked).
   std::vector<std::string> run_args(const std::vector<std::string>& flags,
@@ -128,16 +123,9 @@ protected:
   /// Picks an index in [0, n).
   std::size_t random_index(std::size_t n);
 
-  temp_dir dir_{"outbox-fault"};
-  std::string db_path_ = dir_.file("app.db");
-  std::string config_path_ = dir_.file("fault.json");
-  std::unique_ptr<redis_server> redis_;
   std::uint64_t seed_ = 0;
   std::mt19937_64 random_;
   std::chrono::steady_clock::time_point started_;
-
-private:
-  redis_server::options redis_options_;
 };
 
 /// The same world with a Redis that survives SIGKILL (AOF, fsync always).

@@ -4,6 +4,7 @@
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
 #include "support/pipeline_keys.hpp"
+#include "support/redis_lists.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -30,11 +31,7 @@ public:
       : conn_(options) {}
 
   std::vector<std::string> list(const std::string& key) {
-    auto r = conn_.command({"LRANGE", key, "0", "-1"});
-    std::vector<std::string> items;
-    for (std::size_t i = 0; i < r->elements; ++i)
-      items.push_back(broker::reply_text(*r->element[i]));
-    return items;
+    return list_items(conn_, key);
   }
 
   long long length(const std::string& key) {

@@ -4,18 +4,12 @@
 // dead-lettered with its reason while the consumers go on with the real
 // events queued before and after it.
 
-#include "broker/connection.hpp"
-#include "faults/fault_checks.hpp"
-#include "faults/quick_config.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/temp_dir.hpp"
+#include "faults/fault_world.hpp"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
 #include <regex>
 #include <string>
@@ -135,30 +129,17 @@ std::string number_field(const std::string& record, const std::string& name) {
   return record.substr(at, end - at);
 }
 
-class FaultGarbage : public ::testing::Test {
+class FaultGarbage : public fault_world {
 protected:
-  void SetUp() override { std::ofstream{config_} << quick_run_config(); }
-
-  std::vector<std::string> args(std::vector<std::string> command) const {
-    command.insert(command.end(),
-                   {"--db", dir_.file("app.db"), "--redis",
-                    redis_.endpoint().to_string(), "--config", config_});
-    return command;
-  }
+  void SetUp() override { write_config(); }
 
   /// A writer and a relay, no consumer: `orders` real orders (with
   /// follow-ups) end up queued.
   void queue_real_orders(int orders) {
-    auto r =
-        run_outbox(args({"run", "--relays", "1", "--consumers", "0", "--orders",
-                         std::to_string(orders), "--until-drained", "--json"}),
-                   dir_.path().string(), 60'000);
+    auto r = outbox({"run", "--relays", "1", "--consumers", "0", "--orders",
+                     std::to_string(orders), "--until-drained", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
-
-  temp_dir dir_{"outbox-garbage"};
-  std::string config_ = dir_.file("run.json");
-  redis_server redis_;
 };
 
 TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
@@ -167,7 +148,7 @@ TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
 
   // Real events, then garbage on every partition list, then real events.
   queue_real_orders(40);
-  broker::connection redis{redis_.connection_options()};
+  broker::connection redis{redis_->connection_options()};
   constexpr int partitions = 4; // the default of broker.partitions
   for (std::size_t i = 0; i < bad.size(); ++i)
     redis.command({"RPUSH",
@@ -176,9 +157,8 @@ TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
   queue_real_orders(40);
 
   // Consumers only: they meet the garbage between real events.
-  auto r = run_outbox(args({"run", "--relays", "0", "--consumers", "2",
-                            "--until-drained", "--json"}),
-                      dir_.path().string(), 60'000);
+  auto r = outbox({"run", "--relays", "0", "--consumers", "2",
+                   "--until-drained", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = json::parse(r.out);
   EXPECT_TRUE(report.at("ok").get<bool>()) << report.dump(2);
@@ -221,12 +201,12 @@ TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
   EXPECT_EQ(matched.size(), bad.size());
 
   // `outbox status` counts them, in text and JSON.
-  auto status = run_outbox(args({"status", "--json"}), dir_.path().string());
+  auto status = outbox({"status", "--json"});
   ASSERT_EQ(status.exit_code, 0) << status.err;
   auto broker_part = json::parse(status.out).at("redis");
   EXPECT_EQ(broker_part.at("dead_letter"), bad.size());
   EXPECT_EQ(broker_part.at("counters").at("dead_lettered"), bad.size());
-  auto text = run_outbox(args({"status"}), dir_.path().string());
+  auto text = outbox({"status"});
   EXPECT_EQ(text.exit_code, 0) << text.err;
   // The REDIS table's row "dead-letter list  N" (padded to the column).
   std::regex dead_letter_row{"\\ndead-letter list +" +
@@ -235,8 +215,7 @@ TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
 
   // The real events, before and after the garbage, all went through once,
   // in order, and `outbox verify` passes.
-  auto figures = expect_pipeline_intact(
-      {dir_.file("app.db"), redis_.endpoint(), config_, dir_.path().string()});
+  auto figures = expect_pipeline_intact(where());
   EXPECT_EQ(figures.dead_lettered, static_cast<std::int64_t>(bad.size()));
   EXPECT_GT(figures.outbox_rows, 80);
   EXPECT_EQ(figures.orphans, 0);

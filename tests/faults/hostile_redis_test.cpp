@@ -3,18 +3,13 @@
 // the processing prefix, and ids that are not clean text. Each is set aside
 // or left alone, with a clear trace, while the run goes on.
 
-#include "broker/connection.hpp"
-#include "faults/fault_checks.hpp"
-#include "faults/quick_config.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/temp_dir.hpp"
+#include "faults/fault_world.hpp"
+#include "support/redis_lists.hpp"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -30,20 +25,12 @@ constexpr int partitions = 4;
 constexpr std::size_t max_entry_bytes = 4096;
 constexpr std::size_t max_consume_bytes = 8192;
 
-class FaultHostileRedis : public ::testing::Test {
+class FaultHostileRedis : public fault_world {
 protected:
   void SetUp() override {
-    std::ofstream{config_} << quick_run_config(
-        R"("broker": {"max_entry_bytes": )" + std::to_string(max_entry_bytes) +
-        R"(, "max_consume_bytes": )" + std::to_string(max_consume_bytes) +
-        "},");
-  }
-
-  process_result outbox(std::vector<std::string> command) const {
-    command.insert(command.end(),
-                   {"--db", dir_.file("app.db"), "--redis",
-                    redis_.endpoint().to_string(), "--config", config_});
-    return run_outbox(command, dir_.path().string(), 60'000);
+    write_config({{"broker",
+                   {{"max_entry_bytes", max_entry_bytes},
+                    {"max_consume_bytes", max_consume_bytes}}}});
   }
 
   /// A writer and a relay, no consumer: `orders` real orders queued.
@@ -72,18 +59,6 @@ protected:
                .command({"HEXISTS", "pipeline:processed", event_id})
                ->integer == 1;
   }
-
-  broker::connection& redis() { return redis_conn_; }
-
-  pipeline_location where() const {
-    return {dir_.file("app.db"), redis_.endpoint(), config_,
-            dir_.path().string()};
-  }
-
-  temp_dir dir_{"outbox-hostile"};
-  std::string config_ = dir_.file("run.json");
-  redis_server redis_;
-  broker::connection redis_conn_{redis_.connection_options()};
 };
 
 /// A well-formed OrderPaid entry with these ids and a payload of `padding`.
@@ -193,13 +168,8 @@ TEST_F(FaultHostileRedis, ForeignKeysUnderTheProcessingPrefixAreLeftAlone) {
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "a raw escape logged";
 
   // Untouched.
-  auto items = [&](const std::string& key) {
-    auto l = redis().command({"LRANGE", key, "0", "-1"});
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < l->elements; ++i)
-      out.push_back(broker::reply_text(*l->element[i]));
-    return out;
-  };
+  auto conn = redis();
+  auto items = [&](const std::string& key) { return list_items(conn, key); };
   EXPECT_EQ(items(after_hash), std::vector<std::string>{"junk"});
   EXPECT_EQ(items(no_partition),
             std::vector<std::string>{entry("ghost-1", "ghost")});

@@ -4,13 +4,11 @@
 // status`, and go through, in order with its aggregate's later events, once
 // the cause is fixed and an operator runs `outbox retry`.
 
-#include "broker/connection.hpp"
-#include "faults/fault_checks.hpp"
+#include "faults/fault_world.hpp"
+
 #include "storage/database.hpp"
 #include "storage/order_store.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/temp_dir.hpp"
+#include "support/fast_config.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -20,7 +18,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -52,36 +49,25 @@ struct scenario_events {
   int rows = 0;
 };
 
-class FaultPoison : public ::testing::Test {
+class FaultPoison : public fault_world {
 protected:
   /// A config with short leases and timings; `broker` and `lease` are
   /// merged in.
   std::string write_config(const std::string& name, const json& broker,
                            const json& lease) {
-    json doc = {
-        {"broker", json::object()},
-        {"lease", {{"ttl_ms", 400}, {"batch", 64}}},
-        {"run",
-         {{"poll_interval_ms", 10},
-          {"idle_poll_max_ms", 100},
-          {"consumer_block_ms", 50}}},
-    };
-    doc["broker"].update(broker);
-    doc["lease"].update(lease);
+    json patch = {{"broker", broker}, {"lease", lease}};
     // The lease (also the consumers' lock) must outlast both stores'
     // timeouts: a third of it each.
-    auto third = doc["lease"]["ttl_ms"].get<int>() / 3;
-    doc["db"] = {{"busy_timeout_ms", third}};
-    doc["redis"] = {{"io_timeout_ms", third}};
-    auto path = dir_.file(name);
-    std::ofstream{path} << doc.dump(2);
-    return path;
+    auto third = fast_config(patch)["lease"]["ttl_ms"].get<int>() / 3;
+    patch["db"] = {{"busy_timeout_ms", third}};
+    patch["redis"] = {{"io_timeout_ms", third}};
+    return fault_world::write_config(patch, name);
   }
 
   std::vector<std::string> args(std::vector<std::string> command,
                                 const std::string& config) const {
     command.insert(command.end(),
-                   {"--db", db_, "--redis", redis_.endpoint().to_string(),
+                   {"--db", db_path_, "--redis", redis_->endpoint().to_string(),
                     "--config", config});
     return command;
   }
@@ -91,7 +77,7 @@ protected:
   /// OrderShipped follows it. Written through the library, as the writer
   /// would.
   scenario_events commit_orders(int aggregate_count, std::size_t poison_bytes) {
-    auto db = storage::open_and_migrate({db_, 5000, "FULL"});
+    auto db = storage::open_and_migrate({db_path_, 5000, "FULL"});
     storage::order_store store{*db};
     scenario_events out;
     auto now = storage::wall_clock_now();
@@ -126,7 +112,7 @@ protected:
   }
 
   row_state row(const std::string& event_id) const {
-    SQLite::Database db{db_, SQLite::OPEN_READONLY};
+    SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
     SQLite::Statement q{db, "SELECT status, attempts, available_at, "
                             "COALESCE(last_error, '') FROM outbox "
                             "WHERE event_id = ?"};
@@ -139,10 +125,6 @@ protected:
       r.last_error = q.getColumn(3).getString();
     }
     return r;
-  }
-
-  broker::connection redis() const {
-    return broker::connection{redis_.connection_options()};
   }
 
   std::int64_t processed_count() const {
@@ -172,12 +154,9 @@ protected:
   }
 
   pipeline_location where(const std::string& config) const {
-    return {db_, redis_.endpoint(), config, dir_.path().string()};
+    // The config the run used, not the default one.
+    return {db_path_, redis_->endpoint(), config, dir_.path().string()};
   }
-
-  temp_dir dir_{"outbox-poison"};
-  std::string db_ = dir_.file("app.db");
-  redis_server redis_;
 };
 
 TEST_F(FaultPoison, BacksOffFailsBlocksOnlyItsAggregateAndRetryFinishesIt) {

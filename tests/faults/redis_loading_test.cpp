@@ -3,15 +3,9 @@
 
 #include <SQLiteCpp/Database.h>
 
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
 #include <csignal>
-#include <fstream>
 #include <thread>
 
 namespace outbox::test {
@@ -19,61 +13,20 @@ namespace {
 
 /// A loopback server that answers every command the way a Redis does while
 /// it loads its dataset after a restart (AOF replay): "-LOADING ...".
-class loading_redis {
+class loading_redis : public loopback_server {
 public:
-  loading_redis() {
-    auto listener = listen_on_loopback();
-    listener_ = listener.fd;
-    port_ = listener.port;
-    thread_ = std::thread([this] { serve(); });
-  }
-
-  ~loading_redis() {
-    done_ = true;
-    thread_.join();
-    for (int fd : clients_)
-      ::close(fd);
-    ::close(listener_);
-  }
-
-  int port() const { return port_; }
+  loading_redis() : loopback_server(answer) {}
 
 private:
-  void serve() {
+  static bool answer(int client, const std::string& received) {
     static const std::string loading =
         "-LOADING Redis is loading the dataset in memory\r\n";
-    while (!done_) {
-      std::vector<pollfd> fds{{listener_, POLLIN, 0}};
-      for (int fd : clients_)
-        fds.push_back({fd, POLLIN, 0});
-      if (::poll(fds.data(), fds.size(), 50) <= 0)
-        continue;
-      if (fds[0].revents & POLLIN)
-        clients_.push_back(::accept(listener_, nullptr, nullptr));
-      for (std::size_t i = 1; i < fds.size(); ++i) {
-        if (!(fds[i].revents & (POLLIN | POLLHUP)))
-          continue;
-        char buffer[65536];
-        auto n = ::read(fds[i].fd, buffer, sizeof buffer);
-        if (n <= 0) {
-          ::close(fds[i].fd);
-          clients_.erase(
-              std::find(clients_.begin(), clients_.end(), fds[i].fd));
-          continue;
-        }
-        // One error per command: count the "*<n>" array headers.
-        for (ssize_t at = 0; at < n; ++at)
-          if (buffer[at] == '*' && (at == 0 || buffer[at - 1] == '\n'))
-            (void)!::write(fds[i].fd, loading.data(), loading.size());
-      }
-    }
+    // One error per command: count the "*<n>" array headers.
+    for (std::size_t at = 0; at < received.size(); ++at)
+      if (received[at] == '*' && (at == 0 || received[at - 1] == '\n'))
+        (void)!::write(client, loading.data(), loading.size());
+    return true;
   }
-
-  int listener_ = -1;
-  int port_ = 0;
-  std::atomic<bool> done_{false};
-  std::vector<int> clients_;
-  std::thread thread_;
 };
 
 using FaultRedisLoading = fault_fixture;
@@ -83,19 +36,16 @@ using FaultRedisLoading = fault_fixture;
 /// the batch: the relay must hand its rows back without spending an attempt
 /// (and so never turn them FAILED), then retry once Redis is ready.
 TEST_F(FaultRedisLoading, LoadingRedisIsUnavailableNotARefusal) {
-  std::ofstream{config_path_} << R"({
-    "db": {"busy_timeout_ms": 200},
-    "redis": {"io_timeout_ms": 250},
-    "lease": {"ttl_ms": 500, "batch": 64, "max_attempts": 2,
-              "backoff_base_ms": 10, "backoff_max_ms": 20},
-    "run": {"poll_interval_ms": 10, "idle_poll_max_ms": 20,
-            "consumer_block_ms": 50}
-  })";
-  auto orders =
-      run_outbox({"run", "--relays", "0", "--consumers", "0", "--orders", "20",
-                  "--until-drained", "--json", "--db", db_path_, "--redis",
-                  redis_->endpoint().to_string(), "--config", config_path_},
-                 dir_.path().string());
+  write_config({{"db", {{"busy_timeout_ms", 200}}},
+                {"redis", {{"io_timeout_ms", 250}}},
+                {"lease",
+                 {{"ttl_ms", 500},
+                  {"max_attempts", 2},
+                  {"backoff_base_ms", 10},
+                  {"backoff_max_ms", 20}}},
+                {"run", {{"idle_poll_max_ms", 20}}}});
+  auto orders = outbox({"run", "--relays", "0", "--consumers", "0", "--orders",
+                        "20", "--until-drained", "--json"});
   ASSERT_EQ(orders.exit_code, 0) << orders.out << orders.err;
 
   loading_redis loading;

@@ -7,6 +7,7 @@
 
 #include "broker/connection.hpp"
 #include "support/process.hpp"
+#include "support/redis_lists.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
@@ -64,11 +65,7 @@ protected:
 
   /// The whole queue list, head first.
   std::vector<std::string> queue() {
-    auto r = redis().command({"LRANGE", "outbox.events", "0", "-1"});
-    std::vector<std::string> entries;
-    for (std::size_t i = 0; i < r->elements; ++i)
-      entries.push_back(broker::reply_text(*r->element[i]));
-    return entries;
+    return list_items(redis(), "outbox.events");
   }
 
   /// The lines of a file in the lab folder (empty if it does not exist).

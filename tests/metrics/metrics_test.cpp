@@ -2,6 +2,7 @@
 
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/scrape.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -59,42 +60,10 @@ int free_port() {
   return loopback_socket{false}.port();
 }
 
-/// A socket connected to 127.0.0.1:`port`, reads and writes bounded by 5 s;
-/// -1 when nothing answers. The caller closes it.
-int connect_to(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    return -1;
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-/// GET /metrics over a plain socket (HTTP/1.0: no chunking, closed at the
-/// end). Empty when nothing answers; every step is bounded by a timeout.
+/// The body of a 200 answer to GET /metrics on 127.0.0.1; empty for any
+/// other answer or none.
 std::string scrape(int port) {
-  int fd = connect_to(port);
-  if (fd < 0)
-    return {};
-  std::string response;
-  std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-      static_cast<ssize_t>(request.size())) {
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
-      response.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  auto response = scrape_response("127.0.0.1", port);
   auto body = response.find("\r\n\r\n");
   if (response.rfind("HTTP/1.", 0) != 0 || body == std::string::npos ||
       response.find(" 200 ") == std::string::npos)
@@ -235,7 +204,7 @@ TEST_F(MetricsE2E, IdleAndHalfSentConnectionsDoNotHoldAScrapeBack) {
   const std::string partial[] = {"GET /metr", "GET /metrics HTTP/1.1\r\n",
                                  "GET /metrics HTTP/1.1\r\nHost: 127"};
   for (int i = 0; i < 12; ++i) {
-    int fd = connect_to(port);
+    int fd = connect_bounded("127.0.0.1", port);
     ASSERT_GE(fd, 0);
     held.push_back(fd);
     if (i % 2 == 1) {

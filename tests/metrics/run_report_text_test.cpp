@@ -19,7 +19,7 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-TEST(RunReportText, SpeaksEnglishAndRounds) {
+TEST(MetricsRunReportText, SpeaksEnglishAndRounds) {
   metrics::run_outcome o;
   o.relays = 1;
   o.consumers = 1;
@@ -45,7 +45,7 @@ TEST(RunReportText, SpeaksEnglishAndRounds) {
   EXPECT_FALSE(has(text, "12.3456")) << text;
 }
 
-TEST(RunReportText, EmptyLatencySamplesAreNotApplicable) {
+TEST(MetricsRunReportText, EmptyLatencySamplesAreNotApplicable) {
   metrics::run_outcome o;
   o.audit_ok = true;
   o.audit_json = audit_passed;
@@ -59,7 +59,7 @@ TEST(RunReportText, EmptyLatencySamplesAreNotApplicable) {
   EXPECT_TRUE(has(text, "(1 sample)")) << text;
 }
 
-TEST(RunReportText, SeparatesThisRunFromTheStore) {
+TEST(MetricsRunReportText, SeparatesThisRunFromTheStore) {
   metrics::run_outcome o;
   o.relays = 2;
   o.audit_ok = true;
@@ -79,7 +79,7 @@ TEST(RunReportText, SeparatesThisRunFromTheStore) {
   EXPECT_LT(mine, store) << text;
 }
 
-TEST(RunReportText, NamesTheChecksThatDidNotPass) {
+TEST(MetricsRunReportText, NamesTheChecksThatDidNotPass) {
   metrics::run_outcome o;
   o.audit_ok = false;
   o.audit_json =
@@ -98,7 +98,7 @@ TEST(RunReportText, NamesTheChecksThatDidNotPass) {
   EXPECT_TRUE(has(text, "VIOLATED: published_processed")) << text;
 }
 
-TEST(RunReportText, AnInterruptedRunSaysWhatItLeftUndone) {
+TEST(MetricsRunReportText, AnInterruptedRunSaysWhatItLeftUndone) {
   metrics::run_outcome o;
   o.relays = 2;
   o.consumers = 1;
@@ -128,7 +128,7 @@ TEST(RunReportText, AnInterruptedRunSaysWhatItLeftUndone) {
             "");
 }
 
-TEST(RunReportText, RowsUnderADeadRelaysLeaseWaitForItToExpire) {
+TEST(MetricsRunReportText, RowsUnderADeadRelaysLeaseWaitForItToExpire) {
   metrics::run_outcome o;
   o.failure = "stalled behind FAILED rows: 1 FAILED rows block 256 later rows";
   o.stranded_leases = "256 rows stay SENDING under the lease of a dead relay "

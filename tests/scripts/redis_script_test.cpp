@@ -12,13 +12,13 @@
 namespace outbox::test {
 namespace {
 
-using RedisScript = script_fixture;
+using ScriptRedis = script_fixture;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-TEST_F(RedisScript, StartKeepsItsFilesToItsUser) {
+TEST_F(ScriptRedis, StartKeepsItsFilesToItsUser) {
   scoped_umask usual{022};
   auto start = script("redis", {"start"});
   ASSERT_EQ(start.exit_code, 0) << start.err;
@@ -46,7 +46,7 @@ TEST_F(RedisScript, StartKeepsItsFilesToItsUser) {
   EXPECT_EQ(script("redis", {"status"}).exit_code, 1);
 }
 
-TEST_F(RedisScript, AForgedPidfileIsNeitherTrustedNorSignalled) {
+TEST_F(ScriptRedis, AForgedPidfileIsNeitherTrustedNorSignalled) {
   redis_server foreign;
   foreign_pid_ = foreign.pid();
   auto foreign_text = "pid " + std::to_string(foreign.pid());
@@ -83,7 +83,7 @@ TEST_F(RedisScript, AForgedPidfileIsNeitherTrustedNorSignalled) {
       << again.out;
 }
 
-TEST_F(RedisScript, StartRefusesARedisItDidNotStart) {
+TEST_F(ScriptRedis, StartRefusesARedisItDidNotStart) {
   redis_server foreign;
   foreign_pid_ = foreign.pid();
   auto port = std::to_string(foreign.endpoint().port);
@@ -102,7 +102,7 @@ TEST_F(RedisScript, StartRefusesARedisItDidNotStart) {
 
 namespace outbox::test {
 
-TEST_F(RedisScript, StartRefusesASecondServerOnItsData) {
+TEST_F(ScriptRedis, StartRefusesASecondServerOnItsData) {
   // A server working in var/redis that the pidfile does not name (its
   // pidfile and portfile lost): a second one beside it would append to
   // the same AOF.

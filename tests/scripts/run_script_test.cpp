@@ -15,7 +15,7 @@
 namespace outbox::test {
 namespace {
 
-class RunScript : public script_fixture {
+class ScriptRun : public script_fixture {
 protected:
   /// A number a Redis command answers on `where`.
   static long long number(const broker::connection_options& where,
@@ -33,7 +33,7 @@ protected:
   redis_server foreign_;
 };
 
-TEST_F(RunScript, RefusesARedisItDidNotStartNamingThePort) {
+TEST_F(ScriptRun, RefusesARedisItDidNotStartNamingThePort) {
   foreign_pid_ = foreign_.pid();
   auto port = std::to_string(foreign_.endpoint().port);
   for (const char* command : {"status", "init"}) {
@@ -48,7 +48,7 @@ TEST_F(RunScript, RefusesARedisItDidNotStartNamingThePort) {
   EXPECT_EQ(number(foreign_.connection_options(), {"DBSIZE"}), 0);
 }
 
-TEST_F(RunScript, APipelineGoesThroughThePrivateRedisNotTheConfiguredOne) {
+TEST_F(ScriptRun, APipelineGoesThroughThePrivateRedisNotTheConfiguredOne) {
   scoped_umask usual{022};
   // As the repository's config/outbox.json names 6379, where a system Redis
   // may answer: the private Redis wins over the config file.
@@ -80,7 +80,7 @@ TEST_F(RunScript, APipelineGoesThroughThePrivateRedisNotTheConfiguredOne) {
 /// someone else's answering on the port the config names (as a system
 /// Redis answers on 6379): they work, create var/ for the default
 /// database, and never write to that Redis.
-TEST_F(RunScript, TheReadmeCommandsWorkBesideAForeignRedis) {
+TEST_F(ScriptRun, TheReadmeCommandsWorkBesideAForeignRedis) {
   broker::connection foreign{foreign_.connection_options()};
   foreign.command({"SET", "someone.else", "1"});
   std::filesystem::create_directory(tmp_.path() / "config");
@@ -96,7 +96,7 @@ TEST_F(RunScript, TheReadmeCommandsWorkBesideAForeignRedis) {
   EXPECT_EQ(number(foreign_.connection_options(), {"DBSIZE"}), 1);
 }
 
-TEST_F(RunScript, TheReadmeCommandsWorkForAnotherUserBesideAForeignRedis) {
+TEST_F(ScriptRun, TheReadmeCommandsWorkForAnotherUserBesideAForeignRedis) {
   if (::geteuid() != 0)
     GTEST_SKIP() << "needs root to run the commands as another user";
   constexpr uid_t nobody = 65534;
@@ -126,7 +126,7 @@ TEST_F(RunScript, TheReadmeCommandsWorkForAnotherUserBesideAForeignRedis) {
   EXPECT_EQ(number(foreign_.connection_options(), {"DBSIZE"}), 1);
 }
 
-TEST_F(RunScript, ANamedRedisStartsNothing) {
+TEST_F(ScriptRun, ANamedRedisStartsNothing) {
   auto named = "127.0.0.1:" + std::to_string(foreign_.endpoint().port);
   auto init = script("run", {"init", "--redis", named});
   EXPECT_EQ(init.exit_code, 0) << init.err;

@@ -21,7 +21,7 @@ db_options options_in(const temp_dir& dir) {
   return options;
 }
 
-TEST(DatabaseIdentity, ACreatedDatabaseGetsARandomIdOnce) {
+TEST(StorageDatabaseIdentity, ACreatedDatabaseGetsARandomIdOnce) {
   temp_dir dir;
   auto options = options_in(dir);
   auto first = read_identity(*open_and_migrate(options));
@@ -38,7 +38,7 @@ TEST(DatabaseIdentity, ACreatedDatabaseGetsARandomIdOnce) {
   EXPECT_NE(read_identity(*open_and_migrate(options_in(other))).id, first.id);
 }
 
-TEST(DatabaseIdentity, AnUpgradedDatabaseRemembersItsVersion) {
+TEST(StorageDatabaseIdentity, AnUpgradedDatabaseRemembersItsVersion) {
   temp_dir dir;
   auto options = options_in(dir);
   open_and_migrate(options)->exec(
@@ -49,7 +49,7 @@ TEST(DatabaseIdentity, AnUpgradedDatabaseRemembersItsVersion) {
   EXPECT_TRUE(identity.upgraded());
 }
 
-TEST(DatabaseIdentity, ADatabaseBeforeSchema5HasNone) {
+TEST(StorageDatabaseIdentity, ADatabaseBeforeSchema5HasNone) {
   temp_dir dir;
   auto options = options_in(dir);
   auto db = open_and_migrate(options);

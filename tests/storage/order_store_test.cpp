@@ -30,7 +30,7 @@ bool is_uuid_v4(const std::string& text) {
 /// that it propagates unchanged.
 struct injected_crash {};
 
-class OrderStoreTest : public outbox::test::storage_fixture {
+class StorageOrderStore : public outbox::test::storage_fixture {
 protected:
   std::int64_t orders() { return scalar("SELECT COUNT(*) FROM orders"); }
   std::int64_t outbox_rows() { return scalar("SELECT COUNT(*) FROM outbox"); }
@@ -55,7 +55,7 @@ protected:
 
 } // namespace
 
-TEST_F(OrderStoreTest, place_order_writes_order_and_outbox_row_together) {
+TEST_F(StorageOrderStore, PlaceOrderWritesOrderAndOutboxRowTogether) {
   auto placed = store_.place_order({std::nullopt, "SKU-1", 3}, 1234);
   EXPECT_EQ(placed_order::outcome::placed, placed.result);
   EXPECT_EQ(1, placed.order_id);
@@ -82,7 +82,7 @@ TEST_F(OrderStoreTest, place_order_writes_order_and_outbox_row_together) {
   EXPECT_EQ(0, request_keys()); // no request_id, no key
 }
 
-TEST_F(OrderStoreTest, exception_before_commit_leaves_nothing) {
+TEST_F(StorageOrderStore, ExceptionBeforeCommitLeavesNothing) {
   store_.set_before_commit([] { throw injected_crash{}; });
   EXPECT_THROW(store_.place_order({"req-1", "SKU-1", 1}, 1), injected_crash);
   EXPECT_THROW(store_.place_orders(
@@ -102,7 +102,7 @@ TEST_F(OrderStoreTest, exception_before_commit_leaves_nothing) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(OrderStoreTest, same_key_same_params_is_replayed) {
+TEST_F(StorageOrderStore, SameKeySameParamsIsReplayed) {
   auto first = store_.place_order({"req-1", "SKU-1", 2}, 1);
   auto again = store_.place_order({"req-1", "SKU-1", 2}, 2);
   EXPECT_EQ(placed_order::outcome::placed, first.result);
@@ -115,7 +115,7 @@ TEST_F(OrderStoreTest, same_key_same_params_is_replayed) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(OrderStoreTest, same_key_other_params_is_a_conflict) {
+TEST_F(StorageOrderStore, SameKeyOtherParamsIsAConflict) {
   auto first = store_.place_order({"req-1", "SKU-1", 2}, 1);
   for (auto other : {order_request{"req-1", "SKU-1", 3},
                      order_request{"req-1", "SKU-2", 2}}) {
@@ -130,7 +130,7 @@ TEST_F(OrderStoreTest, same_key_other_params_is_a_conflict) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(OrderStoreTest, retry_after_a_lost_response_is_replayed) {
+TEST_F(StorageOrderStore, RetryAfterALostResponseIsReplayed) {
   // The client never sees this result (response lost), so it retries.
   (void)store_.place_order({"req-lost", "SKU-1", 5}, 1);
   auto event_id = text("SELECT event_id FROM outbox");
@@ -141,7 +141,7 @@ TEST_F(OrderStoreTest, retry_after_a_lost_response_is_replayed) {
   EXPECT_EQ(1, outbox_rows());
 }
 
-TEST_F(OrderStoreTest, duplicate_keys_in_one_batch_act_as_retries) {
+TEST_F(StorageOrderStore, DuplicateKeysInOneBatchActAsRetries) {
   auto results = store_.place_orders({{"k", "SKU-1", 1},
                                       {"k", "SKU-1", 1},
                                       {"k", "SKU-1", 2},
@@ -163,7 +163,7 @@ TEST_F(OrderStoreTest, duplicate_keys_in_one_batch_act_as_retries) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(OrderStoreTest, invalid_request_in_a_batch_writes_nothing) {
+TEST_F(StorageOrderStore, InvalidRequestInABatchWritesNothing) {
   try {
     store_.place_orders({{std::nullopt, "SKU-1", 1}, {std::nullopt, "SKU", 0}},
                         1);
@@ -178,7 +178,7 @@ TEST_F(OrderStoreTest, invalid_request_in_a_batch_writes_nothing) {
   EXPECT_EQ(0, outbox_rows());
 }
 
-TEST_F(OrderStoreTest, validation_messages_name_the_field) {
+TEST_F(StorageOrderStore, ValidationMessagesNameTheField) {
   EXPECT_EQ("qty must be a positive integer no larger than 1000000 (got 0)",
             rejection({std::nullopt, "SKU-1", 0}));
   EXPECT_EQ("qty must be a positive integer no larger than 1000000 "
@@ -207,7 +207,7 @@ TEST_F(OrderStoreTest, validation_messages_name_the_field) {
   EXPECT_FALSE(validate({"clé-ünïcode", "A-1", max_qty}));
 }
 
-TEST_F(OrderStoreTest, append_event_allocates_consecutive_seqs) {
+TEST_F(StorageOrderStore, AppendEventAllocatesConsecutiveSeqs) {
   auto placed = store_.place_order({std::nullopt, "SKU-1", 1}, 1);
   auto paid = store_.append_event(
       {placed.aggregate_id, "OrderPaid", R"({"amount":10})"}, 2);
@@ -230,7 +230,7 @@ TEST_F(OrderStoreTest, append_event_allocates_consecutive_seqs) {
             text("SELECT payload FROM outbox WHERE event_type = 'OrderPaid'"));
 }
 
-TEST_F(OrderStoreTest, append_event_rejects_bad_events) {
+TEST_F(StorageOrderStore, AppendEventRejectsBadEvents) {
   auto reject = [this](event_request request, const std::string& message) {
     try {
       store_.append_event(request, 1);
@@ -251,7 +251,7 @@ TEST_F(OrderStoreTest, append_event_rejects_bad_events) {
   EXPECT_EQ(0, outbox_rows());
 }
 
-TEST_F(OrderStoreTest, locked_database_is_a_busy_error_naming_it) {
+TEST_F(StorageOrderStore, LockedDatabaseIsABusyErrorNamingIt) {
   auto db = outbox::storage::open_database(options(50));
   order_store store{*db};
   SQLite::Database other{path_, SQLite::OPEN_READWRITE};

@@ -43,11 +43,11 @@ struct lease_tracker {
   }
 };
 
-class OutboxStoreConcurrencyTest : public outbox::test::storage_fixture {};
+class StorageOutboxStoreConcurrency : public outbox::test::storage_fixture {};
 
 } // namespace
 
-TEST_F(OutboxStoreConcurrencyTest, two_connections_never_share_an_aggregate) {
+TEST_F(StorageOutboxStoreConcurrency, TwoConnectionsNeverShareAnAggregate) {
   constexpr int aggregates = 40;
   constexpr int events_per_aggregate = 4;
   constexpr int total = aggregates * events_per_aggregate;

@@ -8,9 +8,9 @@
 // on the indexes however many rows wait.
 
 using namespace outbox::storage;
-using OutboxStoreTest = outbox::test::outbox_store_fixture;
+using StorageOutboxStore = outbox::test::outbox_store_fixture;
 
-TEST_F(OutboxStoreTest, claim_takes_rows_in_insertion_order_up_to_batch) {
+TEST_F(StorageOutboxStore, ClaimTakesRowsInInsertionOrderUpToBatch) {
   for (auto aggregate : {"a", "b", "c", "d", "e"})
     append(aggregate);
   policy_.batch = 3;
@@ -39,14 +39,14 @@ TEST_F(OutboxStoreTest, claim_takes_rows_in_insertion_order_up_to_batch) {
   EXPECT_EQ(1, leases[2].epoch);
 }
 
-TEST_F(OutboxStoreTest, claim_takes_consecutive_rows_of_an_aggregate_in_order) {
+TEST_F(StorageOutboxStore, ClaimTakesConsecutiveRowsOfAnAggregateInOrder) {
   for (auto aggregate : {"a", "b", "a", "b", "a"})
     append(aggregate);
   auto c = outbox_.claim_batch("relay-1", 0, policy_);
   EXPECT_EQ((strings{"a:1", "b:1", "a:2", "b:2", "a:3"}), keys(c));
 }
 
-TEST_F(OutboxStoreTest, head_of_line_blocks_an_aggregate_leased_elsewhere) {
+TEST_F(StorageOutboxStore, HeadOfLineBlocksAnAggregateLeasedElsewhere) {
   append("a");
   append("a");
   append("a");
@@ -63,7 +63,7 @@ TEST_F(OutboxStoreTest, head_of_line_blocks_an_aggregate_leased_elsewhere) {
             keys(outbox_.claim_batch("relay-2", 4, policy_)));
 }
 
-TEST_F(OutboxStoreTest, hot_queries_use_the_partial_indexes) {
+TEST_F(StorageOutboxStore, HotQueriesUseThePartialIndexes) {
   auto joined = [](const std::vector<std::string>& lines) {
     std::string all;
     for (const auto& line : lines)
@@ -102,7 +102,7 @@ TEST_F(OutboxStoreTest, hot_queries_use_the_partial_indexes) {
   }
 }
 
-TEST_F(OutboxStoreTest, claim_walk_is_bounded_and_later_claims_progress) {
+TEST_F(StorageOutboxStore, ClaimWalkIsBoundedAndLaterClaimsProgress) {
   constexpr int waiting = 3000;
   orders_.append_event({"held", "T", "{}"}, 0);
   policy_.ttl = 1'000'000;
@@ -156,7 +156,7 @@ TEST_F(OutboxStoreTest, claim_walk_is_bounded_and_later_claims_progress) {
                       " WHERE status <> 'PUBLISHED'"));
 }
 
-TEST_F(OutboxStoreTest, a_failed_head_does_not_starve_other_aggregates) {
+TEST_F(StorageOutboxStore, AFailedHeadDoesNotStarveOtherAggregates) {
   orders_.append_event({"stuck", "T", "{}"}, 0);
   policy_.max_attempts = 1;
   auto c = outbox_.claim_batch("relay-1", 0, policy_);

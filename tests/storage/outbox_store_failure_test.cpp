@@ -10,9 +10,9 @@
 // blocks only its own aggregate), retry, and the stats that show them.
 
 using namespace outbox::storage;
-using OutboxStoreTest = outbox::test::outbox_store_fixture;
+using StorageOutboxStore = outbox::test::outbox_store_fixture;
 
-TEST_F(OutboxStoreTest, fail_backs_off_then_fails_and_blocks_its_aggregate) {
+TEST_F(StorageOutboxStore, FailBacksOffThenFailsAndBlocksItsAggregate) {
   auto event_id = append("a");
   append("a");
   // Each round: a:1 fails to publish, a:2 (claimed with it) is handed back.
@@ -48,7 +48,7 @@ TEST_F(OutboxStoreTest, fail_backs_off_then_fails_and_blocks_its_aggregate) {
       << "a FAILED row is nobody's lease";
 }
 
-TEST_F(OutboxStoreTest, fail_ignores_rows_no_longer_held) {
+TEST_F(StorageOutboxStore, FailIgnoresRowsNoLongerHeld) {
   append("a");
   auto first = outbox_.claim_batch("relay-1", 0, policy_);
   outbox_.claim_batch("relay-2", 10, policy_); // takes it over
@@ -58,7 +58,7 @@ TEST_F(OutboxStoreTest, fail_ignores_rows_no_longer_held) {
   EXPECT_EQ("SENDING", column(first.events[0].event_id, "status"));
 }
 
-TEST_F(OutboxStoreTest, row_whose_lease_keeps_expiring_ends_failed) {
+TEST_F(StorageOutboxStore, RowWhoseLeaseKeepsExpiringEndsFailed) {
   auto event_id = append("a");
   append("a");
   append("b");
@@ -86,7 +86,7 @@ TEST_F(OutboxStoreTest, row_whose_lease_keeps_expiring_ends_failed) {
   EXPECT_EQ(1, after.failed);
 }
 
-TEST_F(OutboxStoreTest, failed_row_blocks_later_rows_claimed_with_it) {
+TEST_F(StorageOutboxStore, FailedRowBlocksLaterRowsClaimedWithIt) {
   append("a");
   append("a");
   policy_.max_attempts = 1;
@@ -100,7 +100,7 @@ TEST_F(OutboxStoreTest, failed_row_blocks_later_rows_claimed_with_it) {
   EXPECT_EQ(1, outbox_.stats(10).expired_leases);
 }
 
-TEST_F(OutboxStoreTest, retry_puts_failed_rows_back) {
+TEST_F(StorageOutboxStore, RetryPutsFailedRowsBack) {
   auto failed_id = append("a");
   append("a");
   auto pending_id = append("b");
@@ -120,7 +120,7 @@ TEST_F(OutboxStoreTest, retry_puts_failed_rows_back) {
             keys(outbox_.claim_batch("relay-1", 500, policy_)));
 }
 
-TEST_F(OutboxStoreTest, retry_all_failed_retries_every_failed_row) {
+TEST_F(StorageOutboxStore, RetryAllFailedRetriesEveryFailedRow) {
   append("a");
   append("b");
   append("c");
@@ -134,7 +134,7 @@ TEST_F(OutboxStoreTest, retry_all_failed_retries_every_failed_row) {
             keys(outbox_.claim_batch("relay-2", 7, policy_)));
 }
 
-TEST_F(OutboxStoreTest, stats_counts_every_status_and_lease) {
+TEST_F(StorageOutboxStore, StatsCountsEveryStatusAndLease) {
   auto empty = outbox_.stats(0);
   EXPECT_EQ(
       (std::map<std::string, std::int64_t>{
@@ -180,7 +180,7 @@ TEST_F(OutboxStoreTest, stats_counts_every_status_and_lease) {
   (void)r3;
 }
 
-TEST(OutboxStoreBackoffTest, doubles_from_base_up_to_the_cap) {
+TEST(StorageOutboxStoreBackoff, DoublesFromBaseUpToTheCap) {
   lease_policy policy;
   policy.backoff_base = 100;
   policy.backoff_max = 1000;

@@ -7,9 +7,9 @@
 // at the current epoch, so a relay whose lease was taken over changes nothing.
 
 using namespace outbox::storage;
-using OutboxStoreTest = outbox::test::outbox_store_fixture;
+using StorageOutboxStore = outbox::test::outbox_store_fixture;
 
-TEST_F(OutboxStoreTest, expired_lease_is_taken_over_and_the_old_ack_fenced) {
+TEST_F(StorageOutboxStore, ExpiredLeaseIsTakenOverAndTheOldAckFenced) {
   auto event_id = append("a");
   auto first = outbox_.claim_batch("relay-1", 0, policy_);
   ASSERT_EQ(1u, first.events.size());
@@ -38,7 +38,7 @@ TEST_F(OutboxStoreTest, expired_lease_is_taken_over_and_the_old_ack_fenced) {
   EXPECT_TRUE(outbox_.claim_batch("relay-3", 100, policy_).events.empty());
 }
 
-TEST_F(OutboxStoreTest, renew_extends_held_leases_only) {
+TEST_F(StorageOutboxStore, RenewExtendsHeldLeasesOnly) {
   append("a");
   auto held = outbox_.claim_batch("relay-1", 0, policy_);
   EXPECT_EQ(1, outbox_.renew("relay-1", held.leases(), 100));
@@ -50,7 +50,7 @@ TEST_F(OutboxStoreTest, renew_extends_held_leases_only) {
       << "a lease taken over cannot be renewed";
 }
 
-TEST_F(OutboxStoreTest, release_makes_rows_claimable_at_once) {
+TEST_F(StorageOutboxStore, ReleaseMakesRowsClaimableAtOnce) {
   auto event_id = append("a");
   append("a");
   auto held = outbox_.claim_batch("relay-1", 0, policy_);
@@ -67,7 +67,7 @@ TEST_F(OutboxStoreTest, release_makes_rows_claimable_at_once) {
       << "rows no longer held are not touched";
 }
 
-TEST_F(OutboxStoreTest, leases_carry_the_rowid_and_ack_by_it_keeps_the_fence) {
+TEST_F(StorageOutboxStore, LeasesCarryTheRowidAndAckByItKeepsTheFence) {
   auto first_id = append("a");
   auto second_id = append("b");
   auto c = outbox_.claim_batch("relay-1", 0, policy_);
@@ -104,7 +104,7 @@ TEST_F(OutboxStoreTest, leases_carry_the_rowid_and_ack_by_it_keeps_the_fence) {
   EXPECT_EQ(0, outbox_.ack("relay-1", {{"no-such-event", 1, 12345}}, 4).acked);
 }
 
-TEST_F(OutboxStoreTest, rejects_a_bad_owner_or_policy) {
+TEST_F(StorageOutboxStore, RejectsABadOwnerOrPolicy) {
   EXPECT_THROW(outbox_.claim_batch("", 0, policy_), store_error);
   for (auto broken : {&lease_policy::ttl, &lease_policy::backoff_base}) {
     auto policy = policy_;

@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace outbox::storage;
 
-TEST(PrivateFiles, WriteReplacesALinkInsteadOfWritingThroughIt) {
+TEST(StoragePrivateFiles, WriteReplacesALinkInsteadOfWritingThroughIt) {
   scoped_umask usual{022};
   temp_dir dir{"outbox-private"};
   auto victim = dir.file("victim");
@@ -37,7 +37,7 @@ TEST(PrivateFiles, WriteReplacesALinkInsteadOfWritingThroughIt) {
             2);
 }
 
-TEST(PrivateFiles, WriteFailureNamesTheFileAndLeavesNothing) {
+TEST(StoragePrivateFiles, WriteFailureNamesTheFileAndLeavesNothing) {
   temp_dir dir{"outbox-private"};
   auto folder = dir.path() / "a-folder";
   fs::create_directory(folder);
@@ -53,7 +53,7 @@ TEST(PrivateFiles, WriteFailureNamesTheFileAndLeavesNothing) {
             1);
 }
 
-TEST(PrivateFiles, CreatedFilesAndFoldersAreTheOwnersOnly) {
+TEST(StoragePrivateFiles, CreatedFilesAndFoldersAreTheOwnersOnly) {
   scoped_umask usual{022};
   temp_dir dir{"outbox-private"};
   auto deep = dir.path() / "a" / "b";
@@ -69,7 +69,7 @@ TEST(PrivateFiles, CreatedFilesAndFoldersAreTheOwnersOnly) {
   EXPECT_EQ(mode_of(file), 0700);
 }
 
-TEST(PrivateFiles, CreateDoesNotFollowALink) {
+TEST(StoragePrivateFiles, CreateDoesNotFollowALink) {
   temp_dir dir{"outbox-private"};
   auto target = dir.file("elsewhere.db");
   auto link = dir.path() / "app.db";
@@ -79,7 +79,7 @@ TEST(PrivateFiles, CreateDoesNotFollowALink) {
   EXPECT_FALSE(create_private_file(dir.path() / "missing" / "app.db"));
 }
 
-TEST(PrivateFiles, UnsafeFolders) {
+TEST(StoragePrivateFiles, UnsafeFolders) {
   temp_dir dir{"outbox-private"};
   EXPECT_EQ(unsafe_folder(dir.path()), std::nullopt);
   fs::permissions(dir.path(), fs::perms::all);
@@ -99,7 +99,7 @@ TEST(PrivateFiles, UnsafeFolders) {
   }
 }
 
-TEST(PrivateFiles, TightenOnlyAnOpenFileOfOurs) {
+TEST(StoragePrivateFiles, TightenOnlyAnOpenFileOfOurs) {
   scoped_umask usual{022};
   temp_dir dir{"outbox-private"};
   auto file = dir.file("old.db");

@@ -15,7 +15,7 @@ using namespace outbox::storage;
 namespace {
 
 /// Rows written by hand, so each test sets status and times exactly.
-class RetentionTest : public outbox::test::storage_fixture {
+class StorageRetention : public outbox::test::storage_fixture {
 protected:
   /// Inserts one outbox row; published_at is set for PUBLISHED only.
   std::string row(const std::string& aggregate_id, std::int64_t seq,
@@ -71,7 +71,7 @@ int total_deleted(const std::vector<purge_batch>& batches) {
 
 } // namespace
 
-TEST_F(RetentionTest, purge_deletes_only_old_published_rows_in_batches) {
+TEST_F(StorageRetention, PurgeDeletesOnlyOldPublishedRowsInBatches) {
   // Aggregate "old": 25 PUBLISHED long ago, then one recent newest row.
   for (int seq = 1; seq <= 25; ++seq)
     row("old", seq, "PUBLISHED", 10, 100);
@@ -98,7 +98,7 @@ TEST_F(RetentionTest, purge_deletes_only_old_published_rows_in_batches) {
   EXPECT_EQ(9, count("1"));
 }
 
-TEST_F(RetentionTest, purge_saves_the_head_of_an_aggregate_it_empties) {
+TEST_F(StorageRetention, PurgeSavesTheHeadOfAnAggregateItEmpties) {
   row("a", 1, "PUBLISHED", 10, 100);
   row("b", 1, "PUBLISHED", 10, 100);
   row("b", 2, "PUBLISHED", 10, 100);
@@ -134,7 +134,7 @@ TEST_F(RetentionTest, purge_saves_the_head_of_an_aggregate_it_empties) {
   EXPECT_EQ(4, orders.append_event({"b", "OrderShipped", "{}"}, 4000).seq);
 }
 
-TEST_F(RetentionTest, purge_deletes_only_a_prefix_of_each_aggregate) {
+TEST_F(StorageRetention, PurgeDeletesOnlyAPrefixOfEachAggregate) {
   // Relays with clocks apart: seq 2 looks published before the cutoff,
   // seq 1 after it. Deleting seq 2 alone would leave a hole verify and trim
   // cannot tell from a lost row.
@@ -148,7 +148,7 @@ TEST_F(RetentionTest, purge_deletes_only_a_prefix_of_each_aggregate) {
   EXPECT_EQ(0, count("aggregate_id = 'b'"));
 }
 
-TEST_F(RetentionTest, the_database_refuses_a_seq_at_or_below_a_purged_head) {
+TEST_F(StorageRetention, TheDatabaseRefusesASeqAtOrBelowAPurgedHead) {
   row("b", 1, "PUBLISHED", 10, 100);
   row("b", 2, "PUBLISHED", 10, 100);
   purge_all(1000, 10);
@@ -160,7 +160,7 @@ TEST_F(RetentionTest, the_database_refuses_a_seq_at_or_below_a_purged_head) {
   EXPECT_EQ(1, count("aggregate_id = 'b'"));
 }
 
-TEST_F(RetentionTest, purge_removes_request_keys_and_keeps_orders) {
+TEST_F(StorageRetention, PurgeRemovesRequestKeysAndKeepsOrders) {
   auto first = row("a", 1, "PUBLISHED", 10, 100);
   request_key(first);
   auto pending = row("a", 2, "PENDING", 20);
@@ -178,7 +178,7 @@ TEST_F(RetentionTest, purge_removes_request_keys_and_keeps_orders) {
   EXPECT_EQ(0, scalar("SELECT COUNT(*) FROM pragma_foreign_key_check"));
 }
 
-TEST_F(RetentionTest, purge_batch_looks_at_a_bounded_number_of_rows) {
+TEST_F(StorageRetention, PurgeBatchLooksAtABoundedNumberOfRows) {
   // More FAILED rows than one batch may look at, before the old PUBLISHED.
   auto bound = purge_scan_bound(1);
   for (std::int64_t seq = 1; seq <= bound + 10; ++seq)
@@ -194,11 +194,11 @@ TEST_F(RetentionTest, purge_batch_looks_at_a_bounded_number_of_rows) {
   EXPECT_EQ(0, count("aggregate_id = 'a'"));
 }
 
-TEST_F(RetentionTest, purge_rejects_a_batch_below_one) {
+TEST_F(StorageRetention, PurgeRejectsABatchBelowOne) {
   EXPECT_THROW(outbox_.purge_published(1000, 0, 0), store_error);
 }
 
-TEST_F(RetentionTest, purge_queries_use_the_rowid_and_the_indexes) {
+TEST_F(StorageRetention, PurgeQueriesUseTheRowidAndTheIndexes) {
   for (const auto& line :
        query_plan("SELECT rowid FROM outbox WHERE rowid > 5 ORDER BY rowid"
                   " LIMIT 10"))
@@ -212,7 +212,7 @@ TEST_F(RetentionTest, purge_queries_use_the_rowid_and_the_indexes) {
     EXPECT_NE(std::string::npos, line.find("outbox_failed")) << line;
 }
 
-TEST_F(RetentionTest, migrates_version_2_to_the_request_keys_index) {
+TEST_F(StorageRetention, MigratesVersion2ToTheRequestKeysIndex) {
   db_->exec("DROP INDEX request_keys_event; PRAGMA user_version = 2");
   EXPECT_THROW(require_schema(*db_), store_error);
   migrate(*db_);
@@ -221,7 +221,7 @@ TEST_F(RetentionTest, migrates_version_2_to_the_request_keys_index) {
                       " WHERE type = 'index' AND name = 'request_keys_event'"));
 }
 
-TEST_F(RetentionTest, migrates_version_3_to_the_aggregate_heads) {
+TEST_F(StorageRetention, MigratesVersion3ToTheAggregateHeads) {
   db_->exec("DROP TABLE aggregate_heads; PRAGMA user_version = 3");
   EXPECT_THROW(require_schema(*db_), store_error);
   migrate(*db_);
@@ -229,7 +229,7 @@ TEST_F(RetentionTest, migrates_version_3_to_the_aggregate_heads) {
   EXPECT_EQ(0, scalar("SELECT COUNT(*) FROM aggregate_heads"));
 }
 
-TEST_F(RetentionTest, failed_rows_pages_through_all_oldest_first) {
+TEST_F(StorageRetention, FailedRowsPagesThroughAllOldestFirst) {
   for (int seq = 1; seq <= 250; ++seq) {
     row("f", seq, "FAILED", seq);
     if (seq % 50 == 0)

@@ -41,7 +41,7 @@ store_error expect_store_error(Call&& call, store_errc code) {
   return store_error(store_errc::internal, "none thrown");
 }
 
-class StorageSchemaTest : public outbox::test::storage_fixture {
+class StorageSchema : public outbox::test::storage_fixture {
 protected:
   /// Inserts an outbox row by hand; `extra` columns/values are appended.
   void insert_outbox(const std::string& extra_columns = "",
@@ -59,7 +59,7 @@ protected:
 
 } // namespace
 
-TEST_F(StorageSchemaTest, has_the_seed_tables_and_columns) {
+TEST_F(StorageSchema, HasTheSeedTablesAndColumns) {
   auto orders = columns(*db_, "orders");
   for (auto name : {"id", "sku", "qty"})
     EXPECT_EQ(1u, orders.count(name)) << "orders." << name;
@@ -73,14 +73,14 @@ TEST_F(StorageSchemaTest, has_the_seed_tables_and_columns) {
   EXPECT_EQ(schema_version, scalar("PRAGMA user_version"));
 }
 
-TEST_F(StorageSchemaTest, status_defaults_to_pending) {
+TEST_F(StorageSchema, StatusDefaultsToPending) {
   insert_outbox();
   EXPECT_EQ("PENDING", text("SELECT status FROM outbox"));
   EXPECT_EQ(0, scalar("SELECT attempts + lease_epoch + lease_until"
                       " + available_at FROM outbox"));
 }
 
-TEST_F(StorageSchemaTest, has_the_partial_indexes) {
+TEST_F(StorageSchema, HasThePartialIndexes) {
   for (auto index : {"outbox_pending", "outbox_leased", "outbox_unpublished",
                      "outbox_failed"})
     EXPECT_EQ(1, scalar(std::string{"SELECT COUNT(*) FROM sqlite_master"
@@ -95,7 +95,7 @@ TEST_F(StorageSchemaTest, has_the_partial_indexes) {
                                    .find("WHERE published_at IS NULL"));
 }
 
-TEST_F(StorageSchemaTest, migrates_version_1_to_the_published_at_index) {
+TEST_F(StorageSchema, MigratesVersion1ToThePublishedAtIndex) {
   order_store orders{*db_};
   orders.append_event({"a", "T", "{}"}, 1);
   // What version 1 left behind.
@@ -111,7 +111,7 @@ TEST_F(StorageSchemaTest, migrates_version_1_to_the_published_at_index) {
   EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM outbox"));
 }
 
-TEST_F(StorageSchemaTest, check_constraints_reject_bad_rows) {
+TEST_F(StorageSchema, CheckConstraintsRejectBadRows) {
   auto rejects = [this](const std::string& sql) {
     EXPECT_THROW(db_->exec(sql), SQLite::Exception) << sql;
   };
@@ -163,7 +163,7 @@ TEST_F(StorageSchemaTest, check_constraints_reject_bad_rows) {
   EXPECT_EQ(3, scalar("SELECT COUNT(*) FROM outbox"));
 }
 
-TEST_F(StorageSchemaTest, migrate_is_idempotent) {
+TEST_F(StorageSchema, MigrateIsIdempotent) {
   order_store orders{*db_};
   orders.place_order({std::nullopt, "sku-1", 2}, 1);
   migrate(*db_);
@@ -174,7 +174,7 @@ TEST_F(StorageSchemaTest, migrate_is_idempotent) {
   EXPECT_EQ(schema_version, again->execAndGet("PRAGMA user_version").getInt());
 }
 
-TEST_F(StorageSchemaTest, applies_the_connection_pragmas) {
+TEST_F(StorageSchema, AppliesTheConnectionPragmas) {
   auto options = this->options();
   options.synchronous = "normal";
   auto db = open_database(options);
@@ -189,7 +189,7 @@ TEST_F(StorageSchemaTest, applies_the_connection_pragmas) {
   EXPECT_EQ(2, db->execAndGet("PRAGMA temp_store").getInt()); // MEMORY
 }
 
-TEST_F(StorageSchemaTest, a_held_write_lock_is_waited_for_up_to_busy_timeout) {
+TEST_F(StorageSchema, AHeldWriteLockIsWaitedForUpToBusyTimeout) {
   auto options = this->options();
   options.busy_timeout_ms = 300;
   auto holder = open_database(options);
@@ -219,7 +219,7 @@ TEST_F(StorageSchemaTest, a_held_write_lock_is_waited_for_up_to_busy_timeout) {
   EXPECT_LT(waited, std::chrono::milliseconds(290));
 }
 
-TEST_F(StorageSchemaTest, rejects_an_unknown_synchronous_mode) {
+TEST_F(StorageSchema, RejectsAnUnknownSynchronousMode) {
   auto options = this->options();
   options.synchronous = "SOMETIMES";
   auto e = expect_store_error([&] { open_database(options); },
@@ -228,7 +228,7 @@ TEST_F(StorageSchemaTest, rejects_an_unknown_synchronous_mode) {
   EXPECT_NE(std::string::npos, std::string{e.what()}.find("SOMETIMES"));
 }
 
-TEST_F(StorageSchemaTest, rejects_a_database_newer_than_the_binary) {
+TEST_F(StorageSchema, RejectsADatabaseNewerThanTheBinary) {
   db_->exec("PRAGMA user_version = " + std::to_string(schema_version + 1));
   auto e = expect_store_error([&] { migrate(*db_); }, store_errc::schema);
   EXPECT_NE(std::string::npos, std::string{e.what()}.find("newer"));
@@ -236,7 +236,7 @@ TEST_F(StorageSchemaTest, rejects_a_database_newer_than_the_binary) {
   expect_store_error([&] { open_and_migrate(options()); }, store_errc::schema);
 }
 
-TEST(StorageOpenTest, require_schema_fails_clearly_on_a_fresh_file) {
+TEST(StorageOpen, RequireSchemaFailsClearlyOnAFreshFile) {
   temp_dir dir;
   db_options options;
   options.path = dir.file("fresh.db");
@@ -250,7 +250,7 @@ TEST(StorageOpenTest, require_schema_fails_clearly_on_a_fresh_file) {
   expect_store_error([&] { outbox_store{*db}; }, store_errc::schema);
 }
 
-TEST(StorageOpenTest, missing_folder_is_an_io_error_naming_the_path) {
+TEST(StorageOpen, MissingFolderIsAnIoErrorNamingThePath) {
   temp_dir dir;
   db_options options;
   options.path = dir.file("no/such/folder/app.db");
@@ -258,7 +258,7 @@ TEST(StorageOpenTest, missing_folder_is_an_io_error_naming_the_path) {
   EXPECT_NE(std::string::npos, std::string{e.what()}.find(options.path));
 }
 
-TEST(StorageOpenTest, unusable_path_is_an_io_error_naming_the_path) {
+TEST(StorageOpen, UnusablePathIsAnIoErrorNamingThePath) {
   temp_dir dir;
   std::ofstream{dir.file("plain-file")} << "x";
   db_options options;
@@ -272,7 +272,7 @@ TEST(StorageOpenTest, unusable_path_is_an_io_error_naming_the_path) {
   EXPECT_NE(std::string::npos, std::string{e.what()}.find(options.path));
 }
 
-TEST(StorageOpenTest, garbage_file_is_a_schema_error) {
+TEST(StorageOpen, GarbageFileIsASchemaError) {
   temp_dir dir;
   db_options options;
   options.path = dir.file("garbage.db");
@@ -282,7 +282,7 @@ TEST(StorageOpenTest, garbage_file_is_a_schema_error) {
   EXPECT_NE(std::string::npos, std::string{e.what()}.find(options.path));
 }
 
-TEST(StorageOpenTest, foreign_tables_are_not_adopted) {
+TEST(StorageOpen, ForeignTablesAreNotAdopted) {
   temp_dir dir;
   db_options options;
   options.path = dir.file("foreign.db");
@@ -295,7 +295,7 @@ TEST(StorageOpenTest, foreign_tables_are_not_adopted) {
   EXPECT_NE(std::string::npos, std::string{e.what()}.find("orders"));
 }
 
-TEST(StoreErrorTest, codes_have_stable_names) {
+TEST(StorageStoreError, CodesHaveStableNames) {
   EXPECT_STREQ("busy", to_string(store_errc::busy));
   EXPECT_STREQ("io", to_string(store_errc::io));
   EXPECT_STREQ("schema", to_string(store_errc::schema));
@@ -303,7 +303,7 @@ TEST(StoreErrorTest, codes_have_stable_names) {
   EXPECT_STREQ("internal", to_string(store_errc::internal));
 }
 
-TEST(StoreErrorTest, maps_sqlite_exceptions_by_code) {
+TEST(StorageStoreError, MapsSqliteExceptionsByCode) {
   auto mapped = [](int code) {
     try {
       try {

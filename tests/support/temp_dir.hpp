@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -39,6 +40,13 @@ public:
   /// A path inside the directory, as a string (for db_options::path).
   std::string file(const std::string& name) const {
     return (path_ / name).string();
+  }
+
+  /// Writes `text` to a file inside the directory; returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    auto path = file(name);
+    std::ofstream{path, std::ios::binary} << text;
+    return path;
   }
 
 private:

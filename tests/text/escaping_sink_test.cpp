@@ -11,7 +11,7 @@
 
 namespace {
 
-TEST(EscapingSink, LogLinesCarryNoRawControlsOrBadBytes) {
+TEST(TextEscapingSink, LogLinesCarryNoRawControlsOrBadBytes) {
   auto inner = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(10);
   inner->set_pattern("%l %v");
   spdlog::logger logger{"escaping-sink-test",

@@ -12,7 +12,7 @@ using outbox::text::json_text;
 
 namespace {
 
-TEST(JsonText, BytesThatAreNotUtf8AreReplacedNotThrown) {
+TEST(TextJson, BytesThatAreNotUtf8AreReplacedNotThrown) {
   nlohmann::json value{{"event_id", "ev\xff\x1b[2J"}};
   EXPECT_THROW(value.dump(), nlohmann::json::type_error);
   auto text = json_text(value);
@@ -20,7 +20,7 @@ TEST(JsonText, BytesThatAreNotUtf8AreReplacedNotThrown) {
   EXPECT_EQ(back.at("event_id"), "ev\xef\xbf\xbd\x1b[2J");
 }
 
-TEST(JsonText, OutputIsPlainAsciiWithControlsEscaped) {
+TEST(TextJson, OutputIsPlainAsciiWithControlsEscaped) {
   nlohmann::ordered_json value{{"id", "e\x1b\x7f\xc2\x9b cr\xc3\xa8me"}};
   auto text = json_text(value);
   EXPECT_EQ(text, R"({"id":"e\u001b\u007f\u009b cr\u00e8me"})");
@@ -28,7 +28,7 @@ TEST(JsonText, OutputIsPlainAsciiWithControlsEscaped) {
             "e\x1b\x7f\xc2\x9b cr\xc3\xa8me");
 }
 
-TEST(JsonText, IndentsLikeDump) {
+TEST(TextJson, IndentsLikeDump) {
   nlohmann::json value{{"a", 1}};
   EXPECT_EQ(json_text(value, 2), value.dump(2));
 }

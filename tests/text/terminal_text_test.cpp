@@ -12,7 +12,7 @@ using outbox::text::utf8_cut;
 
 namespace {
 
-TEST(TerminalText, PrintableAsciiAndUtf8AreKept) {
+TEST(TextTerminal, PrintableAsciiAndUtf8AreKept) {
   EXPECT_EQ(escaped(""), "");
   EXPECT_EQ(escaped("order-42 apple ~!"), "order-42 apple ~!");
   EXPECT_EQ(escaped("cr\xc3\xa8me \xe2\x82\xac \xf0\x9f\x8d\x8e"),
@@ -20,7 +20,7 @@ TEST(TerminalText, PrintableAsciiAndUtf8AreKept) {
   EXPECT_EQ(escaped("C:\\path\\e"), "C:\\path\\e");
 }
 
-TEST(TerminalText, ControlCharactersAreWrittenOut) {
+TEST(TextTerminal, ControlCharactersAreWrittenOut) {
   EXPECT_EQ(escaped("ev\x1b[2J"), "ev\\e[2J");
   EXPECT_EQ(escaped("a\nb\rc\td"), "a\\nb\\rc\\td");
   EXPECT_EQ(escaped(std::string{"nul\0bel\x07", 8}), "nul\\x00bel\\x07");
@@ -33,7 +33,7 @@ TEST(TerminalText, ControlCharactersAreWrittenOut) {
   EXPECT_EQ(escaped("\xc2\xa0"), "\xc2\xa0");
 }
 
-TEST(TerminalText, BytesThatAreNotUtf8AreWrittenOutOneByOne) {
+TEST(TextTerminal, BytesThatAreNotUtf8AreWrittenOutOneByOne) {
   EXPECT_EQ(escaped("ev\xff\x1b[2J"), "ev\\xff\\e[2J");
   EXPECT_EQ(escaped("\x80 stray"), "\\x80 stray");
   EXPECT_EQ(escaped("\xc3"), "\\xc3");                   // cut short
@@ -45,14 +45,14 @@ TEST(TerminalText, BytesThatAreNotUtf8AreWrittenOutOneByOne) {
   EXPECT_EQ(escaped("\xc3x"), "\\xc3x");
 }
 
-TEST(TerminalText, EscapingTwiceChangesNothingMore) {
+TEST(TextTerminal, EscapingTwiceChangesNothingMore) {
   for (std::string text : {"ev\xff\x1b[2J", "a\nb", "\xc2\x9b", "plain"}) {
     auto once = escaped(text);
     EXPECT_EQ(escaped(once), once) << once;
   }
 }
 
-TEST(TerminalText, EveryByteComesOutVisible) {
+TEST(TextTerminal, EveryByteComesOutVisible) {
   std::string all;
   for (int byte = 0; byte < 256; ++byte)
     all += static_cast<char>(byte);
@@ -61,7 +61,7 @@ TEST(TerminalText, EveryByteComesOutVisible) {
     EXPECT_TRUE(c >= 0x20 && c < 0x7f) << int(c);
 }
 
-TEST(TerminalText, CutsFallBetweenCharacters) {
+TEST(TextTerminal, CutsFallBetweenCharacters) {
   std::string text = "ab\xc3\xa8z"; // a b è z
   EXPECT_EQ(utf8_cut(text, 10), text.size());
   EXPECT_EQ(utf8_cut(text, 2), 2u);

@@ -1,0 +1,35 @@
+#include "faults/fault_world.hpp"
+
+#include "support/fast_config.hpp"
+
+namespace outbox::test {
+
+fault_world::fault_world(redis_server::options redis_options)
+    : redis_(std::make_unique<redis_server>(redis_options)) {}
+
+std::string fault_world::write_config(const nlohmann::json& patch,
+                                      const std::string& name) const {
+  return dir_.write(name, fast_config(patch).dump(2));
+}
+
+broker::connection fault_world::redis() const {
+  return broker::connection{redis_->connection_options()};
+}
+
+std::vector<std::string> fault_world::common() const {
+  return {"--db",     db_path_,    "--redis", redis_->endpoint().to_string(),
+          "--config", config_path_};
+}
+
+process_result fault_world::outbox(std::vector<std::string> command,
+                                   int timeout_ms) const {
+  auto c = common();
+  command.insert(command.end(), c.begin(), c.end());
+  return run_outbox(command, dir_.path().string(), timeout_ms);
+}
+
+pipeline_location fault_world::where() const {
+  return {db_path_, redis_->endpoint(), config_path_, dir_.path().string()};
+}
+
+} // namespace outbox::test

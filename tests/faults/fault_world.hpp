@@ -1,0 +1,51 @@
+#pragma once
+
+#include "broker/connection.hpp"
+#include "faults/fault_checks.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace outbox::test {
+
+/// What every fault test stands on: a temporary directory for the database
+/// and its config file, a private redis-server, and `outbox` commands
+/// against both. The scenarios under load build on it (fault_fixture); a
+/// test of one hostile input uses it as it is.
+class fault_world : public ::testing::Test {
+protected:
+  explicit fault_world(redis_server::options redis_options = {});
+
+  /// Writes fast_config(patch) to `name` in the directory (by default the
+  /// config every command gets); returns its path.
+  std::string write_config(const nlohmann::json& patch = {},
+                           const std::string& name = "fault.json") const;
+
+  /// A connection to the test's Redis, to break it or read it.
+  broker::connection redis() const;
+
+  /// --db, --redis and --config for every command.
+  std::vector<std::string> common() const;
+
+  /// `outbox` with `command` then common(), run to its end (bounded), in
+  /// the test's directory.
+  process_result outbox(std::vector<std::string> command,
+                        int timeout_ms = 60'000) const;
+
+  /// Where the outside checks (fault_checks.hpp) find this pipeline.
+  pipeline_location where() const;
+
+  temp_dir dir_{"outbox-fault"};
+  std::string db_path_ = dir_.file("app.db");
+  std::string config_path_ = dir_.file("fault.json");
+  std::unique_ptr<redis_server> redis_;
+};
+
+} // namespace outbox::test
