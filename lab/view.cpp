@@ -5,7 +5,8 @@
 #include "broker/entry.hpp"
 #include "broker/recovery_lists.hpp"
 #include "broker/reliable_queue.hpp"
-#include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
+#include "storage/sqlite/outbox_views.hpp"
 #include "storage/store_error.hpp"
 #include "storage/types.hpp"
 
@@ -88,9 +89,9 @@ lab_view::~lab_view() = default;
 
 SQLite::Database& lab_view::db() {
   if (!db_) {
-    db_ = storage::open_database(settings_.db);
-    storage::require_schema(*db_);
-    store_ = std::make_unique<storage::outbox_store>(*db_);
+    db_ = storage::sqlite::open_database(settings_.db);
+    storage::sqlite::require_schema(*db_);
+    store_ = std::make_unique<storage::sqlite::outbox_views>(*db_);
   }
   return *db_;
 }

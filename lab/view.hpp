@@ -8,7 +8,7 @@
 #include "broker/connection.hpp"
 #include "config/settings.hpp"
 #include "lab/plan.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/outbox_views.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -142,7 +142,7 @@ private:
   lab_files files_;
   broker::connection redis_;
   std::unique_ptr<SQLite::Database> db_;
-  std::unique_ptr<storage::outbox_store> store_;
+  std::unique_ptr<storage::outbox_views> store_;
 };
 
 } // namespace outbox::lab
