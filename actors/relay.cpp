@@ -6,10 +6,8 @@
 #include "actors/relay_log.hpp"
 #include "actors/relay_refusal.hpp"
 #include "broker/broker_error.hpp"
-#include "storage/database.hpp"
 #include "storage/store_error.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -266,8 +264,8 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
     };
   st.crashes = std::make_unique<crash_injector>(st.setup.crash, st.setup.name);
   try {
-    st.db = storage::open_database(st.setup.db);
-    st.store = std::make_unique<storage::outbox_store>(*st.db);
+    st.db = storage::connect(st.setup.db, storage::open_mode::as_is);
+    st.store = st.db->leases();
     st.publisher = st.setup.make_publisher();
   } catch (const std::exception& e) {
     spdlog::error("relay {}: cannot start: {}", st.setup.name, e.what());

@@ -5,9 +5,10 @@
 #include "actors/ports.hpp"
 #include "config/settings.hpp"
 #include "metrics/run_metrics.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/clock.hpp"
+#include "storage/database.hpp"
+#include "storage/lease_store.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <caf/fwd.hpp>
 #include <caf/stateful_actor.hpp>
 
@@ -18,9 +19,7 @@
 
 namespace outbox::actors {
 
-/// A source of wall-clock time (storage::wall_clock_now in production; a
-/// manual clock in deterministic tests).
-using clock_function = std::function<storage::millis()>;
+using storage::clock_function;
 
 /// Everything a relay needs; the coordinator builds one per incarnation.
 struct relay_setup {
@@ -48,8 +47,8 @@ struct relay_state {
   static inline const char* name = "relay";
 
   relay_setup setup;
-  std::unique_ptr<SQLite::Database> db;
-  std::unique_ptr<storage::outbox_store> store;
+  std::unique_ptr<storage::database> db;
+  std::unique_ptr<storage::lease_store> store;
   std::unique_ptr<publish_port> publisher;
   std::unique_ptr<crash_injector> crashes;
   /// Bumped whenever a new claim is scheduled; older claim messages are

@@ -4,7 +4,6 @@
 #include "actors/messages.hpp"
 #include "storage/store_error.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -161,8 +160,8 @@ caf::behavior writer(writer_actor* self, writer_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   try {
-    st.db = storage::open_and_migrate(st.setup.db);
-    st.store = std::make_unique<storage::order_store>(*st.db);
+    st.db = storage::connect(st.setup.db, storage::open_mode::migrated);
+    st.store = st.db->orders();
   } catch (const std::exception& e) {
     spdlog::error("writer: cannot start: {}", e.what());
     self->quit(caf::make_error(ec::store_failure, e.what()));

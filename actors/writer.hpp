@@ -6,7 +6,6 @@
 #include "storage/database.hpp"
 #include "storage/order_store.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 #include <caf/response_promise.hpp>
@@ -45,7 +44,7 @@ struct writer_state {
   };
 
   writer_setup setup;
-  std::unique_ptr<SQLite::Database> db;
+  std::unique_ptr<storage::database> db;
   std::unique_ptr<storage::order_store> store;
   std::vector<pending_order> orders;
   std::vector<pending_event> events;

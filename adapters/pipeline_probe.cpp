@@ -11,7 +11,8 @@
 #include "broker/recovery_lists.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/outbox_views.hpp"
+#include "storage/sqlite/database.hpp"
 #include "storage/store_error.hpp"
 #include "storage/types.hpp"
 
@@ -34,13 +35,14 @@ std::int64_t counter_of(const broker::broker_stats& s, const char* name) {
 class pipeline_probe : public actors::pipeline_port {
 public:
   explicit pipeline_probe(const config::settings& s)
-      : names_(s.broker), db_(storage::open_and_migrate(s.db)), store_(*db_),
-        redis_(s.redis), queue_(redis_) {}
+      : names_(s.broker),
+        db_(storage::connect(s.db, storage::open_mode::migrated)),
+        store_(db_->views()), redis_(s.redis), queue_(redis_) {}
 
   metrics::pipeline_snapshot snapshot() override {
     metrics::pipeline_snapshot snap;
     try {
-      auto stats = store_.stats(storage::wall_clock_now());
+      auto stats = store_->stats(storage::wall_clock_now());
       auto count = [&](const char* status) {
         auto i = stats.by_status.find(status);
         return i == stats.by_status.end() ? 0 : i->second;
@@ -127,7 +129,8 @@ public:
     } catch (const SQLite::Exception&) {
       // The audit reads SQLite directly: a locked database must come out
       // as store_error busy, an outage, like every other store call.
-      storage::rethrow_as_store_error("audit", db_->getFilename());
+      storage::rethrow_as_store_error(
+          "audit", storage::sqlite::connection_of(*db_).getFilename());
     }
   }
 
@@ -174,8 +177,8 @@ private:
   }
 
   broker::keys names_;
-  std::unique_ptr<SQLite::Database> db_;
-  storage::outbox_store store_;
+  std::unique_ptr<storage::database> db_;
+  std::unique_ptr<storage::outbox_views> store_;
   broker::connection redis_;
   broker::reliable_queue queue_;
   broker::consumer_lock lock_{redis_, names_.consumer_lock(),

@@ -3,6 +3,7 @@
 #include "audit/audit_tables.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/inbox_reader.hpp"
+#include "storage/sqlite/database.hpp"
 
 #include <algorithm>
 
@@ -46,6 +47,11 @@ verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
   if (failed(v, "published_processed"))
     v = read_after(tables, redis, names);
   return v;
+}
+
+verdict audit_pipeline(storage::database& db, broker::connection& redis,
+                       const broker::keys& names) {
+  return audit_pipeline(storage::sqlite::connection_of(db), redis, names);
 }
 
 } // namespace outbox::audit

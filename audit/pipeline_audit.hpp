@@ -2,6 +2,7 @@
 
 #include "audit/conservation.hpp"
 #include "broker/keys.hpp"
+#include "storage/database.hpp"
 
 namespace SQLite {
 class Database;
@@ -21,6 +22,13 @@ namespace outbox::audit {
 /// flight between queue and processing list). Throws store_error or
 /// broker_error.
 verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
+                       const broker::keys& names);
+
+/// The same on a database connect() opened. The audit copies the ledger
+/// into TEMP tables on the database's own connection (one snapshot, SQL
+/// joins on disk rather than in memory), so it needs that connection's raw
+/// SQL: a database of another backend is a store_error(internal).
+verdict audit_pipeline(storage::database& db, broker::connection& redis,
                        const broker::keys& names);
 
 } // namespace outbox::audit

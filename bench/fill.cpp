@@ -2,7 +2,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/publisher.hpp"
-#include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
 #include "storage/types.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -28,7 +28,9 @@ void fill_outbox(const storage::db_options& db, std::int64_t events,
                  const std::string& tag) {
   auto options = db;
   options.synchronous = "OFF"; // a fixture, not a measurement
-  auto conn = storage::open_database(options);
+  // Rows of any status, written straight into the table: a fixture no
+  // store would write (a store only moves rows through the lease protocol).
+  auto conn = storage::sqlite::open_database(options);
   SQLite::Transaction transaction{*conn};
   // One statement over a counter: no per-row round trip through C++.
   SQLite::Statement insert{

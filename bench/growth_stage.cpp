@@ -4,10 +4,8 @@
 #include "bench/fill.hpp"
 #include "bench/stages.hpp"
 #include "storage/database.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/lease_store.hpp"
 #include "storage/types.hpp"
-
-#include <SQLiteCpp/Database.h>
 
 namespace outbox::bench {
 
@@ -18,19 +16,19 @@ using clock = std::chrono::steady_clock;
 /// Mean microseconds of claim_batch over `claims` claims; each claim is
 /// acknowledged (untimed) so the next one finds fresh rows.
 double claim_cost(const config::settings& s, int claims) {
-  auto db = storage::open_database(s.db);
-  storage::outbox_store store{*db};
+  auto db = storage::connect(s.db, storage::open_mode::as_is);
+  auto store = db->leases();
   double total = 0;
   int timed = 0;
   for (int i = 0; i < claims; ++i) {
     auto now = storage::wall_clock_now();
     auto start = clock::now();
-    auto claim = store.claim_batch("bench-growth", now, s.lease);
+    auto claim = store->claim_batch("bench-growth", now, s.lease);
     total += seconds_since(start);
     ++timed;
     if (claim.events.empty())
       break;
-    store.ack("bench-growth", claim.leases(), now);
+    store->ack("bench-growth", claim.leases(), now);
   }
   return 1e6 * total / timed;
 }
@@ -38,13 +36,13 @@ double claim_cost(const config::settings& s, int claims) {
 /// One claim by a second relay while a first holds the heads of every
 /// aggregate: it must give up in bounded time, not walk all pending rows.
 double blocked_claim_cost(const config::settings& s, int claims) {
-  auto db = storage::open_database(s.db);
-  storage::outbox_store store{*db};
+  auto db = storage::connect(s.db, storage::open_mode::as_is);
+  auto store = db->leases();
   auto now = storage::wall_clock_now();
-  store.claim_batch("bench-holder", now, s.lease);
+  store->claim_batch("bench-holder", now, s.lease);
   auto start = clock::now();
   for (int i = 0; i < claims; ++i)
-    store.claim_batch("bench-other", now, s.lease);
+    store->claim_batch("bench-other", now, s.lease);
   return 1e6 * seconds_since(start) / claims;
 }
 

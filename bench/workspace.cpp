@@ -4,8 +4,6 @@
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 
-#include <SQLiteCpp/Database.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -54,7 +52,7 @@ config::settings workspace::fresh(const std::string& name,
   s.db.synchronous = synchronous;
   for (auto suffix : {"", "-wal", "-shm"})
     fs::remove(s.db.path + suffix);
-  storage::open_and_migrate(s.db);
+  storage::connect(s.db, storage::open_mode::migrated);
   clear_redis();
   return s;
 }

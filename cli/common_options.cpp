@@ -5,7 +5,6 @@
 #include "storage/store_error.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <spdlog/spdlog.h>
 
 #include <unistd.h>
@@ -74,15 +73,13 @@ void apply_log_level(const std::string& level) {
   spdlog::set_level(parsed);
 }
 
-std::unique_ptr<SQLite::Database>
+std::unique_ptr<storage::database>
 open_existing_database(const storage::db_options& options) {
   if (!std::filesystem::exists(options.path))
     throw storage::store_error(storage::store_errc::io,
                                "no database at " + options.path +
                                    " (run `outbox init` first)");
-  auto db = storage::open_database(options);
-  storage::require_schema(*db);
-  return db;
+  return storage::connect(options, storage::open_mode::existing);
 }
 
 std::string host_and_pid() {

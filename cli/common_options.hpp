@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/settings.hpp"
+#include "storage/database.hpp"
 
 #include <memory>
 #include <optional>
@@ -8,10 +9,6 @@
 
 namespace CLI {
 class App;
-}
-
-namespace SQLite {
-class Database;
 }
 
 namespace outbox::cli {
@@ -38,7 +35,7 @@ void apply_log_level(const std::string& level);
 /// Opens an existing, initialised database for a command that must not create
 /// one (status, verify, retry): a missing file is a store_error(io) telling
 /// the user to run `outbox init`.
-std::unique_ptr<SQLite::Database>
+std::unique_ptr<storage::database>
 open_existing_database(const storage::db_options& options);
 
 /// "<host>-<pid>": the prefix of actor names (lease owners, consumers), so

@@ -2,22 +2,18 @@
 
 #include "storage/store_error.hpp"
 
-#include <SQLiteCpp/Database.h>
-
 #include <filesystem>
 
 namespace outbox::cli {
 
-std::unique_ptr<SQLite::Database>
+std::unique_ptr<storage::database>
 open_existing_database_to_read(const storage::db_options& options) {
   std::error_code ec;
   if (!std::filesystem::exists(options.path, ec))
     throw storage::store_error(storage::store_errc::io,
                                "no database at " + options.path +
                                    " (run `outbox init` first)");
-  auto db = storage::open_database_to_read(options);
-  storage::require_schema(*db);
-  return db;
+  return storage::connect(options, storage::open_mode::read_only);
 }
 
 } // namespace outbox::cli

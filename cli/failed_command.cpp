@@ -3,11 +3,10 @@
 #include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/outbox_views.hpp"
 #include "text/json_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -31,7 +30,7 @@ constexpr int page_size = 500;
 /// has the whole text).
 constexpr std::size_t error_width = 60;
 
-std::vector<storage::failed_row> all_failed_rows(storage::outbox_store& store) {
+std::vector<storage::failed_row> all_failed_rows(storage::outbox_views& store) {
   std::vector<storage::failed_row> rows;
   std::int64_t after = 0;
   for (;;) {
@@ -57,8 +56,7 @@ int failed(const failed_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database_to_read(settings.db);
-  storage::outbox_store store{*db};
-  auto rows = all_failed_rows(store);
+  auto rows = all_failed_rows(*db->views());
   if (options.json) {
     nlohmann::json out{{"failed", nlohmann::json::array()},
                        {"count", rows.size()}};

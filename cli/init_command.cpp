@@ -7,7 +7,6 @@
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 
 #include <filesystem>
 #include <iostream>
@@ -45,15 +44,11 @@ void add_init_command(CLI::App& app, command_action& action) {
       auto settings = resolve_settings(*options);
       bool existed = std::filesystem::exists(settings.db.path);
       storage::prepare_database_folder(settings.db);
-      auto db = storage::open_database(settings.db);
+      auto db = storage::connect(settings.db, storage::open_mode::as_is);
       // The version before: what this init did is said in those terms. A
       // file SQLite cannot read fails in migrate, with the store's message.
-      int before = 0;
-      try {
-        before = db->execAndGet("PRAGMA user_version").getInt();
-      } catch (const SQLite::Exception&) {
-      }
-      storage::migrate(*db);
+      int before = db->found_schema_version();
+      db->migrate();
       if (existed)
         make_private(settings.db.path);
       auto path = text::escaped(settings.db.path);

@@ -10,7 +10,6 @@
 #include "storage/store_error.hpp"
 #include "text/terminal_text.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <hiredis/hiredis.h>
 
 #include <filesystem>
@@ -76,11 +75,11 @@ void say_legacy(const std::string& command, const std::string& record,
 
 } // namespace
 
-std::optional<int> check_keyspace(SQLite::Database& db,
+std::optional<int> check_keyspace(storage::database& db,
                                   const config::settings& s,
                                   const std::string& command,
                                   keyspace_use use) {
-  auto ours = storage::read_identity(db);
+  auto ours = db.identity();
   auto key = config::owner_stamp_key(s);
   try {
     broker::connection conn{s.redis};
@@ -120,7 +119,7 @@ std::optional<int> check_keyspace_if_database(const config::settings& s,
   // a database of an older schema, still reaches Redis. Its replay writes
   // the keyspace and must stamp it, so that open is the usual one.
   if (use == keyspace_use::read) {
-    std::unique_ptr<SQLite::Database> db;
+    std::unique_ptr<storage::database> db;
     try {
       db = open_existing_database_to_read(s.db);
     } catch (const storage::store_error&) {

@@ -7,13 +7,10 @@
 // records as its own (verify would call the difference loss).
 
 #include "config/settings.hpp"
+#include "storage/database.hpp"
 
 #include <optional>
 #include <string>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::cli {
 
@@ -32,7 +29,7 @@ enum class keyspace_use {
 /// events wait under the old, unprefixed names and nothing is stamped
 /// under the prefix yet. A Redis that cannot be read is left to the
 /// command, which reports it in its own way.
-std::optional<int> check_keyspace(SQLite::Database& db,
+std::optional<int> check_keyspace(storage::database& db,
                                   const config::settings& s,
                                   const std::string& command,
                                   keyspace_use use = keyspace_use::read);

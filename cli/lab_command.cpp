@@ -18,7 +18,6 @@
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <caf/all.hpp>
 
 #include <unistd.h>
@@ -95,8 +94,7 @@ problem require_initialised(const lab::lab_files& files,
   if (!fs::exists(files.app_db()))
     return "no lab database at " + files.app_db().string() + init_hint;
   try {
-    auto db = storage::open_database(s.db);
-    storage::require_schema(*db);
+    storage::connect(s.db, storage::open_mode::existing);
   } catch (const std::exception& e) {
     return std::string{e.what()} + init_hint;
   }

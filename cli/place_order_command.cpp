@@ -10,7 +10,6 @@
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -56,9 +55,8 @@ int place_order(const place_order_options& options) {
 
   auto settings = resolve_settings(options.common);
   storage::prepare_database_folder(settings.db);
-  auto db = storage::open_and_migrate(settings.db);
-  storage::order_store orders{*db};
-  auto placed = orders.place_order(request, storage::wall_clock_now());
+  auto db = storage::connect(settings.db, storage::open_mode::migrated);
+  auto placed = db->orders()->place_order(request, storage::wall_clock_now());
   if (placed.result == storage::placed_order::outcome::conflict) {
     std::cerr << "outbox: idempotency conflict: request_id '"
               << text::escaped(options.request_id) << "' already placed order "

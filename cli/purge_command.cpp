@@ -3,13 +3,12 @@
 #include "cli/common_options.hpp"
 #include "cli/duration.hpp"
 #include "cli/exit_codes.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/retention_store.hpp"
 #include "storage/store_error.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -39,7 +38,7 @@ int purge(const purge_options& options) {
     return exit_usage;
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
-  storage::outbox_store store{*db};
+  auto store = db->retention();
   auto cutoff = storage::wall_clock_now() - *older_than;
 
   // One short transaction per batch: writers and relays get the lock
@@ -48,7 +47,7 @@ int purge(const purge_options& options) {
   storage::purge_batch batch;
   do {
     try {
-      batch = store.purge_published(cutoff, batch.last_rowid, options.batch);
+      batch = store->purge_published(cutoff, batch.last_rowid, options.batch);
     } catch (const storage::store_error& e) {
       // Nothing committed: the plain failure (exit 1 or 2). After committed
       // batches: partly done, and a rerun finishes it.

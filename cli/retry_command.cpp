@@ -2,12 +2,11 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_mode.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/outbox_views.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -37,10 +36,10 @@ int retry(const retry_options& options) {
   }
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
-  storage::outbox_store outbox{*db};
+  auto outbox = db->views();
   auto now = storage::wall_clock_now();
   if (options.all_failed) {
-    int retried = outbox.retry_all_failed(now);
+    int retried = outbox->retry_all_failed(now);
     if (prints_json(options.json))
       std::cout << text::json_text(nlohmann::json{{"retried", retried}})
                 << '\n';
@@ -55,7 +54,7 @@ int retry(const retry_options& options) {
   // row retried and `retry x x` (unknown) is nothing done, not partly.
   std::set<std::string> distinct(options.event_ids.begin(),
                                  options.event_ids.end());
-  auto refused = outbox.retry(options.event_ids, now);
+  auto refused = outbox->retry(options.event_ids, now);
   std::set<std::string> refused_ids(refused.begin(), refused.end());
   auto retried = distinct.size() - refused_ids.size();
   if (prints_json(options.json))

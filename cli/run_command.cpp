@@ -19,7 +19,6 @@
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <caf/all.hpp>
 
 #include <signal.h>
@@ -224,7 +223,7 @@ int run(const run_options& options) {
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
   storage::prepare_database_folder(s.db);
-  auto db = storage::open_and_migrate(s.db);
+  auto db = storage::connect(s.db, storage::open_mode::migrated);
   if (auto stop = check_keyspace(*db, s, "outbox run", keyspace_use::read))
     return *stop;
   // After the database: a process that cannot start must not be the one

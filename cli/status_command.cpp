@@ -14,7 +14,6 @@
 #include "text/json_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <spdlog/spdlog.h>
 
 #include <signal.h>
@@ -53,11 +52,11 @@ struct status_options {
 };
 
 status_snapshot take_snapshot(const config::settings& settings,
-                              SQLite::Database& db, broker::connection& conn) {
+                              storage::database& db, broker::connection& conn) {
   status_snapshot s;
   s.now = storage::wall_clock_now();
   s.lease_ttl = settings.lease.ttl;
-  s.outbox = storage::outbox_store{db}.stats(s.now);
+  s.outbox = db.views()->stats(s.now);
   // The database half is useful on its own: show it even if Redis is down.
   try {
     s.redis = broker::read_stats(conn, settings.broker);
@@ -76,7 +75,7 @@ status_snapshot take_snapshot(const config::settings& settings,
 /// connections are the caller's: --watch keeps them for every refresh.
 int show(const status_options& options, const config::settings& settings,
          storage::millis max_age, const std::string& header,
-         SQLite::Database& db, broker::connection& conn) {
+         storage::database& db, broker::connection& conn) {
   auto s = take_snapshot(settings, db, conn);
   std::optional<health> verdict;
   if (options.check)
@@ -100,7 +99,7 @@ int show(const status_options& options, const config::settings& settings,
 /// database and one Redis connection serve every refresh (a lost Redis
 /// connection is reopened by the next one).
 int watch(const status_options& options, const config::settings& settings,
-          storage::millis max_age, SQLite::Database& db) {
+          storage::millis max_age, storage::database& db) {
   sigset_t stop = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   // A reader that went away must show as a failed write (EPIPE), which
@@ -120,8 +119,8 @@ int watch(const status_options& options, const config::settings& settings,
       std::cout << frame_separator;
     // An immutable reader sees the file as it was when opened: each frame
     // after the first opens it anew, or the watch would show a frozen state.
-    std::unique_ptr<SQLite::Database> fresh;
-    if (refresh > 1 && storage::opened_immutable(db))
+    std::unique_ptr<storage::database> fresh;
+    if (refresh > 1 && db.frozen())
       fresh = open_existing_database_to_read(settings.db);
     show(options, settings, max_age, "outbox status at ", fresh ? *fresh : db,
          redis);

@@ -8,7 +8,7 @@
 #include "broker/consumer_processes.hpp"
 #include "broker/keys.hpp"
 #include "cli/redis_settings_view.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/outbox_views.hpp"
 
 #include <nlohmann/json.hpp>
 

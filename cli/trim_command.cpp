@@ -16,7 +16,6 @@
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
@@ -91,7 +90,7 @@ std::optional<parsed_record> parse_record(const std::string& event_id,
 /// the outbox: its row is purged, or PUBLISHED before the cutoff.
 std::vector<std::string> delivered_before(const broker::hash_page& page,
                                           std::int64_t cutoff,
-                                          SQLite::Database& db,
+                                          storage::database& db,
                                           trim_totals& totals) {
   std::vector<storage::applied_event> old;
   for (const auto& [event_id, record] : page) {
@@ -104,7 +103,7 @@ std::vector<std::string> delivered_before(const broker::hash_page& page,
     else
       old.push_back(std::move(parsed->event));
   }
-  auto rows = storage::read_publications(db, old);
+  auto rows = db.read_publications(old);
   std::vector<std::string> delivered;
   for (std::size_t i = 0; i < old.size(); ++i) {
     using state = storage::publication::state;

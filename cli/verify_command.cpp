@@ -10,7 +10,6 @@
 #include "text/json_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>

@@ -2,8 +2,8 @@
 
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"
-#include "storage/database.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/db_options.hpp"
+#include "storage/lease_policy.hpp"
 
 #include <cstdint>
 #include <stdexcept>

@@ -89,7 +89,7 @@ void init(lab_coordinator_actor* self) {
     for (const auto& line : view(self).reset())
       lab_say(self, "  " + line);
   }
-  storage::open_and_migrate(st.setup.settings.db);
+  storage::connect(st.setup.settings.db, storage::open_mode::migrated);
   lab_say(self, (existed ? "Migrated " : "Created ") + path.string() +
                     " (schema version " + str(storage::schema_version) +
                     (existed ? "; nothing was removed)" : ")"));

@@ -7,6 +7,9 @@
 #include "broker/recovery_lists.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
+#include "storage/sqlite/outbox_views.hpp"
+#include "storage/store_error.hpp"
 #include "storage/types.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -85,9 +88,9 @@ lab_view::~lab_view() = default;
 
 SQLite::Database& lab_view::db() {
   if (!db_) {
-    db_ = storage::open_database(settings_.db);
-    storage::require_schema(*db_);
-    store_ = std::make_unique<storage::outbox_store>(*db_);
+    db_ = storage::sqlite::open_database(settings_.db);
+    storage::sqlite::require_schema(*db_);
+    store_ = std::make_unique<storage::sqlite::outbox_views>(*db_);
   }
   return *db_;
 }
@@ -172,7 +175,7 @@ std::size_t lab_view::recover_processing() {
 }
 
 lab_counts lab_view::counts() {
-  auto tables = storage::count_orders_and_outbox(db());
+  auto tables = storage::sqlite::count_orders_and_outbox(db());
   lab_counts c;
   c.orders = tables.orders;
   c.outbox = tables.outbox;
@@ -182,9 +185,9 @@ lab_counts lab_view::counts() {
   return c;
 }
 
-std::vector<storage::aggregate_row>
+std::vector<storage::sqlite::aggregate_row>
 lab_view::aggregate_rows(const std::string& aggregate_id) {
-  return storage::read_aggregate_rows(db(), aggregate_id);
+  return storage::sqlite::read_aggregate_rows(db(), aggregate_id);
 }
 
 } // namespace outbox::lab

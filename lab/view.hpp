@@ -9,8 +9,8 @@
 #include "broker/connection.hpp"
 #include "config/settings.hpp"
 #include "lab/plan.hpp"
-#include "storage/lab_reads.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/sqlite/lab_reads.hpp"
+#include "storage/outbox_views.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -127,7 +127,7 @@ public:
   lab_counts counts();
 
   /// (seq, created_at) of an aggregate's outbox rows, by seq.
-  std::vector<storage::aggregate_row>
+  std::vector<storage::sqlite::aggregate_row>
   aggregate_rows(const std::string& aggregate_id);
 
   /// The connection to the lab's Redis.
@@ -143,7 +143,7 @@ private:
   lab_files files_;
   broker::connection redis_;
   std::unique_ptr<SQLite::Database> db_;
-  std::unique_ptr<storage::outbox_store> store_;
+  std::unique_ptr<storage::outbox_views> store_;
 };
 
 } // namespace outbox::lab

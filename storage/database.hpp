@@ -1,77 +1,83 @@
 #pragma once
 
-#include <memory>
-#include <string>
+// The database the stores live in, as every caller outside storage/ sees
+// it. connect() opens it from the `db` settings: the one place a backend is
+// chosen (storage/connect.cpp).
 
-namespace SQLite {
-class Database;
-}
+#include "storage/database_identity.hpp"
+#include "storage/db_options.hpp"
+#include "storage/ledger.hpp"
+
+#include <memory>
+#include <vector>
 
 namespace outbox::storage {
 
-/// Where the database lives unless the user names a file: the one path
-/// whose missing folder the writing commands create (storage/db_folder.hpp).
-inline constexpr const char* default_db_path = "var/outbox.db";
+class lease_store;
+class order_store;
+class outbox_views;
+class retention_store;
 
-/// How to open the SQLite file.
-struct db_options {
-  std::string path = default_db_path;
-  /// How long a writer waits for another connection's lock before failing.
-  int busy_timeout_ms = 5000;
-  /// PRAGMA synchronous: "FULL" (durable across power loss, the default),
-  /// "NORMAL" (WAL: durable across process crashes, may lose the last
-  /// commits on power loss) or "OFF" (benchmarks only).
-  std::string synchronous = "FULL";
-  /// PRAGMA synchronous of the relays' connections. NORMAL loses nothing
-  /// that matters: a relay's commits (claims, acks) lost to a power cut
-  /// only make rows publish again, which the inbox absorbs; and the WAL is
-  /// a log, so the next FULL commit (an order) makes every earlier relay
-  /// commit durable with it, never a later one without an earlier one.
-  std::string relay_synchronous = "NORMAL";
-
-  /// These options as a relay opens them (synchronous = relay_synchronous).
-  db_options for_relay() const {
-    auto relay = *this;
-    relay.synchronous = relay_synchronous;
-    return relay;
-  }
-};
-
-/// The schema version this binary writes (PRAGMA user_version).
+/// The schema version this binary writes.
 inline constexpr int schema_version = 5;
 
-/// Opens (creating if needed) the database and applies the connection
-/// pragmas: WAL, busy_timeout, synchronous, foreign_keys. Does not migrate.
-/// Throws store_error (io when the path is unusable).
-std::unique_ptr<SQLite::Database> open_database(const db_options& options);
+/// How a caller opens the database.
+enum class open_mode {
+  /// Opens it (creating an empty file if needed) and checks nothing: each
+  /// store checks the schema (the relays), or the caller migrates (init).
+  as_is,
+  /// An initialised database of this binary's schema, read and written
+  /// (purge, retry, the lab).
+  existing,
+  /// Creates or upgrades the schema first (place-order, run, the writer,
+  /// the probe).
+  migrated,
+  /// An initialised database, only read: it then works on a file the user
+  /// can read but not write (status, verify, failed).
+  read_only,
+};
 
-/// Opens an existing database read-only (SQLITE_OPEN_READONLY), for the
-/// commands that only read it (status, verify, failed): they then work on a
-/// file the user can read but not write. Never creates, never switches the
-/// journal mode. A WAL database needs its -shm file: SQLite reads one that
-/// exists even when the user cannot write it, and creates it where the
-/// folder is writable; where it cannot be opened (a folder the user cannot
-/// write, a -shm file it cannot read) and no -wal file has frames (nothing
-/// waits to be checkpointed), the file is opened `immutable`, without the
-/// shared memory and locks it cannot make.
-/// Throws store_error (io when the file cannot be read).
-std::unique_ptr<SQLite::Database>
-open_database_to_read(const db_options& options);
+/// One open database. The stores it makes share its connection: use them
+/// from one thread at a time, and never after the database is gone.
+/// Throws store_error.
+class database {
+public:
+  virtual ~database() = default;
 
-/// True when `db` was opened `immutable`: SQLite then assumes the file
-/// never changes, so a reader that stays open (status --watch) must open
-/// it anew to see later commits.
-bool opened_immutable(SQLite::Database& db);
+  /// Orders with their outbox rows (the writer, place-order).
+  virtual std::unique_ptr<order_store> orders() = 0;
+  /// The lease protocol (the relays).
+  virtual std::unique_ptr<lease_store> leases() = 0;
+  /// Counts, FAILED rows and retries (status, failed, retry, the probe).
+  virtual std::unique_ptr<outbox_views> views() = 0;
+  /// Purging what was published long ago (purge).
+  virtual std::unique_ptr<retention_store> retention() = 0;
 
-/// Creates or upgrades the schema to `schema_version` in one transaction.
-/// Idempotent. Throws store_error(schema) for a database newer than us.
-void migrate(SQLite::Database& db);
+  /// The publication of each event, in order, read in one snapshot; the
+  /// same rule for "purged" as `outbox verify`'s (trim).
+  virtual std::vector<publication>
+  read_publications(const std::vector<applied_event>& events) = 0;
 
-/// Throws store_error(schema) unless the schema is exactly `schema_version`
-/// (the database was never initialised, or belongs to a newer binary).
-void require_schema(SQLite::Database& db);
+  /// Who this database is (schema 5 or later).
+  virtual database_identity identity() = 0;
 
-/// Opens and migrates: what `outbox init` and the writer do.
-std::unique_ptr<SQLite::Database> open_and_migrate(const db_options& options);
+  /// The schema version the database has now: 0 when it is new, or when it
+  /// cannot be read (migrate() then says why).
+  virtual int found_schema_version() = 0;
+
+  /// Creates or upgrades the schema to `schema_version`. Idempotent; fails
+  /// for a database newer than this binary.
+  virtual void migrate() = 0;
+
+  /// True when reads see the database as it was when opened (a read-only
+  /// SQLite file opened `immutable`): a reader that stays open (status
+  /// --watch) must connect anew to see later commits.
+  virtual bool frozen() = 0;
+};
+
+/// Opens the database `options` name, in `mode`. Throws store_error (io
+/// when it is unusable, schema when it is not initialised for the modes
+/// that need it).
+std::unique_ptr<database> connect(const db_options& options, open_mode mode);
 
 } // namespace outbox::storage

@@ -2,10 +2,6 @@
 
 #include <string>
 
-namespace SQLite {
-class Database;
-}
-
 namespace outbox::storage {
 
 /// Who a database is, beyond its path (which a copy or a move changes):
@@ -23,9 +19,5 @@ struct database_identity {
   /// under the pipeline's old, unprefixed Redis key names.
   bool upgraded() const { return first_schema > 0; }
 };
-
-/// Reads the identity of an initialised database (schema 5 or later).
-/// Throws store_error.
-database_identity read_identity(SQLite::Database& db);
 
 } // namespace outbox::storage

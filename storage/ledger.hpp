@@ -4,10 +4,6 @@
 #include <string>
 #include <vector>
 
-namespace SQLite {
-class Database;
-}
-
 namespace outbox::storage {
 
 /// One outbox row as the conservation checks see it.
@@ -48,11 +44,5 @@ struct publication {
   /// 0 when not PUBLISHED.
   std::int64_t published_at = 0;
 };
-
-/// The publication of each event, in order, read in one snapshot; the same
-/// rule for "purged" as `outbox verify`'s.
-std::vector<publication>
-read_publications(SQLite::Database& db,
-                  const std::vector<applied_event>& events);
 
 } // namespace outbox::storage

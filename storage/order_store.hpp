@@ -4,14 +4,9 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::storage {
 
@@ -65,45 +60,46 @@ struct appended_event {
   std::int64_t seq = 0;
 };
 
+/// Returns a message naming the bad field, or nothing when the event is
+/// valid: a non-empty aggregate_id and event_type, a JSON object payload.
+std::optional<std::string> validate(const event_request& request);
+
+/// What makes two requests with one request_id "the same request", as the
+/// request key stores it.
+std::string request_fingerprint(const order_request& request);
+
 /// The aggregate id of an order: events of one order share it.
 std::string order_aggregate_id(std::int64_t order_id);
 
 /// Writes business facts together with their outbox rows. Each call is one
-/// BEGIN IMMEDIATE transaction; the batch calls are the writer's group commit.
+/// write transaction; the batch calls are the writer's group commit.
+/// Throws store_error.
 class order_store {
 public:
-  /// Prepares the store's statements on `db`, which must outlive the store
-  /// and be used by one thread at a time. Throws store_error(schema) when
-  /// the database is not initialised.
-  explicit order_store(SQLite::Database& db);
-  ~order_store();
-  order_store(const order_store&) = delete;
-  order_store& operator=(const order_store&) = delete;
+  virtual ~order_store() = default;
 
   /// Places one order: request key, order row and outbox row in one
-  /// transaction, or nothing. Throws store_error.
-  placed_order place_order(const order_request& request, millis now);
+  /// transaction, or nothing.
+  virtual placed_order place_order(const order_request& request,
+                                   millis now) = 0;
 
   /// Places several orders in one transaction. Results line up with the
   /// requests; a conflict is a result, not an error, and affects only its own
   /// request. Invalid requests throw before anything is written.
-  std::vector<placed_order>
-  place_orders(const std::vector<order_request>& requests, millis now);
+  virtual std::vector<placed_order>
+  place_orders(const std::vector<order_request>& requests, millis now) = 0;
 
   /// Appends one event; seq is allocated per aggregate inside the transaction.
-  appended_event append_event(const event_request& request, millis now);
+  virtual appended_event append_event(const event_request& request,
+                                      millis now) = 0;
 
   /// Appends several events in one transaction, in the order given.
-  std::vector<appended_event>
-  append_events(const std::vector<event_request>& requests, millis now);
+  virtual std::vector<appended_event>
+  append_events(const std::vector<event_request>& requests, millis now) = 0;
 
   /// Called inside every write transaction just before COMMIT. Throwing from
   /// it rolls the whole transaction back: tests use it to prove atomicity.
-  void set_before_commit(std::function<void()> hook);
-
-private:
-  struct impl;
-  std::unique_ptr<impl> impl_;
+  virtual void set_before_commit(std::function<void()> hook) = 0;
 };
 
 } // namespace outbox::storage

@@ -1,17 +1,8 @@
 #pragma once
 
-#include <cstdint>
-#include <string>
+#include "storage/clock.hpp"
 
 namespace outbox::storage {
-
-/// Wall-clock milliseconds since the Unix epoch. Every storage call that
-/// depends on time takes it as an argument, so tests drive time explicitly.
-using millis = std::int64_t;
-
-/// Milliseconds since the epoch from the system clock, for callers that
-/// live in real time (CLI, actors). Storage itself never calls it.
-millis wall_clock_now();
 
 /// Lifecycle of an outbox row (DESIGN.md, "Status machine").
 namespace status {

@@ -1,6 +1,7 @@
 #include "actor_fixture.hpp"
 
 #include "actors/system_config.hpp"
+#include "storage/sqlite/order_store.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -46,8 +47,8 @@ storage::lease_policy make_policy() {
 
 actor_fixture::actor_fixture()
     : db_options_(make_db_options(dir_)),
-      db_(storage::open_and_migrate(db_options_)),
-      orders_(std::make_unique<storage::order_store>(*db_)),
+      db_(storage::sqlite::open_and_migrate(db_options_)),
+      orders_(std::make_unique<storage::sqlite::order_store>(*db_)),
       clock_ms_(std::make_shared<storage::millis>(1'700'000'000'000)),
       policy_(make_policy()),
       metrics_(std::make_shared<metrics::run_metrics>()),

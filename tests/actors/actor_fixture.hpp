@@ -4,9 +4,9 @@
 #include "actors/relay.hpp"
 #include "fakes.hpp"
 #include "metrics/run_metrics.hpp"
-#include "storage/database.hpp"
 #include "storage/order_store.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/sqlite/database.hpp"
+#include "support/outbox_tables.hpp"
 #include "support/temp_dir.hpp"
 
 #include <caf/actor.hpp>

@@ -9,8 +9,8 @@
 #include "broker/publisher.hpp"
 #include "broker/reliable_queue.hpp"
 #include "config/settings.hpp"
-#include "storage/database.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/sqlite/database.hpp"
+#include "support/outbox_tables.hpp"
 #include "support/pipeline_keys.hpp"
 #include "support/redis_server.hpp"
 
@@ -38,8 +38,8 @@ protected:
   /// would with lease.max_attempts 1: the row ends FAILED. Its event_id, or
   /// empty (and a test failure) when there was not exactly one row.
   std::string fail_next_row(const std::string& error) {
-    auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
-    storage::outbox_store store{*db};
+    auto db = storage::sqlite::open_and_migrate({db_path(), 1000, "NORMAL"});
+    test::outbox_tables store{*db};
     storage::lease_policy policy;
     policy.max_attempts = 1;
     auto now = storage::wall_clock_now();
@@ -55,8 +55,8 @@ protected:
 
   /// One relay pass: claim everything, publish, ack.
   void relay_all() {
-    auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
-    storage::outbox_store store{*db};
+    auto db = storage::sqlite::open_and_migrate({db_path(), 1000, "NORMAL"});
+    test::outbox_tables store{*db};
     auto now = storage::wall_clock_now();
     auto claimed = store.claim_batch("test-relay", now, {});
     std::vector<broker::event_entry> entries;

@@ -36,8 +36,8 @@ protected:
 
   /// The first row FAILED, the second left PENDING.
   void fail_next_row_of_two() {
-    auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
-    storage::outbox_store store{*db};
+    auto db = storage::sqlite::open_and_migrate({db_path(), 1000, "NORMAL"});
+    test::outbox_tables store{*db};
     storage::lease_policy policy;
     policy.max_attempts = 1;
     policy.batch = 1;

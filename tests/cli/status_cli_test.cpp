@@ -101,8 +101,8 @@ TEST_F(CliAudit, StatusTablesAreAlignedAndShowFailedRowsAndLeases) {
   }
   place("plum", 3);
   {
-    auto db = storage::open_and_migrate({db_path(), 1000, "NORMAL"});
-    storage::outbox_store store{*db};
+    auto db = storage::sqlite::open_and_migrate({db_path(), 1000, "NORMAL"});
+    test::outbox_tables store{*db};
     auto claimed =
         store.claim_batch("test-relay-2", storage::wall_clock_now(), {});
     ASSERT_EQ(claimed.events.size(), 1u);

@@ -25,8 +25,8 @@ std::string this_host() {
 /// Claims every unpublished row for `owner` with a lease of `ttl_ms`.
 void claim_all(const std::string& db_path, const std::string& owner,
                storage::millis ttl_ms) {
-  auto db = storage::open_and_migrate({db_path, 1000, "NORMAL"});
-  storage::outbox_store store{*db};
+  auto db = storage::sqlite::open_and_migrate({db_path, 1000, "NORMAL"});
+  test::outbox_tables store{*db};
   storage::lease_policy policy;
   policy.ttl = ttl_ms;
   auto claimed = store.claim_batch(owner, storage::wall_clock_now(), policy);

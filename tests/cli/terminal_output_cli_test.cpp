@@ -1,5 +1,5 @@
 #include "cli/audit_fixture.hpp"
-#include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
 
 #include <SQLiteCpp/Database.h>
 

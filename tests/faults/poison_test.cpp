@@ -6,8 +6,8 @@
 
 #include "faults/fault_world.hpp"
 
-#include "storage/database.hpp"
-#include "storage/order_store.hpp"
+#include "storage/sqlite/database.hpp"
+#include "storage/sqlite/order_store.hpp"
 #include "support/fast_config.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -77,8 +77,8 @@ protected:
   /// OrderShipped follows it. Written through the library, as the writer
   /// would.
   scenario_events commit_orders(int aggregate_count, std::size_t poison_bytes) {
-    auto db = storage::open_and_migrate({db_path_, 5000, "FULL"});
-    storage::order_store store{*db};
+    auto db = storage::sqlite::open_and_migrate({db_path_, 5000, "FULL"});
+    storage::sqlite::order_store store{*db};
     scenario_events out;
     auto now = storage::wall_clock_now();
     for (int i = 0; i < aggregate_count; ++i) {

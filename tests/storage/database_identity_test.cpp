@@ -1,6 +1,6 @@
 #include "storage/database_identity.hpp"
 
-#include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
 #include "storage/store_error.hpp"
 #include "support/temp_dir.hpp"
 
@@ -11,6 +11,7 @@
 #include <cctype>
 
 using namespace outbox::storage;
+using namespace outbox::storage::sqlite;
 using outbox::test::temp_dir;
 
 namespace {

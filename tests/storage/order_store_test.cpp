@@ -1,4 +1,4 @@
-#include "storage/order_store.hpp"
+#include "storage/sqlite/order_store.hpp"
 
 #include "storage/store_error.hpp"
 #include "storage_fixture.hpp"
@@ -50,7 +50,7 @@ protected:
     return {};
   }
 
-  order_store store_{*db_};
+  sqlite::order_store store_{*db_};
 };
 
 } // namespace
@@ -252,8 +252,8 @@ TEST_F(StorageOrderStore, AppendEventRejectsBadEvents) {
 }
 
 TEST_F(StorageOrderStore, LockedDatabaseIsABusyErrorNamingIt) {
-  auto db = outbox::storage::open_database(options(50));
-  order_store store{*db};
+  auto db = outbox::storage::sqlite::open_database(options(50));
+  sqlite::order_store store{*db};
   SQLite::Database other{path_, SQLite::OPEN_READWRITE};
   other.exec("BEGIN IMMEDIATE");
   try {

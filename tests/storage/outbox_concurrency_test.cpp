@@ -1,6 +1,6 @@
-#include "storage/outbox_store.hpp"
+#include "support/outbox_tables.hpp"
 
-#include "storage/order_store.hpp"
+#include "storage/sqlite/order_store.hpp"
 #include "storage_fixture.hpp"
 
 #include <map>
@@ -9,6 +9,7 @@
 #include <thread>
 
 using namespace outbox::storage;
+using namespace outbox::storage::sqlite;
 
 namespace {
 
@@ -52,7 +53,7 @@ TEST_F(StorageOutboxStoreConcurrency, TwoConnectionsNeverShareAnAggregate) {
   constexpr int events_per_aggregate = 4;
   constexpr int total = aggregates * events_per_aggregate;
   {
-    order_store writer{*db_};
+    sqlite::order_store writer{*db_};
     std::vector<event_request> batch;
     // Round-robin, so every claim sees rows of many aggregates interleaved.
     for (int seq = 1; seq <= events_per_aggregate; ++seq)
@@ -66,7 +67,7 @@ TEST_F(StorageOutboxStoreConcurrency, TwoConnectionsNeverShareAnAggregate) {
   auto relay = [&](std::string owner) {
     try {
       auto db = open_database(options());
-      outbox_store store{*db};
+      outbox::test::outbox_tables store{*db};
       lease_policy policy;
       policy.ttl = 1'000'000'000; // never expires during the test
       policy.batch = 7;

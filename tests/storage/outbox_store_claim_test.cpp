@@ -1,7 +1,7 @@
-#include "storage/outbox_store.hpp"
+#include "support/outbox_tables.hpp"
 
 #include "outbox_store_fixture.hpp"
-#include "storage/outbox_sql.hpp"
+#include "storage/sqlite/lease_sql.hpp"
 
 // Claiming: which rows a claim takes, in what order, what an aggregate
 // leased or failed elsewhere holds back, and that the walk stays bounded and
@@ -77,7 +77,7 @@ TEST_F(StorageOutboxStore, HotQueriesUseThePartialIndexes) {
         return false;
     return true;
   };
-  auto claim_plan = query_plan(sql::claim_candidates);
+  auto claim_plan = query_plan(sqlite::sql::claim_candidates);
   auto claim_text = joined(claim_plan);
   EXPECT_NE(std::string::npos, claim_text.find("outbox_pending")) << claim_text;
   // The resumed walk seeks into the pending index, it does not filter it.
@@ -87,14 +87,14 @@ TEST_F(StorageOutboxStore, HotQueriesUseThePartialIndexes) {
   EXPECT_NE(std::string::npos, claim_text.find("outbox_leased")) << claim_text;
   EXPECT_NE(std::string::npos, claim_text.find("MERGE")) << claim_text;
   EXPECT_TRUE(no_full_scan(claim_plan)) << claim_text;
-  auto head_plan = query_plan(sql::head_seq);
+  auto head_plan = query_plan(sqlite::sql::head_seq);
   auto head_text = joined(head_plan);
   EXPECT_NE(std::string::npos, head_text.find("outbox_unpublished"))
       << head_text;
   EXPECT_TRUE(no_full_scan(head_plan)) << head_text;
   // Fenced updates find the row by rowid, not through the event_id index.
-  for (auto fenced :
-       {sql::ack_row, sql::release_row, sql::renew_row, sql::held_row}) {
+  for (auto fenced : {sqlite::sql::ack_row, sqlite::sql::release_row,
+                      sqlite::sql::renew_row, sqlite::sql::held_row}) {
     auto text = joined(query_plan(fenced));
     EXPECT_NE(std::string::npos, text.find("INTEGER PRIMARY KEY (rowid=?)"))
         << fenced << "\n"

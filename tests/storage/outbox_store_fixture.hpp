@@ -4,9 +4,9 @@
 // ttl, few attempts, quick backoff) so that leases expire and rows fail
 // within a few steps of the manual clock.
 
-#include "storage/order_store.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/sqlite/order_store.hpp"
 #include "storage_fixture.hpp"
+#include "support/outbox_tables.hpp"
 
 #include <string>
 #include <vector>
@@ -46,8 +46,8 @@ protected:
   }
 
   storage::lease_policy policy_;
-  storage::order_store orders_{*db_};
-  storage::outbox_store outbox_{*db_};
+  storage::sqlite::order_store orders_{*db_};
+  test::outbox_tables outbox_{*db_};
 };
 
 } // namespace outbox::test

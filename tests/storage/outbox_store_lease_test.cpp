@@ -1,4 +1,4 @@
-#include "storage/outbox_store.hpp"
+#include "support/outbox_tables.hpp"
 
 #include "outbox_store_fixture.hpp"
 #include "storage/store_error.hpp"

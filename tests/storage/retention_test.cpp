@@ -1,7 +1,7 @@
-#include "storage/outbox_store.hpp"
+#include "support/outbox_tables.hpp"
 
-#include "storage/database.hpp"
-#include "storage/order_store.hpp"
+#include "storage/sqlite/database.hpp"
+#include "storage/sqlite/order_store.hpp"
 #include "storage/store_error.hpp"
 #include "storage_fixture.hpp"
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 using namespace outbox::storage;
+using namespace outbox::storage::sqlite;
 
 namespace {
 
@@ -59,7 +60,7 @@ protected:
     return batches;
   }
 
-  outbox_store outbox_{*db_};
+  outbox::test::outbox_tables outbox_{*db_};
 };
 
 int total_deleted(const std::vector<purge_batch>& batches) {
@@ -119,7 +120,7 @@ TEST_F(StorageRetention, PurgeSavesTheHeadOfAnAggregateItEmpties) {
                       " WHERE aggregate_id = 'c'"));
 
   // The next event of an emptied aggregate continues its seqs.
-  order_store orders{*db_};
+  sqlite::order_store orders{*db_};
   auto next = orders.append_event({"b", "OrderShipped", "{}"}, 2000);
   EXPECT_EQ(3, next.seq);
   auto fresh = orders.append_event({"z", "OrderShipped", "{}"}, 2000);

@@ -1,9 +1,9 @@
-#include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
 
-#include "storage/order_store.hpp"
-#include "storage/outbox_store.hpp"
+#include "storage/sqlite/order_store.hpp"
 #include "storage/store_error.hpp"
 #include "storage_fixture.hpp"
+#include "support/outbox_tables.hpp"
 
 #include <SQLiteCpp/Exception.h>
 #include <sqlite3.h>
@@ -14,6 +14,7 @@
 #include <thread>
 
 using namespace outbox::storage;
+using namespace outbox::storage::sqlite;
 using outbox::test::temp_dir;
 
 namespace {
@@ -96,7 +97,7 @@ TEST_F(StorageSchema, HasThePartialIndexes) {
 }
 
 TEST_F(StorageSchema, MigratesVersion1ToThePublishedAtIndex) {
-  order_store orders{*db_};
+  sqlite::order_store orders{*db_};
   orders.append_event({"a", "T", "{}"}, 1);
   // What version 1 left behind.
   db_->exec("DROP INDEX outbox_unpublished;"
@@ -164,7 +165,7 @@ TEST_F(StorageSchema, CheckConstraintsRejectBadRows) {
 }
 
 TEST_F(StorageSchema, MigrateIsIdempotent) {
-  order_store orders{*db_};
+  sqlite::order_store orders{*db_};
   orders.place_order({std::nullopt, "sku-1", 2}, 1);
   migrate(*db_);
   migrate(*db_);
@@ -246,8 +247,9 @@ TEST(StorageOpen, RequireSchemaFailsClearlyOnAFreshFile) {
                 " is not initialised: run `outbox init`",
             std::string{e.what()});
   // The stores check it too, instead of failing on a missing table.
-  expect_store_error([&] { order_store{*db}; }, store_errc::schema);
-  expect_store_error([&] { outbox_store{*db}; }, store_errc::schema);
+  expect_store_error([&] { sqlite::order_store{*db}; }, store_errc::schema);
+  expect_store_error([&] { outbox::test::outbox_tables{*db}; },
+                     store_errc::schema);
 }
 
 TEST(StorageOpen, MissingFolderIsAnIoErrorNamingThePath) {

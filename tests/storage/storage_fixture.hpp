@@ -1,6 +1,6 @@
 #pragma once
 
-#include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
 #include "support/temp_dir.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -45,7 +45,8 @@ protected:
 
   temp_dir dir_;
   std::string path_ = dir_.file("outbox.db");
-  std::unique_ptr<SQLite::Database> db_ = storage::open_and_migrate(options());
+  std::unique_ptr<SQLite::Database> db_ =
+      storage::sqlite::open_and_migrate(options());
 };
 
 } // namespace outbox::test

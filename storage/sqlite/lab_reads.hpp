@@ -14,7 +14,7 @@ namespace SQLite {
 class Database;
 }
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
 /// COUNT(*) of the orders and outbox tables.
 struct table_counts {
@@ -37,4 +37,4 @@ struct aggregate_row {
 std::vector<aggregate_row> read_aggregate_rows(SQLite::Database& db,
                                                const std::string& aggregate_id);
 
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

@@ -1,19 +1,18 @@
 #pragma once
 
-// The private state of outbox_store, shared by its implementation files
-// (outbox_store.cpp, claim.cpp, outbox_stats.cpp,
-// retention.cpp). Not part of the interface.
+// The private state of sqlite::lease_store, shared by its implementation
+// files (lease_store.cpp, claim.cpp). Not part of the interface.
 
-#include "storage/outbox_store.hpp"
+#include "storage/sqlite/lease_store.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
 #include <string>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
-struct outbox_store::impl {
+struct lease_store::impl {
   explicit impl(SQLite::Database& database);
 
   /// Marks a row FAILED (no owner, no lease) with `error` as last_error.
@@ -46,34 +45,9 @@ struct outbox_store::impl {
   SQLite::Statement renew_row;
   SQLite::Statement held_row;
   SQLite::Statement back_off_row;
-
-  // operator actions
-  SQLite::Statement retry_row;
-  SQLite::Statement retry_all;
-
-  // stats
-  SQLite::Statement counts;
-  SQLite::Statement leases_by_owner;
-  SQLite::Statement failed_rows;
-
-  // operator views and retention
-  SQLite::Statement failed_page;
-  SQLite::Statement purge_walk;
-  SQLite::Statement newer_in_aggregate;
-  SQLite::Statement older_in_aggregate;
-  SQLite::Statement delete_request_keys;
-  SQLite::Statement delete_row;
-  SQLite::Statement keep_head;
 };
-
-namespace detail {
 
 /// Throws store_error(invalid_input) for an empty owner name.
 void check_owner(const std::string& owner);
 
-/// Throws store_error(invalid_input) for a policy that cannot work.
-void check_policy(const lease_policy& policy);
-
-} // namespace detail
-
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

@@ -1,14 +1,14 @@
-#include "storage/lab_reads.hpp"
+#include "storage/sqlite/lab_reads.hpp"
 
-#include "storage/dualwrite_store.hpp"
-#include "storage/order_store.hpp"
+#include "storage/sqlite/dualwrite_store.hpp"
+#include "storage/sqlite/order_store.hpp"
 #include "storage_fixture.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 namespace {
 
 using StorageLabReads = test::storage_fixture;
@@ -59,4 +59,4 @@ TEST_F(StorageLabReads, TheDualWriteStoreKeepsBareOrdersInAPrivateFile) {
 }
 
 } // namespace
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

@@ -1,9 +1,10 @@
 #pragma once
 
-// The SQL of the lease protocol's hot queries, shared by the outbox store and
-// the tests that check their query plans. Not part of the storage interface.
+// The SQL of the lease protocol, in one place: sqlite::lease_store runs it,
+// and the tests check the hot queries' plans. Not part of the storage
+// interface.
 
-namespace outbox::storage::sql {
+namespace outbox::storage::sqlite::sql {
 
 /// Claim candidates with ?2 < rowid <= ?3, in rowid (= per-aggregate seq)
 /// order: due PENDING rows merged with SENDING rows whose lease expired
@@ -29,6 +30,25 @@ inline constexpr const char* claim_candidates =
 inline constexpr const char* head_seq =
     "SELECT MIN(seq) FROM outbox"
     " WHERE aggregate_id = ? AND published_at IS NULL";
+
+/// Leases a claimed row to ?1 until ?2 (the row is ?3): a new epoch and
+/// one more attempt.
+inline constexpr const char* take =
+    "UPDATE outbox SET status = 'SENDING', owner = ?,"
+    " lease_until = ?, lease_epoch = lease_epoch + 1,"
+    " attempts = attempts + 1 WHERE rowid = ?";
+
+/// Gives a row up: FAILED, no owner, no lease (?1 = last_error, ?2 = rowid).
+inline constexpr const char* fail_row =
+    "UPDATE outbox SET status = 'FAILED', owner = NULL,"
+    " lease_until = 0, last_error = ? WHERE rowid = ?";
+
+/// Backs a row off after a publish error (?1 = available_at,
+/// ?2 = last_error, ?3 = rowid); the fence was checked by held_row.
+inline constexpr const char* back_off_row =
+    "UPDATE outbox SET status = 'PENDING', owner = NULL,"
+    " lease_until = 0, available_at = ?, last_error = ?"
+    " WHERE rowid = ?";
 
 /// The WHERE clause that fences every update by a relay: the row is still
 /// leased, to this owner, by the claim that handed out this epoch. Bound as
@@ -63,4 +83,4 @@ inline constexpr const char* held_row =
 inline constexpr const char* locate_event =
     "SELECT rowid FROM outbox WHERE event_id = ?";
 
-} // namespace outbox::storage::sql
+} // namespace outbox::storage::sqlite::sql

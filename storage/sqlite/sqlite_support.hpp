@@ -8,7 +8,7 @@
 
 #include <string>
 
-namespace outbox::storage::detail {
+namespace outbox::storage::sqlite {
 
 /// Resets a reused prepared statement when the scope ends, so that no
 /// statement keeps a read snapshot open after its transaction (bindings are
@@ -28,9 +28,14 @@ private:
   SQLite::Statement& statement_;
 };
 
+/// What a store's message says when its statements cannot be prepared:
+/// the name the three outbox stores had as one class, so that message
+/// reads as it always did.
+inline constexpr const char* prepare_context = "outbox_store";
+
 /// The file name SQLite reports for `db`, for error messages.
 inline std::string database_name(const SQLite::Database& db) {
   return db.getFilename().empty() ? std::string{":memory:"} : db.getFilename();
 }
 
-} // namespace outbox::storage::detail
+} // namespace outbox::storage::sqlite

@@ -1,4 +1,4 @@
-#include "storage/types.hpp"
+#include "storage/clock.hpp"
 
 #include <chrono>
 

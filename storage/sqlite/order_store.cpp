@@ -1,85 +1,24 @@
-#include "storage/order_store.hpp"
+#include "storage/sqlite/order_store.hpp"
 
-#include "storage/database.hpp"
-#include "storage/sqlite_support.hpp"
+#include "storage/sqlite/database.hpp"
+#include "storage/sqlite/sqlite_support.hpp"
+#include "storage/sqlite/transaction.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
-#include <SQLiteCpp/Transaction.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
 #include <random>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
 namespace {
 
 constexpr const char* order_placed_type = "OrderPlaced";
-
-bool is_control(unsigned char c) {
-  return c < 0x20 || c == 0x7f;
-}
-
-// An SKU is a product code: 1 to 64 printable ASCII characters without spaces
-// (0x21 to 0x7e). A space, a control character or a non-ASCII byte in a code
-// is far more likely a client bug than intended, so it is rejected.
-std::optional<std::string> validate_sku(const std::string& sku) {
-  if (sku.empty())
-    return "sku must not be empty";
-  if (sku.size() > max_sku_length)
-    return "sku must be at most " + std::to_string(max_sku_length) +
-           " characters (got " + std::to_string(sku.size()) + ")";
-  for (std::size_t i = 0; i < sku.size(); ++i) {
-    auto c = static_cast<unsigned char>(sku[i]);
-    if (c <= 0x20 || c >= 0x7f) {
-      std::array<char, 8> hex{};
-      std::snprintf(hex.data(), hex.size(), "0x%02x", c);
-      return "sku must contain only printable ASCII characters without "
-             "spaces (bad byte " +
-             std::string{hex.data()} + " at position " + std::to_string(i + 1) +
-             ")";
-    }
-  }
-  return std::nullopt;
-}
-
-// A request id is opaque to us (UUIDs, client tokens, UTF-8 text): any bytes
-// but control characters, 1 to 128 of them.
-std::optional<std::string> validate_request_id(const std::string& id) {
-  if (id.empty() || id.size() > max_request_id_length)
-    return "request_id must be 1 to " + std::to_string(max_request_id_length) +
-           " bytes long (got " + std::to_string(id.size()) + ")";
-  for (std::size_t i = 0; i < id.size(); ++i)
-    if (is_control(static_cast<unsigned char>(id[i])))
-      return "request_id must not contain control characters (at position " +
-             std::to_string(i + 1) + ")";
-  return std::nullopt;
-}
-
-std::optional<std::string> validate_event(const event_request& request) {
-  if (request.aggregate_id.empty())
-    return "aggregate_id must not be empty";
-  if (request.event_type.empty())
-    return "event_type must not be empty";
-  auto payload = nlohmann::json::parse(request.payload, nullptr, false);
-  if (payload.is_discarded())
-    return "payload must be a JSON object (got text that is not valid JSON)";
-  if (!payload.is_object())
-    return std::string{"payload must be a JSON object (got a JSON "} +
-           payload.type_name() + ")";
-  return std::nullopt;
-}
-
-/// What makes two requests with one request_id "the same request". qty is the
-/// last field and only digits, so the text is unambiguous even for an sku
-/// containing ';' or '='.
-std::string fingerprint(const order_request& request) {
-  return "sku=" + request.sku + ";qty=" + std::to_string(request.qty);
-}
 
 /// A random (version 4) UUID in its canonical lowercase text form.
 std::string random_uuid(std::mt19937_64& rng) {
@@ -106,25 +45,9 @@ std::mt19937_64 seeded_rng() {
 
 } // namespace
 
-std::optional<std::string> validate(const order_request& request) {
-  if (auto problem = validate_sku(request.sku))
-    return problem;
-  if (request.qty < 1 || request.qty > max_qty)
-    return "qty must be a positive integer no larger than " +
-           std::to_string(max_qty) + " (got " + std::to_string(request.qty) +
-           ")";
-  if (request.request_id)
-    return validate_request_id(*request.request_id);
-  return std::nullopt;
-}
-
-std::string order_aggregate_id(std::int64_t order_id) {
-  return "order-" + std::to_string(order_id);
-}
-
 struct order_store::impl {
   explicit impl(SQLite::Database& database)
-      : db(database), name(detail::database_name(database)),
+      : db(database), name(database_name(database)),
         find_request(db, "SELECT fingerprint, order_id, event_id"
                          " FROM request_keys WHERE request_id = ?"),
         insert_order(db, "INSERT INTO orders (sku, qty, created_at)"
@@ -149,7 +72,6 @@ struct order_store::impl {
   std::string insert_outbox_row(const std::string& aggregate_id,
                                 std::int64_t seq, const std::string& type,
                                 const std::string& payload, millis now);
-  void commit(SQLite::Transaction& transaction);
 
   SQLite::Database& db;
   std::string name;
@@ -167,8 +89,8 @@ placed_order order_store::impl::place(const order_request& request,
   placed_order result;
   std::string print;
   if (request.request_id) {
-    print = fingerprint(request);
-    detail::statement_use query{find_request};
+    print = request_fingerprint(request);
+    statement_use query{find_request};
     query->bind(1, *request.request_id);
     if (query->executeStep()) {
       result.result = query->getColumn(0).getString() == print
@@ -181,7 +103,7 @@ placed_order order_store::impl::place(const order_request& request,
     }
   }
   {
-    detail::statement_use insert{insert_order};
+    statement_use insert{insert_order};
     insert->bind(1, request.sku);
     insert->bind(2, request.qty);
     insert->bind(3, now);
@@ -198,7 +120,7 @@ placed_order order_store::impl::place(const order_request& request,
   result.event_id = insert_outbox_row(result.aggregate_id, seq,
                                       order_placed_type, payload.dump(), now);
   if (request.request_id) {
-    detail::statement_use insert{insert_request_key};
+    statement_use insert{insert_request_key};
     insert->bind(1, *request.request_id);
     insert->bind(2, print);
     insert->bind(3, result.order_id);
@@ -221,7 +143,7 @@ appended_event order_store::impl::append(const event_request& request,
 
 std::int64_t order_store::impl::allocate_seq(const std::string& aggregate_id) {
   // Safe because we hold the write lock (BEGIN IMMEDIATE) until commit.
-  detail::statement_use query{next_seq};
+  statement_use query{next_seq};
   query->bind(1, aggregate_id);
   query->executeStep();
   return query->getColumn(0).getInt64();
@@ -232,7 +154,7 @@ order_store::impl::insert_outbox_row(const std::string& aggregate_id,
                                      std::int64_t seq, const std::string& type,
                                      const std::string& payload, millis now) {
   auto event_id = random_uuid(rng);
-  detail::statement_use insert{insert_event};
+  statement_use insert{insert_event};
   insert->bind(1, event_id);
   insert->bind(2, aggregate_id);
   insert->bind(3, seq);
@@ -244,18 +166,12 @@ order_store::impl::insert_outbox_row(const std::string& aggregate_id,
   return event_id;
 }
 
-void order_store::impl::commit(SQLite::Transaction& transaction) {
-  if (before_commit)
-    before_commit();
-  transaction.commit();
-}
-
 order_store::order_store(SQLite::Database& db) {
   require_schema(db);
   try {
     impl_ = std::make_unique<impl>(db);
   } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("order_store", detail::database_name(db));
+    rethrow_as_store_error("order_store", database_name(db));
   }
 }
 
@@ -285,15 +201,12 @@ std::vector<Result> write_batch(Impl& im, const std::vector<Request>& requests,
   if (requests.empty())
     return results;
   results.reserve(requests.size());
-  try {
-    SQLite::Transaction transaction(im.db,
-                                    SQLite::TransactionBehavior::IMMEDIATE);
+  write_transaction(im.db, operation, im.name, [&] {
     for (const auto& request : requests)
       results.push_back(write_one(request));
-    im.commit(transaction);
-  } catch (const SQLite::Exception&) {
-    rethrow_as_store_error(operation, im.name);
-  }
+    if (im.before_commit)
+      im.before_commit();
+  });
   return results;
 }
 
@@ -320,7 +233,7 @@ order_store::append_events(const std::vector<event_request>& requests,
                            millis now) {
   return write_batch<appended_event>(
       *impl_, requests, "event request", "append_event",
-      [](const event_request& r) { return validate_event(r); },
+      [](const event_request& r) { return validate(r); },
       [&](const event_request& r) { return impl_->append(r, now); });
 }
 
@@ -328,4 +241,4 @@ void order_store::set_before_commit(std::function<void()> hook) {
   impl_->before_commit = std::move(hook);
 }
 
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

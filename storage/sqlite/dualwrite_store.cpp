@@ -1,4 +1,4 @@
-#include "storage/dualwrite_store.hpp"
+#include "storage/sqlite/dualwrite_store.hpp"
 
 #include "storage/private_files.hpp"
 #include "storage/store_error.hpp"
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
 dualwrite_store::dualwrite_store(std::string path) : path_(std::move(path)) {}
 
@@ -46,4 +46,4 @@ std::int64_t dualwrite_store::count_orders() {
   }
 }
 
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

@@ -1,4 +1,4 @@
-#include "storage/database.hpp"
+#include "storage/sqlite/database.hpp"
 
 #include "storage/store_error.hpp"
 
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
 namespace {
 
@@ -86,4 +86,4 @@ bool opened_immutable(SQLite::Database& db) {
   return name != nullptr && sqlite3_uri_boolean(name, "immutable", 0) != 0;
 }
 
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

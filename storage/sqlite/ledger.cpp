@@ -1,4 +1,4 @@
-#include "storage/ledger.hpp"
+#include "storage/sqlite/database.hpp"
 
 #include "storage/store_error.hpp"
 
@@ -6,7 +6,7 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
 std::vector<publication>
 read_publications(SQLite::Database& db,
@@ -52,4 +52,4 @@ read_publications(SQLite::Database& db,
   }
 }
 
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

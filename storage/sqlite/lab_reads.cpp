@@ -1,4 +1,4 @@
-#include "storage/lab_reads.hpp"
+#include "storage/sqlite/lab_reads.hpp"
 
 #include "storage/store_error.hpp"
 
@@ -6,7 +6,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
 table_counts count_orders_and_outbox(SQLite::Database& db) {
   table_counts counts;
@@ -38,4 +38,4 @@ read_aggregate_rows(SQLite::Database& db, const std::string& aggregate_id) {
   return rows;
 }
 
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

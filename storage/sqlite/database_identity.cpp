@@ -1,6 +1,6 @@
-#include "storage/database_identity.hpp"
+#include "storage/sqlite/database.hpp"
 
-#include "storage/sqlite_support.hpp"
+#include "storage/sqlite/sqlite_support.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -9,10 +9,10 @@
 
 #include <filesystem>
 
-namespace outbox::storage {
+namespace outbox::storage::sqlite {
 
 database_identity read_identity(SQLite::Database& db) {
-  auto name = detail::database_name(db);
+  auto name = database_name(db);
   try {
     SQLite::Statement query{
         db,
@@ -33,4 +33,4 @@ database_identity read_identity(SQLite::Database& db) {
   }
 }
 
-} // namespace outbox::storage
+} // namespace outbox::storage::sqlite

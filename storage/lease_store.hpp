@@ -1,0 +1,54 @@
+#pragma once
+
+// The lease protocol of DESIGN.md as the relays use it: claim, ack, renew,
+// release, fail; whatever database holds the rows.
+
+#include "storage/clock.hpp"
+#include "storage/lease_policy.hpp"
+#include "storage/lease_records.hpp"
+
+#include <string>
+#include <vector>
+
+namespace outbox::storage {
+
+/// The relay side of the outbox table. Every call is one short write
+/// transaction; none is ever held across a broker call. Throws store_error.
+class lease_store {
+public:
+  virtual ~lease_store() = default;
+
+  /// Leases up to policy.batch rows that are PENDING and due, or SENDING with
+  /// an expired lease. Head-of-line per aggregate: a row is taken only when
+  /// every lower-seq row of its aggregate is PUBLISHED or in this claim.
+  /// Attempts are counted here; a row already at max_attempts becomes FAILED.
+  /// Looks at no more than claim_scan_bound(policy) candidates; once a walk
+  /// is cut there, later claims of this store split the bound between the
+  /// oldest candidates and the rows after the last one looked at.
+  virtual claim claim_batch(const std::string& owner, millis now,
+                            const lease_policy& policy) = 0;
+
+  /// Marks rows PUBLISHED where owner and epoch still match (fencing).
+  virtual ack_result ack(const std::string& owner,
+                         const std::vector<event_lease>& leases,
+                         millis now) = 0;
+
+  /// Hands unpublished leases back (PENDING, due now) on graceful shutdown;
+  /// the attempt of the claim is refunded. Returns rows released.
+  virtual int release(const std::string& owner,
+                      const std::vector<event_lease>& leases) = 0;
+
+  /// Extends held leases to `lease_until`. Returns rows still held.
+  virtual int renew(const std::string& owner,
+                    const std::vector<event_lease>& leases,
+                    millis lease_until) = 0;
+
+  /// Records a publish error: back off exponentially, or FAILED at
+  /// max_attempts. Only rows the owner still holds are touched.
+  virtual failure_result fail(const std::string& owner,
+                              const std::vector<event_lease>& leases,
+                              const std::string& error, millis now,
+                              const lease_policy& policy) = 0;
+};
+
+} // namespace outbox::storage

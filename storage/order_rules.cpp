@@ -1,0 +1,93 @@
+// The rules an order or event request must follow before any backend
+// writes it (and that the schema's CHECKs repeat).
+
+#include "storage/order_store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+
+namespace outbox::storage {
+
+namespace {
+
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7f;
+}
+
+// An SKU is a product code: 1 to 64 printable ASCII characters without spaces
+// (0x21 to 0x7e). A space, a control character or a non-ASCII byte in a code
+// is far more likely a client bug than intended, so it is rejected.
+std::optional<std::string> validate_sku(const std::string& sku) {
+  if (sku.empty())
+    return "sku must not be empty";
+  if (sku.size() > max_sku_length)
+    return "sku must be at most " + std::to_string(max_sku_length) +
+           " characters (got " + std::to_string(sku.size()) + ")";
+  for (std::size_t i = 0; i < sku.size(); ++i) {
+    auto c = static_cast<unsigned char>(sku[i]);
+    if (c <= 0x20 || c >= 0x7f) {
+      std::array<char, 8> hex{};
+      std::snprintf(hex.data(), hex.size(), "0x%02x", c);
+      return "sku must contain only printable ASCII characters without "
+             "spaces (bad byte " +
+             std::string{hex.data()} + " at position " + std::to_string(i + 1) +
+             ")";
+    }
+  }
+  return std::nullopt;
+}
+
+// A request id is opaque to us (UUIDs, client tokens, UTF-8 text): any bytes
+// but control characters, 1 to 128 of them.
+std::optional<std::string> validate_request_id(const std::string& id) {
+  if (id.empty() || id.size() > max_request_id_length)
+    return "request_id must be 1 to " + std::to_string(max_request_id_length) +
+           " bytes long (got " + std::to_string(id.size()) + ")";
+  for (std::size_t i = 0; i < id.size(); ++i)
+    if (is_control(static_cast<unsigned char>(id[i])))
+      return "request_id must not contain control characters (at position " +
+             std::to_string(i + 1) + ")";
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> validate(const event_request& request) {
+  if (request.aggregate_id.empty())
+    return "aggregate_id must not be empty";
+  if (request.event_type.empty())
+    return "event_type must not be empty";
+  auto payload = nlohmann::json::parse(request.payload, nullptr, false);
+  if (payload.is_discarded())
+    return "payload must be a JSON object (got text that is not valid JSON)";
+  if (!payload.is_object())
+    return std::string{"payload must be a JSON object (got a JSON "} +
+           payload.type_name() + ")";
+  return std::nullopt;
+}
+
+// qty is the last field and only digits, so the text is unambiguous even
+// for an sku containing ';' or '='.
+std::string request_fingerprint(const order_request& request) {
+  return "sku=" + request.sku + ";qty=" + std::to_string(request.qty);
+}
+
+std::optional<std::string> validate(const order_request& request) {
+  if (auto problem = validate_sku(request.sku))
+    return problem;
+  if (request.qty < 1 || request.qty > max_qty)
+    return "qty must be a positive integer no larger than " +
+           std::to_string(max_qty) + " (got " + std::to_string(request.qty) +
+           ")";
+  if (request.request_id)
+    return validate_request_id(*request.request_id);
+  return std::nullopt;
+}
+
+std::string order_aggregate_id(std::int64_t order_id) {
+  return "order-" + std::to_string(order_id);
+}
+
+} // namespace outbox::storage

@@ -1,0 +1,71 @@
+#pragma once
+
+// What an operator sees and may do to the outbox (`outbox status`,
+// `outbox failed`, `outbox retry`, the run's probe), whatever database
+// holds it.
+
+#include "storage/clock.hpp"
+#include "storage/lease_records.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace outbox::storage {
+
+/// One page of FAILED rows, oldest first (see outbox_views::failed_rows).
+struct failed_page {
+  std::vector<failed_row> rows;
+  /// The rowid of the last row: pass it to get the next page.
+  std::int64_t last_rowid = 0;
+};
+
+/// Leases currently held by one owner.
+struct owner_leases {
+  std::string owner;
+  int rows = 0;
+  /// Earliest lease_until among them.
+  millis earliest_expiry = 0;
+  /// Latest lease_until among them: the newest claim or renewal was
+  /// lease.ttl_ms before it.
+  millis latest_expiry = 0;
+};
+
+/// Counts and ages for `outbox status` and the metrics.
+struct outbox_stats {
+  std::map<std::string, std::int64_t> by_status; // all four, zero included
+  std::int64_t orders = 0;
+  /// Age of the oldest PENDING or SENDING row (0 when none).
+  millis oldest_unpublished_age = 0;
+  /// SENDING rows whose lease has expired (awaiting takeover).
+  std::int64_t expired_leases = 0;
+  std::vector<owner_leases> leases;
+  std::vector<failed_row> failed; // at most 100, oldest first
+};
+
+/// Counts, FAILED rows and retries. Throws store_error.
+class outbox_views {
+public:
+  virtual ~outbox_views() = default;
+
+  /// FAILED -> PENDING (attempts reset, due now) for these event_ids.
+  /// Returns the ids that were not FAILED rows (unknown or other status).
+  virtual std::vector<std::string>
+  retry(const std::vector<std::string>& event_ids, millis now) = 0;
+
+  /// FAILED -> PENDING for every FAILED row. Returns rows retried.
+  virtual int retry_all_failed(millis now) = 0;
+
+  /// The counts and ages, FAILED rows included, as one snapshot that
+  /// never takes the write lock.
+  virtual outbox_stats stats(millis now) = 0;
+
+  /// Up to `limit` FAILED rows with a rowid above `after_rowid`, oldest first,
+  /// through the outbox_failed index: `outbox failed` pages through all of
+  /// them (stats() shows only the first 100). A page shorter than `limit` is
+  /// the last one.
+  virtual failed_page failed_rows(std::int64_t after_rowid, int limit) = 0;
+};
+
+} // namespace outbox::storage
