@@ -1,6 +1,8 @@
 #include "broker/recovery_lists.hpp"
 
+#include "broker/broker_error.hpp"
 #include "broker/key_scan.hpp"
+#include "broker/reliable_queue.hpp"
 
 #include <algorithm>
 #include <set>
@@ -25,6 +27,27 @@ recovery_lists find_recovery_lists(connection& conn, const keys& names) {
   // A list created between the two scans is in `lists` only: the next
   // recovery sees it.
   return found;
+}
+
+std::size_t
+recover_lists(reliable_queue& queue,
+              const std::vector<std::pair<std::string, std::string>>& lists,
+              const refused_list& refused, const recovery_step& step) {
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    std::size_t here = 0;
+    try {
+      here = queue.recover(lists[i].first, lists[i].second);
+    } catch (const broker_error& e) {
+      if (!refused || e.code() != broker_errc::rejected)
+        throw;
+      refused(lists[i].first, lists[i].second, e);
+    }
+    moved += here;
+    if (step)
+      step(here, lists.size() - i - 1);
+  }
+  return moved;
 }
 
 } // namespace outbox::broker
