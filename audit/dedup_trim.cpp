@@ -18,7 +18,7 @@ namespace {
 std::vector<std::string> delivered_before(const broker::hash_page& page,
                                           std::int64_t cutoff,
                                           SQLite::Database& db,
-                                          trim_totals& totals) {
+                                          broker::trim_totals& totals) {
   std::vector<storage::applied_event> old;
   for (const auto& [event_id, text] : page) {
     ++totals.scanned;
@@ -48,34 +48,17 @@ std::vector<std::string> delivered_before(const broker::hash_page& page,
   return delivered;
 }
 
-/// Adds what the candidates came to into `totals`.
-void count_in(const broker::trim_candidates::counts& done,
-              trim_totals& totals) {
-  // A record the scan returned twice was counted when first seen.
-  totals.scanned -= done.repeated + done.gone;
-  totals.kept_queued += done.queued;
-  totals.trimmed += done.trimmed;
-  totals.kept_other += done.kept_other;
-  totals.batches += done.batches;
-}
-
 } // namespace
 
 void trim_delivered(SQLite::Database& db, broker::connection& redis,
                     const broker::keys& names, std::int64_t cutoff,
-                    std::size_t batch, trim_totals& totals) {
-  broker::trim_candidates gathered{redis, names, cutoff, batch};
-  try {
-    broker::scan_hash(
-        redis, names.processed, batch, [&](const broker::hash_page& page) {
-          gathered.add(delivered_before(page, cutoff, db, totals));
-        });
-    gathered.flush();
-  } catch (...) {
-    count_in(gathered.done(), totals);
-    throw;
-  }
-  count_in(gathered.done(), totals);
+                    std::size_t batch, broker::trim_totals& totals) {
+  broker::trim_candidates gathered{redis, names, cutoff, batch, totals};
+  broker::scan_hash(redis, names.processed, batch,
+                    [&](const broker::hash_page& page) {
+                      gathered.add(delivered_before(page, cutoff, db, totals));
+                    });
+  gathered.flush();
 }
 
 } // namespace outbox::audit

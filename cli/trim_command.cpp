@@ -59,7 +59,7 @@ int trim(const trim_options& options) {
   broker::connection redis{settings.redis};
   auto cutoff = broker::server_time_ms(redis) - *older_than;
 
-  audit::trim_totals totals;
+  broker::trim_totals totals;
   try {
     audit::trim_delivered(*db, redis, settings.broker, cutoff,
                           static_cast<std::size_t>(options.batch), totals);

@@ -50,18 +50,18 @@ TEST_F(BrokerTrimCandidates, TrimsInBatchesAndKeepsWhatStillWaitsInAList) {
   conn().command({"RPUSH", names_.partition(0), entry("e2", 2)});
   conn().command({"RPUSH", names_.processing_for(names_.partition(0), "c-1"),
                   entry("e4", 4)});
-  trim_candidates gathered{conn(), names_, after_all(), 2};
+  trim_totals totals;
+  totals.scanned = 6; // as the scan counted them
+  trim_candidates gathered{conn(), names_, after_all(), 2, totals};
   gathered.add({"e1", "e2", "e3"});
   gathered.add({"e4", "e5", "e1"});
-  EXPECT_EQ(gathered.done().batches, 0) << "gathered, not trimmed yet";
+  EXPECT_EQ(totals.batches, 0) << "gathered, not trimmed yet";
   gathered.flush();
-  const auto& done = gathered.done();
-  EXPECT_EQ(done.repeated, 1);
-  EXPECT_EQ(done.queued, 2);
-  EXPECT_EQ(done.trimmed, 3);
-  EXPECT_EQ(done.batches, 2) << "three records, two per call";
-  EXPECT_EQ(done.kept_other, 0);
-  EXPECT_EQ(done.gone, 0);
+  EXPECT_EQ(totals.scanned, 5) << "e1 counted once";
+  EXPECT_EQ(totals.kept_queued, 2);
+  EXPECT_EQ(totals.trimmed, 3);
+  EXPECT_EQ(totals.batches, 2) << "three records, two per call";
+  EXPECT_EQ(totals.kept_other, 0);
   EXPECT_FALSE(has_record("e1"));
   EXPECT_TRUE(has_record("e2"));
   EXPECT_FALSE(has_record("e3"));
@@ -71,7 +71,8 @@ TEST_F(BrokerTrimCandidates, TrimsInBatchesAndKeepsWhatStillWaitsInAList) {
 
 TEST_F(BrokerTrimCandidates, CountsRecordsGoneSinceAndRecordsTooYoung) {
   auto cutoff = after_all();
-  trim_candidates first{conn(), names_, cutoff, 10};
+  trim_totals first_totals;
+  trim_candidates first{conn(), names_, cutoff, 10, first_totals};
   first.add({"e1"});
   first.flush();
   // Named again after its trim (a scan may), and a record applied after
@@ -79,20 +80,23 @@ TEST_F(BrokerTrimCandidates, CountsRecordsGoneSinceAndRecordsTooYoung) {
   conn().command({"HSET", names_.processed, "late",
                   R"({"aggregate_id":"order-2","seq":1,"at":)" +
                       std::to_string(cutoff + 60'000) + "}"});
-  trim_candidates again{conn(), names_, cutoff, 10};
+  trim_totals totals;
+  totals.scanned = 2;
+  trim_candidates again{conn(), names_, cutoff, 10, totals};
   again.add({"e1", "late"});
   again.flush();
-  EXPECT_EQ(again.done().trimmed, 0);
-  EXPECT_EQ(again.done().gone, 1);
-  EXPECT_EQ(again.done().kept_other, 1);
+  EXPECT_EQ(totals.trimmed, 0);
+  EXPECT_EQ(totals.scanned, 1) << "the record gone was counted before";
+  EXPECT_EQ(totals.kept_other, 1);
   EXPECT_TRUE(has_record("late"));
 }
 
 TEST_F(BrokerTrimCandidates, FlushingNothingReadsNoList) {
-  trim_candidates gathered{conn(), names_, after_all(), 10};
+  trim_totals totals;
+  trim_candidates gathered{conn(), names_, after_all(), 10, totals};
   conn().command({"CONFIG", "RESETSTAT"});
   gathered.flush();
   auto stats = reply_text(*conn().command({"INFO", "commandstats"}));
   EXPECT_EQ(stats.find("lrange"), std::string::npos) << stats;
-  EXPECT_EQ(gathered.done().batches, 0);
+  EXPECT_EQ(totals.batches, 0);
 }
