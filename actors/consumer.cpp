@@ -145,12 +145,8 @@ void recover_own(consumer_actor* self) {
 
 /// Redis answered: ends an outage the consumer saw, with one line.
 void redis_answered(consumer_state& st) {
-  if (!st.redis.ongoing())
-    return;
-  if (auto ended = st.redis.recovered(st.setup.clock()))
-    spdlog::info("consumer {}: Redis reachable again after {} ms ({} failed "
-                 "attempts)",
-                 st.setup.name, ended->lasted_ms, ended->failures);
+  st.redis.log_end(st.setup.clock, "consumer", st.setup.name, "Redis reachable",
+                   "failed attempts");
 }
 
 enum class burst_result { crashed, busy, idle };

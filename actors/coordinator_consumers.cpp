@@ -123,10 +123,8 @@ void keep_consumers(coordinator_actor* self) {
                 st.setup.name_prefix, e.what());
     return;
   }
-  if (auto ended = st.lock_trouble.recovered(st.setup.clock()))
-    spdlog::info("coordinator {}: consumers' lock reachable again after {} "
-                 "ms",
-                 st.setup.name_prefix, ended->lasted_ms);
+  st.lock_trouble.log_end(st.setup.clock, "coordinator", st.setup.name_prefix,
+                          "consumers' lock reachable");
   if (!held || st.consuming)
     return;
   try {

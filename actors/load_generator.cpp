@@ -33,11 +33,8 @@ std::uint64_t splitmix64(std::uint64_t x) {
 /// The level of a retried request's line: database trouble is the writer's
 /// to report (once per outage), anything else is news here.
 spdlog::level::level_enum retry_level(const caf::error& err) {
-  // category() dereferences a null pointer on an empty error in CAF 0.17.
   bool store_trouble =
-      err && err.category() == caf::atom("outbox") &&
-      (err.code() == static_cast<std::uint8_t>(ec::store_busy) ||
-       err.code() == static_cast<std::uint8_t>(ec::store_failure));
+      has_code(err, ec::store_busy) || has_code(err, ec::store_failure);
   return store_trouble ? spdlog::level::debug : spdlog::level::warn;
 }
 

@@ -10,6 +10,7 @@
 #include <spdlog/common.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,6 +70,13 @@ public:
   }
 
   bool ongoing() const { return failures_ > 0; }
+
+  /// Ends an ongoing outage with one line at info: "COMPONENT NAME: WHAT
+  /// again after N ms (F FAILURES)"; without NAME when it is empty, without
+  /// the parenthesis when `failures` is. `clock` is read only then.
+  void log_end(const std::function<storage::millis()>& clock,
+               std::string_view component, std::string_view name,
+               std::string_view what, std::string_view failures = {});
 
 private:
   storage::millis since_ = 0;

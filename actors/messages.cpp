@@ -20,8 +20,6 @@ std::string to_string(ec code) {
     return "broker_unavailable";
   case ec::injected_crash:
     return "injected_crash";
-  case ec::restart_budget_exhausted:
-    return "restart_budget_exhausted";
   case ec::consumer_fenced:
     return "consumer_fenced";
   case ec::setup_failed:

@@ -31,8 +31,6 @@ enum class ec : std::uint8_t {
   /// Crash injection: the actor died on purpose at a crash point, without
   /// cleaning up, exactly as if its thread had been killed.
   injected_crash,
-  /// A relay or consumer slot crashed more often than run.restart_budget.
-  restart_budget_exhausted,
   /// A consumer was refused by the fence: another process holds the
   /// consumers' lock, so this one must stop consuming (not a crash).
   consumer_fenced,

@@ -34,21 +34,13 @@ void log_failed(const std::string& relay, const storage::failed_row& row) {
 }
 
 void redis_answered(relay_state& st) {
-  if (!st.redis.ongoing())
-    return;
-  if (auto ended = st.redis.recovered(st.setup.clock()))
-    spdlog::info("relay {}: Redis reachable again after {} ms ({} failed "
-                 "publishes)",
-                 st.setup.name, ended->lasted_ms, ended->failures);
+  st.redis.log_end(st.setup.clock, "relay", st.setup.name, "Redis reachable",
+                   "failed publishes");
 }
 
 void database_answered(relay_state& st) {
-  if (!st.database.ongoing())
-    return;
-  if (auto ended = st.database.recovered(st.setup.clock()))
-    spdlog::info("relay {}: database usable again after {} ms ({} failed "
-                 "cycles)",
-                 st.setup.name, ended->lasted_ms, ended->failures);
+  st.database.log_end(st.setup.clock, "relay", st.setup.name, "database usable",
+                      "failed cycles");
 }
 
 void database_failed(relay_state& st, const char* when, const char* what) {

@@ -45,12 +45,8 @@ void not_committed(writer_state& st, const storage::store_error& e,
 
 /// A group committed: ends an outage the writer saw, with one line.
 void committed(writer_state& st) {
-  if (!st.database.ongoing())
-    return;
-  if (auto ended = st.database.recovered(st.setup.clock()))
-    spdlog::info("writer: database usable again after {} ms ({} groups not "
-                 "committed)",
-                 ended->lasted_ms, ended->failures);
+  st.database.log_end(st.setup.clock, "writer", "", "database usable",
+                      "groups not committed");
 }
 
 void commit_orders(writer_actor* self) {

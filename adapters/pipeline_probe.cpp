@@ -27,11 +27,6 @@ namespace outbox::adapters {
 
 namespace {
 
-std::int64_t counter_of(const broker::broker_stats& s, const char* name) {
-  auto i = s.counters.find(name);
-  return i == s.counters.end() ? 0 : i->second;
-}
-
 class pipeline_probe : public actors::pipeline_port {
 public:
   explicit pipeline_probe(const config::settings& s)
@@ -43,15 +38,11 @@ public:
     metrics::pipeline_snapshot snap;
     try {
       auto stats = store_->stats(storage::wall_clock_now());
-      auto count = [&](const char* status) {
-        auto i = stats.by_status.find(status);
-        return i == stats.by_status.end() ? 0 : i->second;
-      };
       snap.orders = stats.orders;
-      snap.pending = count(storage::status::pending);
-      snap.sending = count(storage::status::sending);
-      snap.published = count(storage::status::published);
-      snap.failed = count(storage::status::failed);
+      snap.pending = stats.count(storage::status::pending);
+      snap.sending = stats.count(storage::status::sending);
+      snap.published = stats.count(storage::status::published);
+      snap.failed = stats.count(storage::status::failed);
       snap.oldest_unpublished_age_ms = stats.oldest_unpublished_age;
       for (const auto& held : stats.leases)
         snap.leases.push_back(metrics::lease_holding{held.owner, held.rows,
@@ -67,9 +58,9 @@ public:
       snap.queued = redis.queued_total();
       snap.in_processing = redis.processing_total();
       snap.processed = redis.processed;
-      snap.duplicates = counter_of(redis, "duplicates");
-      snap.dead_lettered = counter_of(redis, "dead_lettered");
-      snap.order_violations = counter_of(redis, "order_violations");
+      snap.duplicates = redis.counter("duplicates");
+      snap.dead_lettered = redis.counter("dead_lettered");
+      snap.order_violations = redis.counter("order_violations");
     } catch (const std::exception& e) {
       // An outage only if every trouble is one: a broken database does not
       // heal by waiting for Redis.
@@ -123,47 +114,29 @@ public:
   }
 
   std::pair<std::string, bool> audit() override {
-    try {
-      auto verdict = audit::audit_pipeline(*db_, redis_, names_);
-      return {verdict.to_json(), verdict.ok()};
-    } catch (const SQLite::Exception&) {
-      // The audit reads SQLite directly: a locked database must come out
-      // as store_error busy, an outage, like every other store call.
-      storage::rethrow_as_store_error(
-          "audit", storage::sqlite::connection_of(*db_).getFilename());
-    }
+    // A locked database comes out as store_error busy, an outage, like
+    // every other store call: the audit turns SQLite's errors itself.
+    auto verdict = audit::audit_pipeline(*db_, redis_, names_);
+    return {verdict.to_json(), verdict.ok()};
   }
 
 private:
-  /// Each (processing list, queue) back to its queue, one fenced script
-  /// call per list: a process frozen between two lists and woken after
-  /// another took the lock over is refused at the next one.
+  /// Each (processing list, queue) back to its queue under this
+  /// acquisition's fence; a list Redis refuses is named and left.
   std::size_t
   recover(const std::vector<std::pair<std::string, std::string>>& lists,
           const std::string& token,
           const actors::pipeline_port::recovery_step& step) {
-    auto& queue = fenced_queue(token);
-    std::size_t moved = 0;
-    for (std::size_t i = 0; i < lists.size(); ++i) {
-      std::size_t here = 0;
-      try {
-        here = queue.recover(lists[i].first, lists[i].second);
-      } catch (const broker::broker_error& e) {
-        // Redis refused this list (a key of the wrong type under our name):
-        // retrying cannot help, and the other lists must still go back.
-        // An outage or the fence stops the whole recovery, as before.
-        if (e.code() != broker::broker_errc::rejected)
-          throw;
-        spdlog::warn("recovery leaves {} as it is, Redis refused to move it "
-                     "back to {}: {}",
-                     actors::loggable(lists[i].first), lists[i].second,
-                     actors::loggable(e.what(), 512));
-      }
-      moved += here;
-      if (step)
-        step(here, lists.size() - i - 1);
-    }
-    return moved;
+    return broker::recover_lists(
+        fenced_queue(token), lists,
+        [](const std::string& list, const std::string& queue,
+           const broker::broker_error& e) {
+          spdlog::warn("recovery leaves {} as it is, Redis refused to move it "
+                       "back to {}: {}",
+                       actors::loggable(list), queue,
+                       actors::loggable(e.what(), 512));
+        },
+        step);
   }
 
   /// A queue carrying this acquisition's fence, made anew when the token

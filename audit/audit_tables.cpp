@@ -1,43 +1,15 @@
 #include "audit/audit_tables.hpp"
 
+#include "broker/applied_record.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
-#include <nlohmann/json.hpp>
-
-#include <optional>
 
 namespace outbox::audit {
 
 namespace {
-
-/// What the inbox recorded for an event it applied (the script's result).
-struct applied_record {
-  std::string aggregate_id;
-  std::int64_t seq = 0;
-  std::string event_type;
-  std::string sku;
-  std::int64_t qty = 0;
-};
-
-std::optional<applied_record> parse_record(const std::string& result) {
-  auto j = nlohmann::json::parse(result, nullptr, false);
-  if (!j.is_object() || !j.contains("aggregate_id") || !j.contains("seq") ||
-      !j["aggregate_id"].is_string() || !j["seq"].is_number_integer())
-    return std::nullopt;
-  applied_record r;
-  r.aggregate_id = j["aggregate_id"].get<std::string>();
-  r.seq = j["seq"].get<std::int64_t>();
-  if (j.contains("event_type") && j["event_type"].is_string())
-    r.event_type = j["event_type"].get<std::string>();
-  if (j.contains("sku") && j["sku"].is_string())
-    r.sku = j["sku"].get<std::string>();
-  if (j.contains("qty") && j["qty"].is_number_integer())
-    r.qty = j["qty"].get<std::int64_t>();
-  return r;
-}
 
 constexpr const char* schema = R"(
 CREATE TEMP TABLE audit_ledger (
@@ -222,7 +194,7 @@ void audit_tables::processed(broker::hash_page& page) {
       insert.reset();
       insert.clearBindings();
       insert.bind(1, event_id);
-      auto record = parse_record(result);
+      auto record = broker::parse_applied_record(result);
       if (record) {
         insert.bind(2, record->aggregate_id);
         insert.bind(3, record->seq);

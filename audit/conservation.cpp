@@ -89,11 +89,6 @@ check applied_once(SQLite::Database& db, const broker::inbox_snapshot& inbox) {
                     "no aggregate has more applied events than it has events");
 }
 
-std::int64_t counter(const broker::broker_stats& stats, const char* name) {
-  auto i = stats.counters.find(name);
-  return i == stats.counters.end() ? 0 : i->second;
-}
-
 /// The checks over the tables; `inbox` gives the per-sku hashes and the
 /// figures Redis was read with.
 verdict evaluate_tables(SQLite::Database& db, std::int64_t processed,
@@ -104,7 +99,7 @@ verdict evaluate_tables(SQLite::Database& db, std::int64_t processed,
   v.queued = queues.queued_total();
   v.in_processing = queues.processing_total();
   v.dead_lettered = queues.dead_letter;
-  v.order_violations = counter(queues, "order_violations");
+  v.order_violations = queues.counter("order_violations");
   {
     SQLite::Statement counts{
         db, "SELECT COUNT(*), COALESCE(SUM(status = 'PUBLISHED'), 0),"

@@ -36,6 +36,11 @@ std::int64_t broker_stats::processing_total() const {
   return total;
 }
 
+std::int64_t broker_stats::counter(const std::string& name) const {
+  auto found = counters.find(name);
+  return found == counters.end() ? 0 : found->second;
+}
+
 broker_stats read_stats(connection& conn, const keys& names) {
   // Only the processing lists of configured queues: a foreign list under
   // the prefix is nobody's in-flight entries (recovery leaves it alone), so

@@ -26,6 +26,9 @@ struct broker_stats {
 
   std::int64_t queued_total() const;
   std::int64_t processing_total() const;
+  /// The counter `name` of keys::counters ("duplicates", "dead_lettered",
+  /// "order_violations"...); 0 when nothing counted it yet.
+  std::int64_t counter(const std::string& name) const;
 };
 
 broker_stats read_stats(connection& conn, const keys& names);

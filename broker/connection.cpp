@@ -49,6 +49,10 @@ void reply_deleter::operator()(redisReply* r) const {
   freeReplyObject(r);
 }
 
+void context_deleter::operator()(redisContext* c) const {
+  redisFree(c);
+}
+
 connection::connection(connection_options options)
     : options_(std::move(options)) {}
 
@@ -57,10 +61,7 @@ connection::~connection() {
 }
 
 void connection::reset() {
-  if (context_ != nullptr) {
-    redisFree(context_);
-    context_ = nullptr;
-  }
+  context_.reset();
 }
 
 void connection::ensure_connected() {
@@ -69,19 +70,18 @@ void connection::ensure_connected() {
 
 redisContext* connection::context() {
   if (context_ != nullptr)
-    return context_;
+    return context_.get();
   ignore_sigpipe_once();
   auto where = options_.where.to_string();
-  auto* c =
+  std::unique_ptr<redisContext, context_deleter> c{
       redisConnectWithTimeout(options_.where.host.c_str(), options_.where.port,
-                              to_timeval(options_.connect_timeout_ms));
+                              to_timeval(options_.connect_timeout_ms))};
   if (c == nullptr)
     throw broker_error(broker_errc::unavailable,
                        "cannot reach Redis at " + where +
                            ": cannot allocate a context");
   if (c->err != 0) {
     std::string reason = c->errstr;
-    redisFree(c);
     // Debug only: the connection's owner knows what the outage means and
     // reports it once; every retry would repeat this line.
     spdlog::debug("redis {}: cannot connect: {}", where, reason);
@@ -89,14 +89,14 @@ redisContext* connection::context() {
                        "cannot reach Redis at " + where + ": " + reason);
   }
   // The connect timeout does not bound reads and writes: set that apart.
-  if (redisSetTimeout(c, to_timeval(options_.io_timeout_ms)) != REDIS_OK) {
+  if (redisSetTimeout(c.get(), to_timeval(options_.io_timeout_ms)) !=
+      REDIS_OK) {
     std::string reason = c->errstr;
-    redisFree(c);
     throw broker_error(broker_errc::unavailable,
                        "cannot set the I/O timeout for Redis at " + where +
                            ": " + reason);
   }
-  context_ = c;
+  context_ = std::move(c);
   try {
     introduce();
   } catch (...) {
@@ -104,7 +104,7 @@ redisContext* connection::context() {
     throw;
   }
   spdlog::debug("redis {}: connected", where);
-  return context_;
+  return context_.get();
 }
 
 void connection::fail(const std::string& what) {
@@ -170,14 +170,11 @@ reply connection::blocking_command(const std::vector<std::string>& argv,
 reply connection::send(const std::vector<std::string>& argv) {
   auto* c = context();
   argv_view args{argv};
-  auto* raw = static_cast<redisReply*>(redisCommandArgv(
-      c, static_cast<int>(argv.size()), args.data.data(), args.sizes.data()));
-  if (raw == nullptr || c->err != 0) {
-    if (raw != nullptr)
-      freeReplyObject(raw);
+  reply r{static_cast<redisReply*>(redisCommandArgv(
+      c, static_cast<int>(argv.size()), args.data.data(), args.sizes.data()))};
+  if (r == nullptr || c->err != 0)
     fail("during " + (argv.empty() ? std::string{"a command"} : argv.front()));
-  }
-  return reply{raw};
+  return r;
 }
 
 std::vector<reply>
@@ -195,12 +192,11 @@ connection::pipeline(const std::vector<std::vector<std::string>>& commands) {
   replies.reserve(commands.size());
   for (size_t i = 0; i < commands.size(); ++i) {
     void* raw = nullptr;
-    if (redisGetReply(c, &raw) != REDIS_OK || raw == nullptr) {
-      if (raw != nullptr)
-        freeReplyObject(raw);
+    auto status = redisGetReply(c, &raw);
+    reply r{static_cast<redisReply*>(raw)};
+    if (status != REDIS_OK || r == nullptr)
       fail("during a pipeline");
-    }
-    replies.emplace_back(static_cast<redisReply*>(raw));
+    replies.push_back(std::move(r));
   }
   return replies;
 }

@@ -56,6 +56,10 @@ struct reply_deleter {
 /// An owned hiredis reply.
 using reply = std::unique_ptr<redisReply, reply_deleter>;
 
+struct context_deleter {
+  void operator()(redisContext* context) const;
+};
+
 /// One Redis connection. Connects lazily; after any connection error the
 /// context is dropped and the next command opens a fresh one (hiredis'
 /// redisReconnect would lose the I/O timeout). Not thread-safe: one owner.
@@ -104,7 +108,8 @@ private:
   [[noreturn]] void fail(const std::string& what);
 
   connection_options options_;
-  redisContext* context_ = nullptr;
+  /// Null while not connected.
+  std::unique_ptr<redisContext, context_deleter> context_;
 };
 
 /// Text of a string/status/error reply; empty for other types.

@@ -1,36 +1,20 @@
 #include "broker/consumer_processes.hpp"
 
-#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "broker/server_time.hpp"
 
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 
 namespace outbox::broker {
-
-namespace {
-
-/// Redis's clock in ms, from a TIME reply (seconds, microseconds).
-std::int64_t redis_now(const reply& time) {
-  throw_if_error(*time, "TIME");
-  if (time->type != REDIS_REPLY_ARRAY || time->elements != 2)
-    throw broker_error(broker_errc::rejected, "unexpected reply to TIME");
-  return std::strtoll(reply_text(*time->element[0]).c_str(), nullptr, 10) *
-             1000 +
-         std::strtoll(reply_text(*time->element[1]).c_str(), nullptr, 10) /
-             1000;
-}
-
-} // namespace
 
 std::vector<consumer_process> read_consumer_processes(connection& conn,
                                                       const keys& names) {
   auto replies =
       conn.pipeline({{"TIME"}, {"HGETALL", names.consumer_processes()}});
-  auto now = redis_now(replies[0]);
+  auto now = time_ms(replies[0]);
   std::vector<consumer_process> found;
   const auto& notes = replies[1];
   if (notes->type != REDIS_REPLY_ARRAY) // a key of another type

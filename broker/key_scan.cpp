@@ -48,4 +48,8 @@ std::vector<std::string> scan_prefix(connection& conn,
   return {found.begin(), found.end()};
 }
 
+bool key_exists(connection& conn, const std::string& key) {
+  return conn.command({"EXISTS", key})->integer != 0;
+}
+
 } // namespace outbox::broker

@@ -1,6 +1,6 @@
 #pragma once
 
-// Finding keys by prefix without blocking Redis (SCAN, not KEYS).
+// Finding keys without blocking Redis (SCAN, not KEYS).
 
 #include <string>
 #include <vector>
@@ -16,5 +16,8 @@ class connection;
 std::vector<std::string> scan_prefix(connection& conn,
                                      const std::string& prefix,
                                      const std::string& type = {});
+
+/// True when `key` exists (EXISTS). Throws broker_error.
+bool key_exists(connection& conn, const std::string& key);
 
 } // namespace outbox::broker

@@ -52,4 +52,24 @@ std::optional<std::size_t> recorded_partitions(connection& conn,
   return count_of(r, names);
 }
 
+partitions_agreement agree_on_partitions(connection& conn, const keys& names) {
+  partitions_agreement agreement;
+  agreement.ours = names.partitions <= 1 ? 1 : names.partitions;
+  try {
+    agreement.recorded = record_partitions(conn, names);
+  } catch (const broker_error& e) {
+    if (e.code() != broker_errc::unavailable)
+      throw;
+    agreement.unrecorded = e.what();
+    try {
+      agreement.recorded = recorded_partitions(conn, names);
+    } catch (const broker_error& unread) {
+      // Not even readable (LOADING, MASTERDOWN): the relays wait it out.
+      if (unread.code() != broker_errc::unavailable)
+        throw;
+    }
+  }
+  return agreement;
+}
+
 } // namespace outbox::broker

@@ -1,5 +1,6 @@
 #include "broker/recovery_lists.hpp"
 
+#include "broker/broker_error.hpp"
 #include "broker/key_scan.hpp"
 #include "broker/reliable_queue.hpp"
 
@@ -28,12 +29,30 @@ recovery_lists find_recovery_lists(connection& conn, const keys& names) {
   return found;
 }
 
+std::size_t
+recover_lists(reliable_queue& queue,
+              const std::vector<std::pair<std::string, std::string>>& lists,
+              const refused_list& refused, const recovery_step& step) {
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    std::size_t here = 0;
+    try {
+      here = queue.recover(lists[i].first, lists[i].second);
+    } catch (const broker_error& e) {
+      if (!refused || e.code() != broker_errc::rejected)
+        throw;
+      refused(lists[i].first, lists[i].second, e);
+    }
+    moved += here;
+    if (step)
+      step(here, lists.size() - i - 1);
+  }
+  return moved;
+}
+
 std::size_t recover_every_list(connection& conn, const keys& names) {
   reliable_queue queue{conn};
-  std::size_t moved = 0;
-  for (const auto& [list, target] : find_recovery_lists(conn, names).lists)
-    moved += queue.recover(list, target);
-  return moved;
+  return recover_lists(queue, find_recovery_lists(conn, names).lists);
 }
 
 } // namespace outbox::broker

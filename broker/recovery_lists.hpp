@@ -9,13 +9,16 @@
 #include "broker/keys.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace outbox::broker {
 
+class broker_error;
 class connection;
+class reliable_queue;
 
 struct recovery_lists {
   /// (processing list, the configured queue it goes back to), by name.
@@ -27,6 +30,25 @@ struct recovery_lists {
 
 /// Scans the prefix (SCAN, twice: every key, then the lists).
 recovery_lists find_recovery_lists(connection& conn, const keys& names);
+
+/// What recover_lists does with a list Redis refuses to move (a key of the
+/// wrong type under our name): (list, queue, the refusal).
+using refused_list = std::function<void(const std::string&, const std::string&,
+                                        const broker_error&)>;
+/// Called after each list: (entries it moved, lists still to go).
+using recovery_step = std::function<void(std::size_t, std::size_t)>;
+
+/// Moves each (processing list, queue) of `lists` back to its queue through
+/// `queue`, one script call per list: with a fenced queue, a process frozen
+/// between two lists and woken after another took the lock over is refused
+/// at the next one. A list Redis refuses goes to `refused`, when given, and
+/// the others still go back (retrying cannot help it); without `refused`,
+/// or for an outage or the fence, the error stops the whole recovery.
+/// Returns the entries moved. Throws broker_error.
+std::size_t
+recover_lists(reliable_queue& queue,
+              const std::vector<std::pair<std::string, std::string>>& lists,
+              const refused_list& refused = {}, const recovery_step& step = {});
 
 /// Puts the entries of every processing list find_recovery_lists finds back
 /// at the head of its queue (reliable_queue::recover, unfenced: for a caller

@@ -2,6 +2,7 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "broker/key_scan.hpp"
 #include "broker/keyspace_owner.hpp"
 #include "cli/common_options.hpp"
 #include "cli/database_to_read.hpp"
@@ -9,8 +10,6 @@
 #include "storage/database_identity.hpp"
 #include "storage/store_error.hpp"
 #include "text/terminal_text.hpp"
-
-#include <hiredis/hiredis.h>
 
 #include <filesystem>
 #include <iostream>
@@ -49,8 +48,7 @@ std::optional<std::string> legacy_record(broker::connection& conn,
   if (s.key_prefix.empty() || !db.upgraded())
     return std::nullopt;
   auto record = config::unprefixed_keys(s).partitions_record();
-  auto r = conn.command({"EXISTS", record});
-  if (r->integer == 0)
+  if (!broker::key_exists(conn, record))
     return std::nullopt;
   return record;
 }

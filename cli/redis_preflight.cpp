@@ -1,6 +1,5 @@
 #include "cli/redis_preflight.hpp"
 
-#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
 #include "cli/exit_codes.hpp"
@@ -75,34 +74,18 @@ std::optional<int> check_redis_settings(broker::connection& conn,
 std::optional<int> check_partitions(broker::connection& conn,
                                     const config::settings& s,
                                     const std::string& command) {
-  auto ours = s.broker.partitions <= 1 ? 1 : s.broker.partitions;
-  std::size_t recorded = ours;
-  try {
-    recorded = broker::record_partitions(conn, s.broker);
-  } catch (const broker::broker_error& e) {
-    if (e.code() != broker::broker_errc::unavailable)
-      throw;
-    // A replica after a failover, or a full Redis, takes no write: the run
-    // must still start (its writer needs no Redis) and wait for writes.
-    // Compare with what is recorded, if anything; a later start records.
-    std::optional<std::size_t> seen;
-    try {
-      seen = broker::recorded_partitions(conn, s.broker);
-    } catch (const broker::broker_error& unread) {
-      // Not even readable (LOADING, MASTERDOWN): the relays wait it out.
-      if (unread.code() != broker::broker_errc::unavailable)
-        throw;
-    }
-    if (!seen) {
-      std::cerr << command << ": warning: cannot record broker.partitions ("
-                << ours << ") in Redis now: " << text::escaped(e.what())
-                << "\n";
-      return std::nullopt;
-    }
-    recorded = *seen;
-  }
-  if (recorded == ours)
+  auto agreement = broker::agree_on_partitions(conn, s.broker);
+  auto ours = agreement.ours;
+  if (!agreement.recorded) {
+    std::cerr << command << ": warning: cannot record broker.partitions ("
+              << ours
+              << ") in Redis now: " << text::escaped(agreement.unrecorded)
+              << "\n";
     return std::nullopt;
+  }
+  if (agreement.agreed())
+    return std::nullopt;
+  auto recorded = *agreement.recorded;
   const auto key = s.broker.partitions_record();
   std::cerr << command << ": broker.partitions is " << ours << " here, but "
             << recorded << " is recorded in Redis (" << key

@@ -11,26 +11,16 @@
 
 namespace outbox::cli {
 
-namespace {
-
-std::int64_t count_of(const storage::outbox_stats& db,
-                      const std::string& status) {
-  auto found = db.by_status.find(status);
-  return found == db.by_status.end() ? 0 : found->second;
-}
-
-} // namespace
-
 health judge(const status_snapshot& snapshot,
              storage::millis max_unpublished_age) {
   health verdict;
   verdict.max_unpublished_age = max_unpublished_age;
   const auto& db = snapshot.outbox;
-  if (auto failed = count_of(db, "FAILED"); failed > 0)
+  if (auto failed = db.count("FAILED"); failed > 0)
     verdict.problems.push_back(std::to_string(failed) + " FAILED row" +
                                (failed == 1 ? "" : "s") +
                                " (outbox failed lists them)");
-  auto unpublished = count_of(db, "PENDING") + count_of(db, "SENDING");
+  auto unpublished = db.count("PENDING") + db.count("SENDING");
   if (unpublished > 0 && db.oldest_unpublished_age > max_unpublished_age)
     verdict.problems.push_back("the oldest unpublished row is " +
                                rounded_duration(db.oldest_unpublished_age) +

@@ -25,12 +25,6 @@ std::string relative_expiry(storage::millis expiry, storage::millis now) {
                   : "expired " + rounded_duration(-left) + " ago";
 }
 
-std::int64_t count_of(const storage::outbox_stats& db,
-                      const std::string& status) {
-  auto found = db.by_status.find(status);
-  return found == db.by_status.end() ? 0 : found->second;
-}
-
 /// What a relay's SENDING rows wait for: its ack, or (a relay that died,
 /// e.g. during a stall behind FAILED rows) their leases to expire, after
 /// which a running relay claims them again.
@@ -69,14 +63,14 @@ std::string outbox_text(const status_snapshot& s) {
                                            "FAILED"};
   text_table statuses{{"STATUS", "ROWS"}};
   for (const auto& status : lifecycle)
-    statuses.add_row({status, std::to_string(count_of(db, status))});
+    statuses.add_row({status, std::to_string(db.count(status))});
   for (const auto& [status, count] : db.by_status)
     if (std::find(lifecycle.begin(), lifecycle.end(), status) ==
         lifecycle.end())
       statuses.add_row({status, std::to_string(count)});
   std::string out = statuses.render() + '\n';
 
-  auto unpublished = count_of(db, "PENDING") + count_of(db, "SENDING");
+  auto unpublished = db.count("PENDING") + db.count("SENDING");
   text_table totals{{"ORDERS", "OLDEST UNPUBLISHED", "EXPIRED LEASES"}};
   totals.align_right(1).add_row(
       {std::to_string(db.orders),
@@ -93,7 +87,7 @@ std::string outbox_text(const status_snapshot& s) {
                       f.event_type, std::to_string(f.attempts),
                       fit(f.last_error, error_width)});
     out += '\n' + failed.render();
-    auto total = count_of(db, "FAILED");
+    auto total = db.count("FAILED");
     if (total > static_cast<std::int64_t>(db.failed.size()))
       out += "(the oldest " + std::to_string(db.failed.size()) + " of " +
              std::to_string(total) + "; outbox failed lists them all)\n";

@@ -124,8 +124,7 @@ caf::actor* child_of(lab_coordinator_state& st, const caf::actor_addr& who) {
 }
 
 bool is_injected_crash(const caf::error& reason) {
-  return reason.category() == caf::atom("outbox") &&
-         reason.code() == static_cast<std::uint8_t>(ec::injected_crash);
+  return has_code(reason, ec::injected_crash);
 }
 
 void on_down(lab_coordinator_actor* self, const caf::down_msg& msg) {

@@ -9,8 +9,8 @@
 #include "broker/connection.hpp"
 #include "config/settings.hpp"
 #include "lab/plan.hpp"
-#include "storage/sqlite/lab_reads.hpp"
 #include "storage/outbox_views.hpp"
+#include "storage/sqlite/lab_reads.hpp"
 
 #include <cstdint>
 #include <filesystem>

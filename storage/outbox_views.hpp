@@ -42,6 +42,12 @@ struct outbox_stats {
   std::int64_t expired_leases = 0;
   std::vector<owner_leases> leases;
   std::vector<failed_row> failed; // at most 100, oldest first
+
+  /// Rows in `status` (status::pending...); 0 for one no row is in.
+  std::int64_t count(const std::string& status) const {
+    auto found = by_status.find(status);
+    return found == by_status.end() ? 0 : found->second;
+  }
 };
 
 /// Counts, FAILED rows and retries. Throws store_error.

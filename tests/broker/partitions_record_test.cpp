@@ -5,6 +5,7 @@
 
 #include "redis_fixture.hpp"
 
+#include <functional>
 #include <string>
 
 // The partition count the first relay or consumer process records, on a
@@ -57,6 +58,41 @@ TEST_F(BrokerPartitionsRecord, ARecordThatIsNotACountIsRejectedNamingTheKey) {
           << e.what();
     }
   }
+}
+
+TEST_F(BrokerPartitionsRecord, AgreementRecordsOursOrComparesWithTheRecord) {
+  auto first = broker::agree_on_partitions(conn(), with_partitions(4));
+  EXPECT_EQ(first.recorded, 4u);
+  EXPECT_TRUE(first.agreed());
+  EXPECT_EQ(first.unrecorded, "");
+  auto other = broker::agree_on_partitions(conn(), with_partitions(2));
+  EXPECT_EQ(other.ours, 2u);
+  EXPECT_EQ(other.recorded, 4u);
+  EXPECT_FALSE(other.agreed());
+}
+
+TEST_F(BrokerPartitionsRecord, ARedisTakingNoWriteIsComparedWithItsRecord) {
+  // NOREPLICAS: writes refused for now, reads still answered. The server
+  // serves the whole suite: writes are taken again however this ends.
+  auto refuse_writes = [this](bool refuse) {
+    conn().command(
+        {"CONFIG", "SET", "min-replicas-to-write", refuse ? "1" : "0"});
+  };
+  struct writes_back {
+    std::function<void(bool)> set;
+    ~writes_back() { set(false); }
+  } restore{refuse_writes};
+  refuse_writes(true);
+  auto nothing = broker::agree_on_partitions(conn(), with_partitions(2));
+  EXPECT_FALSE(nothing.recorded);
+  EXPECT_TRUE(nothing.agreed()) << "nothing to disagree with";
+  EXPECT_NE(nothing.unrecorded, "");
+  refuse_writes(false);
+  broker::record_partitions(conn(), with_partitions(4));
+  refuse_writes(true);
+  auto seen = broker::agree_on_partitions(conn(), with_partitions(2));
+  EXPECT_EQ(seen.recorded, 4u);
+  EXPECT_FALSE(seen.agreed());
 }
 
 } // namespace

@@ -1,0 +1,43 @@
+#pragma once
+
+// Which dedup records `outbox trim` may forget. The rule is the converse of
+// the one `outbox verify` excuses a missing record by (conservation.hpp:
+// published_processed): a record may go only when its event can no longer
+// come out of the outbox, its row purged or PUBLISHED before the cutoff,
+// and verify accepts a missing record exactly for a row published before
+// the latest cutoff (both compare published_at < cutoff; they must agree).
+
+#include "storage/ledger.hpp"
+
+#include <cstdint>
+
+namespace outbox::storage {
+struct lease_policy;
+}
+
+namespace outbox::audit {
+
+/// Where an applied event stands for a trim at some cutoff.
+enum class trim_verdict {
+  /// Delivered for good: its row was purged, or was PUBLISHED before the
+  /// cutoff. No relay publishes it again, so its record may go (unless a
+  /// copy still waits in a queue or processing list).
+  delivered,
+  /// Its row is there but not PUBLISHED (a FAILED row may be retried and
+  /// delivered again), or was published at or after the cutoff.
+  unpublished,
+  /// No row, and nothing says a purge removed it (another database?).
+  unknown,
+};
+
+/// The verdict on one event's publication for a trim at `cutoff` (ms,
+/// the clock published_at was written by).
+trim_verdict judge_for_trim(const storage::publication& row,
+                            std::int64_t cutoff);
+
+/// The youngest a record may be to be trimmed (ms): a relay that lost its
+/// lease may still be about to publish a row it claimed, so no record
+/// younger than every lease a row can go through (ttl x max_attempts).
+std::int64_t redelivery_window(const storage::lease_policy& lease);
+
+} // namespace outbox::audit
