@@ -8,6 +8,7 @@
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 #include "storage/sqlite/database.hpp"
+#include "storage/sqlite/lab_reads.hpp"
 #include "storage/sqlite/outbox_views.hpp"
 #include "storage/store_error.hpp"
 #include "storage/types.hpp"
@@ -185,7 +186,7 @@ lab_counts lab_view::counts() {
   return c;
 }
 
-std::vector<storage::sqlite::aggregate_row>
+std::vector<storage::aggregate_row>
 lab_view::aggregate_rows(const std::string& aggregate_id) {
   return storage::sqlite::read_aggregate_rows(db(), aggregate_id);
 }

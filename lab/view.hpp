@@ -9,8 +9,8 @@
 #include "broker/connection.hpp"
 #include "config/settings.hpp"
 #include "lab/plan.hpp"
+#include "storage/lab_rows.hpp"
 #include "storage/outbox_views.hpp"
-#include "storage/sqlite/lab_reads.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -127,7 +127,7 @@ public:
   lab_counts counts();
 
   /// (seq, created_at) of an aggregate's outbox rows, by seq.
-  std::vector<storage::sqlite::aggregate_row>
+  std::vector<storage::aggregate_row>
   aggregate_rows(const std::string& aggregate_id);
 
   /// The connection to the lab's Redis.

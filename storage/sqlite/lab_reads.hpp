@@ -4,7 +4,7 @@
 // the report's row counts and the order check's rows of one aggregate.
 // Like the ledger's reads, free functions on a connection the caller owns.
 
-#include "storage/types.hpp"
+#include "storage/lab_rows.hpp"
 
 #include <cstdint>
 #include <string>
@@ -16,21 +16,9 @@ class Database;
 
 namespace outbox::storage::sqlite {
 
-/// COUNT(*) of the orders and outbox tables.
-struct table_counts {
-  std::int64_t orders = 0;
-  std::int64_t outbox = 0;
-};
-
 /// Both counts in one statement, so they come from one snapshot. Throws
 /// store_error ("report counts").
 table_counts count_orders_and_outbox(SQLite::Database& db);
-
-/// One outbox row of an aggregate, as the order check shows it.
-struct aggregate_row {
-  std::int64_t seq = 0;
-  millis created_at = 0;
-};
 
 /// The aggregate's outbox rows, by seq. Throws store_error ("aggregate
 /// rows").
