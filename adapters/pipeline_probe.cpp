@@ -12,11 +12,9 @@
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_views.hpp"
-#include "storage/sqlite/database.hpp"
 #include "storage/store_error.hpp"
 #include "storage/types.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <spdlog/spdlog.h>
 
 #include <optional>

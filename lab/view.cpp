@@ -23,15 +23,6 @@
 
 namespace outbox::lab {
 
-namespace {
-
-std::int64_t counter(const broker::broker_stats& s, const char* name) {
-  auto i = s.counters.find(name);
-  return i == s.counters.end() ? 0 : i->second;
-}
-
-} // namespace
-
 std::string report_text(const lab_counts& c) {
   return "orders=" + std::to_string(c.orders) + "\n" +
          "outbox=" + std::to_string(c.outbox) + "\n" +
@@ -140,16 +131,12 @@ std::vector<std::string> lab_view::reset() {
 outbox_progress lab_view::outbox(storage::millis now) {
   db();
   auto stats = store_->stats(now);
-  auto count = [&](const char* status) {
-    auto i = stats.by_status.find(status);
-    return i == stats.by_status.end() ? 0 : i->second;
-  };
   outbox_progress p;
   p.orders = stats.orders;
-  p.pending = count(storage::status::pending);
-  p.sending = count(storage::status::sending);
-  p.published = count(storage::status::published);
-  p.failed = count(storage::status::failed);
+  p.pending = stats.count(storage::status::pending);
+  p.sending = stats.count(storage::status::sending);
+  p.published = stats.count(storage::status::published);
+  p.failed = stats.count(storage::status::failed);
   p.expired_leases = stats.expired_leases;
   p.leases = stats.leases;
   return p;
@@ -161,9 +148,9 @@ queue_progress lab_view::queue() {
   q.queued = stats.queued_total();
   q.in_processing = stats.processing_total();
   q.processed = stats.processed;
-  q.consumed = counter(stats, "consumed");
-  q.duplicates = counter(stats, "duplicates");
-  q.dead_lettered = counter(stats, "dead_lettered");
+  q.consumed = stats.counter("consumed");
+  q.duplicates = stats.counter("duplicates");
+  q.dead_lettered = stats.counter("dead_lettered");
   return q;
 }
 

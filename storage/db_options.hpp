@@ -1,7 +1,8 @@
 #pragma once
 
 // Where the database is and how to open it: the config's "db" section,
-// read by the factory that picks the backend (storage/connect.hpp).
+// read by the factory that picks the backend (storage/database.hpp
+// (storage::connect)).
 
 #include <string>
 

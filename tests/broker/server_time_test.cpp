@@ -34,3 +34,16 @@ TEST_F(BrokerServerTime, ReadsATimeReplyOfAPipeline) {
   EXPECT_GE(time_ms(replies[0]), wall_ms() - 5000);
   EXPECT_THROW(time_ms(replies[1]), broker_error);
 }
+
+TEST_F(BrokerServerTime, APairOfFieldsThatAreNotNumbersIsRefused) {
+  // Any two-element array will do as a stand-in for what a proxy might
+  // answer: numbers are read, anything else is refused, never read as 0.
+  conn().command({"RPUSH", "digits", "5", "7000"});
+  EXPECT_EQ(time_ms(conn().command({"LRANGE", "digits", "0", "-1"})), 5007);
+  conn().command({"RPUSH", "words", "soon", "later"});
+  EXPECT_THROW(time_ms(conn().command({"LRANGE", "words", "0", "-1"})),
+               broker_error);
+  conn().command({"RPUSH", "half", "5", "7x"});
+  EXPECT_THROW(time_ms(conn().command({"LRANGE", "half", "0", "-1"})),
+               broker_error);
+}

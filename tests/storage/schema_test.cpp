@@ -1,4 +1,7 @@
 #include "storage/sqlite/database.hpp"
+#include "storage/sqlite/lease_store.hpp"
+#include "storage/sqlite/outbox_views.hpp"
+#include "storage/sqlite/retention_store.hpp"
 
 #include "storage/sqlite/order_store.hpp"
 #include "storage/store_error.hpp"
@@ -248,6 +251,9 @@ TEST(StorageOpen, RequireSchemaFailsClearlyOnAFreshFile) {
             std::string{e.what()});
   // The stores check it too, instead of failing on a missing table.
   expect_store_error([&] { sqlite::order_store{*db}; }, store_errc::schema);
+  expect_store_error([&] { sqlite::lease_store{*db}; }, store_errc::schema);
+  expect_store_error([&] { sqlite::outbox_views{*db}; }, store_errc::schema);
+  expect_store_error([&] { sqlite::retention_store{*db}; }, store_errc::schema);
   expect_store_error([&] { outbox::test::outbox_tables{*db}; },
                      store_errc::schema);
 }
