@@ -154,6 +154,10 @@ void on_down(lab_coordinator_actor* self, const caf::down_msg& msg) {
 
 } // namespace
 
+lab_view& view(lab_coordinator_actor* self) {
+  return *self->state.view;
+}
+
 storage::millis lab_now(lab_coordinator_actor* self) {
   return self->state.setup.clock();
 }

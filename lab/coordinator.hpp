@@ -109,6 +109,9 @@ caf::behavior lab_coordinator(lab_coordinator_actor* self, lab_setup setup);
 /// The lab's time now (lab_setup::clock).
 storage::millis lab_now(lab_coordinator_actor* self);
 
+/// The lab's view of the stores, for the steps.
+lab_view& view(lab_coordinator_actor* self);
+
 /// Prints one line of explanation.
 void lab_say(lab_coordinator_actor* self, const std::string& line);
 

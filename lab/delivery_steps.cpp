@@ -24,10 +24,6 @@ std::string str(std::int64_t n) {
   return std::to_string(n);
 }
 
-lab_view& view(lab_coordinator_actor* self) {
-  return *self->state.view;
-}
-
 /// relay_crash, last part: count the event in the queue, write the file.
 void count_duplicate(lab_coordinator_actor* self) {
   auto& st = self->state;

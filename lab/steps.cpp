@@ -28,10 +28,6 @@ std::string str(std::int64_t n) {
   return std::to_string(n);
 }
 
-lab_view& view(lab_coordinator_actor* self) {
-  return *self->state.view;
-}
-
 // --- relay runs (relay, order_check, relay_crash) --------------------------
 
 /// Whether the relay is done: nothing PENDING or SENDING. Says once why it
