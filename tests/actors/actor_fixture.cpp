@@ -1,7 +1,7 @@
 #include "actor_fixture.hpp"
 
-#include "actors/system_config.hpp"
 #include "storage/sqlite/order_store.hpp"
+#include "support/test_actor_system.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -17,14 +17,6 @@ namespace {
 
 /// Far more messages than any test needs; reaching it means a busy loop.
 constexpr std::size_t max_messages_per_run = 100'000;
-
-caf::actor_system_config& prepare(caf::actor_system_config& cfg) {
-  actors::register_outbox_types(cfg);
-  actors::use_test_coordinator(cfg);
-  cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  return cfg;
-}
 
 storage::db_options make_db_options(const temp_dir& dir) {
   storage::db_options options;
@@ -45,6 +37,28 @@ storage::lease_policy make_policy() {
 
 } // namespace
 
+config::crash_settings crash_at(actors::crash_point point, double probability) {
+  config::crash_settings crash;
+  switch (point) {
+  case actors::crash_point::relay_after_claim:
+    crash.relay_after_claim = probability;
+    break;
+  case actors::crash_point::relay_after_publish:
+    crash.relay_after_publish = probability;
+    break;
+  case actors::crash_point::relay_pause:
+    crash.relay_pause = probability;
+    break;
+  case actors::crash_point::consumer_after_pop:
+    crash.consumer_after_pop = probability;
+    break;
+  case actors::crash_point::consumer_after_effect:
+    crash.consumer_after_effect = probability;
+    break;
+  }
+  return crash;
+}
+
 actor_fixture::actor_fixture()
     : db_options_(make_db_options(dir_)),
       db_(storage::sqlite::open_and_migrate(db_options_)),
@@ -52,7 +66,7 @@ actor_fixture::actor_fixture()
       clock_ms_(std::make_shared<storage::millis>(1'700'000'000'000)),
       policy_(make_policy()),
       metrics_(std::make_shared<metrics::run_metrics>()),
-      broker_(std::make_shared<fake_broker>()), sys_(prepare(cfg_)),
+      broker_(std::make_shared<fake_broker>()), sys_(test_system_config(cfg_)),
       sched_(
           dynamic_cast<caf::scheduler::test_coordinator&>(sys_.scheduler())) {}
 
@@ -61,11 +75,7 @@ actor_fixture::~actor_fixture() {
     caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   run();
   actors_.clear();
-  if (auto left = sys_.registry().running(); left != 0) {
-    // Waiting for them would hang: nothing runs them but this thread.
-    ADD_FAILURE() << left << " actors still running at the end of the test";
-    sys_.await_actors_before_shutdown(false);
-  }
+  expect_no_actors_left(sys_);
 }
 
 std::size_t actor_fixture::run() {
@@ -100,6 +110,19 @@ void actor_fixture::advance(storage::millis total, storage::millis step) {
     run();
     total -= delta;
   }
+}
+
+void actor_fixture::advance_until(const std::function<bool()>& done, int steps,
+                                  storage::millis step) {
+  for (int i = 0; i < steps && !done(); ++i)
+    advance(step);
+}
+
+std::string actor_fixture::advance_until_status(const std::string& event_id,
+                                                const std::string& status,
+                                                int steps) {
+  advance_until([&] { return status_of(event_id) == status; }, steps);
+  return status_of(event_id);
 }
 
 actors::relay_setup
@@ -152,6 +175,15 @@ void actor_fixture::nudge(const caf::actor& actor) {
 storage::placed_order actor_fixture::place_order(const std::string& sku,
                                                  std::int64_t qty) {
   return orders_->place_order({std::nullopt, sku, qty}, now());
+}
+
+std::vector<std::string>
+actor_fixture::place_orders(std::initializer_list<const char*> skus,
+                            std::int64_t qty) {
+  std::vector<std::string> ids;
+  for (const auto* sku : skus)
+    ids.push_back(place_order(sku, qty).event_id);
+  return ids;
 }
 
 storage::appended_event actor_fixture::append(const std::string& aggregate_id,

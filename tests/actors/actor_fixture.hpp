@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actors/crash_injector.hpp"
 #include "actors/messages.hpp"
 #include "actors/relay.hpp"
 #include "fakes.hpp"
@@ -17,6 +18,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +29,11 @@ class Database;
 }
 
 namespace outbox::test {
+
+/// Crash settings under which `point` strikes with `probability` (on every
+/// roll by default) and no other point does.
+config::crash_settings crash_at(actors::crash_point point,
+                                double probability = 1);
 
 /// How an actor ended, filled in when it terminates.
 struct exit_record {
@@ -60,6 +68,15 @@ protected:
   /// at a time, firing due timers and running after each step.
   void advance(storage::millis total, storage::millis step = 10);
 
+  /// Advances `step` at a time until `done()` holds, `steps` times at most.
+  void advance_until(const std::function<bool()>& done, int steps,
+                     storage::millis step = 100);
+
+  /// Advances 100 ms at a time until `event_id` has `status`, `steps` times
+  /// at most; returns the status it has then.
+  std::string advance_until_status(const std::string& event_id,
+                                   const std::string& status, int steps);
+
   // -- actors --
 
   /// A relay_setup on the fixture's database, clock, broker and policy_.
@@ -88,6 +105,10 @@ protected:
 
   /// Places an order now; returns what the store wrote.
   storage::placed_order place_order(const std::string& sku, std::int64_t qty);
+
+  /// Places an order of `qty` per sku, in turn; returns their event ids.
+  std::vector<std::string> place_orders(std::initializer_list<const char*> skus,
+                                        std::int64_t qty);
 
   /// Appends a follow-up event to `aggregate_id` now.
   storage::appended_event append(const std::string& aggregate_id,

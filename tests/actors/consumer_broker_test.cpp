@@ -16,14 +16,9 @@ namespace {
 using ActorConsumerBroker = test::consumer_fixture;
 
 TEST_F(ActorConsumerBroker, FailedApplyBacksOffRecoversAndKeepsOrder) {
-  enqueue(queue(), "a", 1, "apple", 1);
-  enqueue(queue(), "a", 2);
-  enqueue(queue(), "a", 3);
+  enqueue_events("a", 3);
   broker_->fail_applies = 1;
-  auto setup = consumer_config("c-1");
-  setup.burst = 2;
-  auto consumer = spawn_consumer(std::move(setup));
-  auto exit = watch(consumer);
+  auto exit = watch(spawn_bursting("c-1", 2));
   run();
   EXPECT_FALSE(exit->exited) << "a Redis error is no crash";
   EXPECT_EQ(metrics_->consumer_errors.load(), 1);
@@ -36,12 +31,8 @@ TEST_F(ActorConsumerBroker, FailedApplyBacksOffRecoversAndKeepsOrder) {
   EXPECT_EQ(ids_in(queue()), std::vector<std::string>{"a#3"});
 
   advance(1, 1);
-  EXPECT_EQ(broker_->consumed, 3);
-  EXPECT_EQ(broker_->duplicates, 0);
-  EXPECT_EQ(broker_->order_violations, 0);
+  expect_drained("c-1", 3, 0);
   EXPECT_EQ(metrics_->recovered_entries.load(), 2);
-  EXPECT_TRUE(list(queue()).empty());
-  EXPECT_TRUE(list(processing("c-1")).empty());
   // Its own processing list was put back before anything new was popped.
   auto recover = std::find(broker_->trace.begin(), broker_->trace.end(),
                            "recover " + processing("c-1"));
@@ -52,13 +43,9 @@ TEST_F(ActorConsumerBroker, FailedApplyBacksOffRecoversAndKeepsOrder) {
 }
 
 TEST_F(ActorConsumerBroker, LostPopRepliesDoubleTheBackoffAndLoseNothing) {
-  enqueue(queue(), "a", 1, "apple", 1);
-  enqueue(queue(), "a", 2);
-  enqueue(queue(), "a", 3);
+  enqueue_events("a", 3);
   broker_->fail_pops = 2;
-  auto setup = consumer_config("c-1");
-  setup.burst = 2;
-  spawn_consumer(std::move(setup));
+  spawn_bursting("c-1", 2);
   run();
   // The batch pop moved a#1 and a#2 but its reply was lost.
   EXPECT_EQ(ids_in(processing("c-1")),
@@ -71,22 +58,14 @@ TEST_F(ActorConsumerBroker, LostPopRepliesDoubleTheBackoffAndLoseNothing) {
   advance(99, 1);
   EXPECT_TRUE(broker_->processed.empty());
   advance(1, 1);
-  EXPECT_EQ(broker_->consumed, 3);
-  EXPECT_EQ(broker_->order_violations, 0);
-  EXPECT_EQ(broker_->duplicates, 0);
+  expect_drained("c-1", 3, 0);
   EXPECT_EQ(metrics_->recovered_entries.load(), 4);
-  EXPECT_TRUE(list(queue()).empty());
-  EXPECT_TRUE(list(processing("c-1")).empty());
 }
 
 TEST_F(ActorConsumerBroker, FailedRemoveRedeliversTheBatchAsDuplicates) {
-  enqueue(queue(), "a", 1, "apple", 1);
-  enqueue(queue(), "a", 2);
-  enqueue(queue(), "a", 3);
+  enqueue_events("a", 3);
   broker_->fail_removes = 1;
-  auto setup = consumer_config("c-1");
-  setup.burst = 2;
-  spawn_consumer(std::move(setup));
+  spawn_bursting("c-1", 2);
   run();
   // Applied, not removed: the batch waits in the processing list.
   EXPECT_EQ(metrics_->consumer_errors.load(), 1);
@@ -95,14 +74,10 @@ TEST_F(ActorConsumerBroker, FailedRemoveRedeliversTheBatchAsDuplicates) {
             (std::vector<std::string>{"a#1", "a#2"}));
   advance(50, 1);
   EXPECT_EQ(metrics_->recovered_entries.load(), 2);
-  EXPECT_EQ(broker_->consumed, 3);
-  EXPECT_EQ(broker_->duplicates, 2);
+  expect_drained("c-1", 3, 2);
   EXPECT_EQ(metrics_->duplicates_absorbed.load(), 2);
   EXPECT_EQ(metrics_->applied.load(), 3);
   EXPECT_EQ(broker_->reserved["apple"], 1);
-  EXPECT_EQ(broker_->order_violations, 0);
-  EXPECT_TRUE(list(queue()).empty());
-  EXPECT_TRUE(list(processing("c-1")).empty());
 }
 
 } // namespace

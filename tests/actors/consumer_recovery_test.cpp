@@ -10,18 +10,10 @@
 // follows: nothing popped is lost, and what was applied twice is absorbed.
 
 using namespace outbox;
-using outbox::test::has_code;
+using actors::crash_point;
+using outbox::test::crash_at;
 
 namespace {
-
-config::crash_settings crash_at(actors::crash_point point) {
-  config::crash_settings crash;
-  if (point == actors::crash_point::consumer_after_pop)
-    crash.consumer_after_pop = 1;
-  else
-    crash.consumer_after_effect = 1;
-  return crash;
-}
 
 using ActorConsumerRecovery = test::consumer_fixture;
 
@@ -29,15 +21,8 @@ TEST_F(ActorConsumerRecovery, CrashAfterPopLeavesTheWholeBatchInFlight) {
   enqueue(queue(), "a", 1, "apple", 2);
   enqueue(queue(), "a", 2);
   enqueue(queue(), "a", 3);
-  auto setup = consumer_config(
-      "c-1", {}, crash_at(actors::crash_point::consumer_after_pop));
-  setup.burst = 2;
-  auto first = spawn_consumer(std::move(setup));
-  auto exit = watch(first);
-  run();
-  ASSERT_TRUE(exit->exited);
-  EXPECT_TRUE(has_code(exit->reason, actors::ec::injected_crash))
-      << render(exit->reason);
+  ASSERT_NO_FATAL_FAILURE(expect_injected_crash(
+      spawn_bursting("c-1", 2, crash_at(crash_point::consumer_after_pop))));
   EXPECT_EQ(metrics_->injected_crashes.load(), 1);
   // Popped, not applied, not lost: the batch sits in c-1's processing list.
   EXPECT_TRUE(broker_->processed.empty());
@@ -47,33 +32,25 @@ TEST_F(ActorConsumerRecovery, CrashAfterPopLeavesTheWholeBatchInFlight) {
             (std::vector<std::string>{"a#1", "a#2"}));
   EXPECT_EQ(ids_in(queue()), std::vector<std::string>{"a#3"});
 
-  test::fake_consume_port port{broker_};
-  EXPECT_EQ(port.recover(processing("c-1"), queue()), 2u);
+  EXPECT_EQ(recover("c-1"), 2u);
   EXPECT_EQ(ids_in(queue()), (std::vector<std::string>{"a#1", "a#2", "a#3"}));
   EXPECT_TRUE(list(processing("c-1")).empty());
 
   spawn_consumer(consumer_config("c-2"));
   run();
-  EXPECT_EQ(broker_->consumed, 3);
-  EXPECT_EQ(broker_->duplicates, 0);
-  EXPECT_EQ(broker_->order_violations, 0);
+  expect_drained("c-2", 3, 0);
   EXPECT_EQ(broker_->reserved["apple"], 2);
-  EXPECT_TRUE(list(queue()).empty());
-  EXPECT_TRUE(list(processing("c-2")).empty());
 }
 
 TEST_F(ActorConsumerRecovery, CrashAfterPopMidBatchHandlesTheEntriesBefore) {
-  for (std::int64_t seq = 1; seq <= 4; ++seq)
-    enqueue(queue(), "a", seq);
+  enqueue_events("a", 4);
   // One roll per popped entry, as one entry at a time: the third strikes,
   // so the two before it are applied and removed, the rest stay in flight.
-  config::crash_settings crash;
-  crash.consumer_after_pop = 0.5;
-  crash.seed = test::seed_where(actors::crash_point::consumer_after_pop, 0.5,
+  auto crash = crash_at(crash_point::consumer_after_pop, 0.5);
+  crash.seed = test::seed_where(crash_point::consumer_after_pop, 0.5,
                                 {{"c-1", {false, false, true}}});
-  auto exit = watch(spawn_consumer(consumer_config("c-1", {}, crash)));
-  run();
-  ASSERT_TRUE(exit->exited);
+  ASSERT_NO_FATAL_FAILURE(
+      expect_injected_crash(spawn_consumer(consumer_config("c-1", {}, crash))));
   EXPECT_EQ(metrics_->injected_crashes.load(), 1);
   EXPECT_EQ(std::count(broker_->trace.begin(), broker_->trace.end(), "apply 2"),
             1);
@@ -83,15 +60,10 @@ TEST_F(ActorConsumerRecovery, CrashAfterPopMidBatchHandlesTheEntriesBefore) {
             (std::vector<std::string>{"a#3", "a#4"}));
   EXPECT_TRUE(list(queue()).empty());
 
-  test::fake_consume_port port{broker_};
-  ASSERT_EQ(port.recover(processing("c-1"), queue()), 2u);
+  ASSERT_EQ(recover("c-1"), 2u);
   spawn_consumer(consumer_config("c-2"));
   run();
-  EXPECT_EQ(broker_->consumed, 4);
-  EXPECT_EQ(broker_->duplicates, 0);
-  EXPECT_EQ(broker_->order_violations, 0);
-  EXPECT_TRUE(list(queue()).empty());
-  EXPECT_TRUE(list(processing("c-2")).empty());
+  expect_drained("c-2", 4, 0);
 }
 
 TEST_F(ActorConsumerRecovery, CrashAfterEffectGivesADuplicateThatIsAbsorbed) {
@@ -99,15 +71,8 @@ TEST_F(ActorConsumerRecovery, CrashAfterEffectGivesADuplicateThatIsAbsorbed) {
   enqueue(queue(), "a", 2);
   enqueue(queue(), "b", 1, "pear", 3);
   enqueue(queue(), "a", 3);
-  auto setup = consumer_config(
-      "c-1", {}, crash_at(actors::crash_point::consumer_after_effect));
-  setup.burst = 3;
-  auto first = spawn_consumer(std::move(setup));
-  auto exit = watch(first);
-  run();
-  ASSERT_TRUE(exit->exited);
-  EXPECT_TRUE(has_code(exit->reason, actors::ec::injected_crash))
-      << render(exit->reason);
+  ASSERT_NO_FATAL_FAILURE(expect_injected_crash(
+      spawn_bursting("c-1", 3, crash_at(crash_point::consumer_after_effect))));
   // The first entry's effect went in, then the consumer died before its
   // remove: the batch waits in the processing list, nothing after the
   // striking entry applied.
@@ -118,8 +83,7 @@ TEST_F(ActorConsumerRecovery, CrashAfterEffectGivesADuplicateThatIsAbsorbed) {
             (std::vector<std::string>{"a#1", "a#2", "b#1"}));
   EXPECT_EQ(ids_in(queue()), std::vector<std::string>{"a#3"});
 
-  test::fake_consume_port port{broker_};
-  ASSERT_EQ(port.recover(processing("c-1"), queue()), 3u);
+  ASSERT_EQ(recover("c-1"), 3u);
   EXPECT_EQ(ids_in(queue()),
             (std::vector<std::string>{"a#1", "a#2", "b#1", "a#3"}))
       << "back at the head, in order";
@@ -128,27 +92,20 @@ TEST_F(ActorConsumerRecovery, CrashAfterEffectGivesADuplicateThatIsAbsorbed) {
   run();
   // Processed once, the duplicate absorbed, the effect not doubled.
   EXPECT_EQ(broker_->processed.size(), 4u);
-  EXPECT_EQ(broker_->consumed, 4);
-  EXPECT_EQ(broker_->duplicates, 1);
+  expect_drained("c-2", 4, 1);
   EXPECT_EQ(metrics_->duplicates_absorbed.load(), 1);
   EXPECT_EQ(metrics_->applied.load(), 4);
   EXPECT_EQ(broker_->reserved["apple"], 2);
   EXPECT_EQ(broker_->reserved["pear"], 3);
-  EXPECT_EQ(broker_->order_violations, 0);
-  EXPECT_TRUE(list(queue()).empty());
-  EXPECT_TRUE(list(processing("c-2")).empty());
 }
 
 TEST_F(ActorConsumerRecovery, CrashAfterEffectMidBatchRemovesWhatCameBefore) {
-  for (std::int64_t seq = 1; seq <= 4; ++seq)
-    enqueue(queue(), "a", seq);
-  config::crash_settings crash;
-  crash.consumer_after_effect = 0.5;
-  crash.seed = test::seed_where(actors::crash_point::consumer_after_effect, 0.5,
+  enqueue_events("a", 4);
+  auto crash = crash_at(crash_point::consumer_after_effect, 0.5);
+  crash.seed = test::seed_where(crash_point::consumer_after_effect, 0.5,
                                 {{"c-1", {false, true}}});
-  auto exit = watch(spawn_consumer(consumer_config("c-1", {}, crash)));
-  run();
-  ASSERT_TRUE(exit->exited);
+  ASSERT_NO_FATAL_FAILURE(
+      expect_injected_crash(spawn_consumer(consumer_config("c-1", {}, crash))));
   // a#1 and a#2 applied in one call, a#1 removed, a#2 left for redelivery.
   EXPECT_EQ(std::count(broker_->trace.begin(), broker_->trace.end(), "apply 2"),
             1);
@@ -156,15 +113,10 @@ TEST_F(ActorConsumerRecovery, CrashAfterEffectMidBatchRemovesWhatCameBefore) {
   EXPECT_EQ(ids_in(processing("c-1")),
             (std::vector<std::string>{"a#2", "a#3", "a#4"}));
 
-  test::fake_consume_port port{broker_};
-  ASSERT_EQ(port.recover(processing("c-1"), queue()), 3u);
+  ASSERT_EQ(recover("c-1"), 3u);
   spawn_consumer(consumer_config("c-2"));
   run();
-  EXPECT_EQ(broker_->consumed, 4);
-  EXPECT_EQ(broker_->duplicates, 1);
-  EXPECT_EQ(broker_->order_violations, 0);
-  EXPECT_TRUE(list(queue()).empty());
-  EXPECT_TRUE(list(processing("c-2")).empty());
+  expect_drained("c-2", 4, 1);
 }
 
 } // namespace

@@ -75,8 +75,7 @@ TEST_F(ActorCoordinatorLock, LosingTheLockStopsTheConsumersWithoutARestart) {
   ASSERT_TRUE(consumer_slot(coordinator).running);
   auto first = consumer_slot(coordinator).actor;
   auto first_exit = watch(first);
-  EXPECT_EQ(consumer_slot(coordinator).name,
-            actors::worker_name(prefix_, slot_role::consumer, 0, 0));
+  EXPECT_EQ(consumer_slot(coordinator).name, worker(slot_role::consumer, 0));
 
   pipeline_->lock_holder = "other"; // our ttl ran out and it took over
   advance(check_ms_);
@@ -91,8 +90,7 @@ TEST_F(ActorCoordinatorLock, LosingTheLockStopsTheConsumersWithoutARestart) {
   advance(check_ms_);
   EXPECT_EQ(pipeline_->lock_holder, "me#2") << "a new acquisition";
   EXPECT_TRUE(consumer_slot(coordinator).running);
-  EXPECT_EQ(consumer_slot(coordinator).name,
-            actors::worker_name(prefix_, slot_role::consumer, 0, 1))
+  EXPECT_EQ(consumer_slot(coordinator).name, worker(slot_role::consumer, 1))
       << "a new incarnation, with processing lists of its own";
   EXPECT_EQ(pipeline_->recover_all_calls, 2);
   EXPECT_EQ(metrics_->consumer_restarts.load(), 0);

@@ -88,8 +88,7 @@ TEST_F(ActorCoordinatorReport, AnAuditCutShortByAnOutageIsReadAgain) {
   pipeline_->audit_outages = 3;
   auto report = end_by_itself(coordinator_config(pipeline_settings()));
   EXPECT_FALSE(report->arrived);
-  for (int i = 0; i < 10 && !report->arrived; ++i)
-    advance(20);
+  advance_until([&] { return report->arrived; }, 10, 20);
   ASSERT_TRUE(report->arrived);
   ASSERT_TRUE(report->value) << render(report->error);
   EXPECT_TRUE(parse(*report->value)["ok"].get<bool>()) << *report->value;

@@ -25,16 +25,10 @@ namespace {
 using ActorCoordinator = pipeline_fixture;
 using ActorCoordinatorRun = pipeline_fixture;
 
-nlohmann::json parse(const std::string& report) {
-  return nlohmann::json::parse(report);
-}
-
 TEST_F(ActorCoordinator, RestartsACrashedRelayUnderANewName) {
-  std::vector<std::string> ids;
-  for (auto sku : {"apple", "pear", "plum"})
-    ids.push_back(place_order(sku, 1).event_id);
-  auto first = actors::worker_name(prefix_, slot_role::relay, 0, 0);
-  auto second = actors::worker_name(prefix_, slot_role::relay, 0, 1);
+  auto ids = place_orders({"apple", "pear", "plum"}, 1);
+  auto first = worker(slot_role::relay, 0);
+  auto second = worker(slot_role::relay, 1);
   EXPECT_EQ(second, "relay-" + prefix_ + "-0-1");
   auto s = pipeline_settings();
   // The first incarnation crashes after its claim, the second does not.
@@ -70,8 +64,7 @@ TEST_F(ActorCoordinator, RestartsACrashedRelayUnderANewName) {
 
   request_shutdown(coordinator);
   run();
-  ASSERT_TRUE(report->value) << render(report->error);
-  auto r = parse(*report->value);
+  auto r = report_json(*report);
   EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(r["relay_restarts"], 1);
   EXPECT_EQ(r["injected_crashes"], 1);
@@ -88,20 +81,18 @@ TEST_F(ActorCoordinator, GivesUpWhenARelayExhaustsItsRestartBudget) {
   run();
   EXPECT_EQ(metrics_->relay_restarts.load(), 1);
   // Each later incarnation claims (and dies) once the last lease expired.
-  for (int i = 0; i < 40 && !report->arrived; ++i)
-    advance(100);
+  advance_until([&] { return report->arrived; }, 40);
   ASSERT_TRUE(report->arrived);
-  ASSERT_TRUE(report->value) << render(report->error);
   EXPECT_TRUE(exit->exited);
   EXPECT_EQ(metrics_->injected_crashes.load(), 3);
   EXPECT_EQ(metrics_->relay_restarts.load(), 2);
-  auto r = parse(*report->value);
+  auto r = report_json(*report);
   EXPECT_FALSE(r["ok"].get<bool>());
   ASSERT_FALSE(r["violations"].empty());
   auto violation = r["violations"][0].get<std::string>();
   EXPECT_NE(violation.find("restart_budget (2)"), std::string::npos)
       << violation;
-  auto last = actors::worker_name(prefix_, slot_role::relay, 0, 2);
+  auto last = worker(slot_role::relay, 2);
   EXPECT_NE(violation.find(last), std::string::npos) << violation;
   // Gave up, lost nothing: the row waits, leased by the last incarnation.
   EXPECT_EQ(status_of(order.event_id), storage::status::sending);
@@ -110,11 +101,9 @@ TEST_F(ActorCoordinator, GivesUpWhenARelayExhaustsItsRestartBudget) {
 }
 
 TEST_F(ActorCoordinator, RecoversACrashedConsumersEntriesBeforeRestartingIt) {
-  std::vector<std::string> ids;
-  for (auto sku : {"apple", "pear", "plum"})
-    ids.push_back(place_order(sku, 2).event_id);
-  auto first = actors::worker_name(prefix_, slot_role::consumer, 0, 0);
-  auto second = actors::worker_name(prefix_, slot_role::consumer, 0, 1);
+  place_orders({"apple", "pear", "plum"}, 2);
+  auto first = worker(slot_role::consumer, 0);
+  auto second = worker(slot_role::consumer, 1);
   auto s = pipeline_settings();
   s.run.consumers = 1;
   // The first incarnation dies after its first effect, the second never.
@@ -165,16 +154,13 @@ TEST_F(ActorCoordinator, RecoversACrashedConsumersEntriesBeforeRestartingIt) {
 
   request_shutdown(coordinator);
   run();
-  ASSERT_TRUE(report->value) << render(report->error);
-  auto r = parse(*report->value);
+  auto r = report_json(*report);
   EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(r["consumer_restarts"], 1);
 }
 
 TEST_F(ActorCoordinatorRun, BoundedRunEndsByItselfOnceDrained) {
-  std::vector<std::string> ids;
-  for (auto sku : {"apple", "pear"})
-    ids.push_back(place_order(sku, 1).event_id);
+  auto ids = place_orders({"apple", "pear"}, 1);
   ids.push_back(
       append(place_order("plum", 1).aggregate_id, "OrderPaid").event_id);
   pipeline_->source = [this] { return snapshot_from_stores(); };
@@ -183,12 +169,10 @@ TEST_F(ActorCoordinatorRun, BoundedRunEndsByItselfOnceDrained) {
   auto coordinator = spawn_coordinator(coordinator_config(s, true));
   auto exit = watch(coordinator);
   auto report = request_report(coordinator);
-  for (int i = 0; i < 20 && !report->arrived; ++i)
-    advance(10);
+  advance_until([&] { return report->arrived; }, 20, 10);
   ASSERT_TRUE(report->arrived) << "the run did not end by itself";
-  ASSERT_TRUE(report->value) << render(report->error);
   EXPECT_TRUE(exit->exited);
-  auto r = parse(*report->value);
+  auto r = report_json(*report);
   EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
   // It ended because everything drained, not before.
   EXPECT_EQ(r["pending_rows"], 0);
@@ -202,10 +186,7 @@ TEST_F(ActorCoordinatorRun, BoundedRunEndsByItselfOnceDrained) {
 
 TEST_F(ActorCoordinatorRun, BoundedRunWaitsWhileWorkIsLeft) {
   pipeline_->snapshot.pending = 2;
-  auto coordinator =
-      spawn_coordinator(coordinator_config(pipeline_settings(), true));
-  auto report = request_report(coordinator);
-  run();
+  auto report = start_run(bounded_config()).report;
   advance(200);
   EXPECT_FALSE(report->arrived) << "rows are still pending";
   pipeline_->snapshot.pending = 0;
@@ -214,8 +195,7 @@ TEST_F(ActorCoordinatorRun, BoundedRunWaitsWhileWorkIsLeft) {
   EXPECT_FALSE(report->arrived) << "an unreadable state is not drained";
   pipeline_->snapshot.trouble.clear();
   advance(20);
-  ASSERT_TRUE(report->value) << render(report->error);
-  EXPECT_TRUE(parse(*report->value)["ok"].get<bool>()) << *report->value;
+  EXPECT_TRUE(report_json(*report)["ok"].get<bool>()) << *report->value;
 }
 
 TEST_F(ActorCoordinatorRun, ShutdownStopsAnUnboundedRunGracefully) {
@@ -243,8 +223,7 @@ TEST_F(ActorCoordinatorRun, ShutdownStopsAnUnboundedRunGracefully) {
         << render(child->reason);
   }
   EXPECT_TRUE(exit->exited);
-  ASSERT_TRUE(report->value) << render(report->error);
-  auto r = parse(*report->value);
+  auto r = report_json(*report);
   EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(metrics_->relay_restarts.load(), 0);
   EXPECT_EQ(metrics_->consumer_restarts.load(), 0);

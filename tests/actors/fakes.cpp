@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <variant>
 
@@ -23,6 +24,16 @@ broker::applied_entry dead(fake_broker& b, std::string reason) {
   result.result = broker::applied_entry::outcome::dead_lettered;
   result.reason = std::move(reason);
   return result;
+}
+
+/// Spends one of the failures `armed` still holds, if any: throws what an
+/// unavailable Redis would, saying `what` went wrong.
+void spend_failure(int& armed, const std::string& what) {
+  if (armed > 0) {
+    --armed;
+    throw broker::broker_error(broker::broker_errc::unavailable,
+                               "fake broker: " + what);
+  }
 }
 
 } // namespace
@@ -133,27 +144,15 @@ void fake_consume_port::throw_if_fenced() {
 }
 
 void fake_consume_port::maybe_fail_pop() {
-  if (broker_->fail_pops > 0) {
-    --broker_->fail_pops;
-    throw broker::broker_error(broker::broker_errc::unavailable,
-                               "fake broker: pop reply lost");
-  }
+  spend_failure(broker_->fail_pops, "pop reply lost");
 }
 
 void fake_consume_port::maybe_fail_apply() {
-  if (broker_->fail_applies > 0) {
-    --broker_->fail_applies;
-    throw broker::broker_error(broker::broker_errc::unavailable,
-                               "fake broker: apply failed");
-  }
+  spend_failure(broker_->fail_applies, "apply failed");
 }
 
 void fake_consume_port::maybe_fail_remove() {
-  if (broker_->fail_removes > 0) {
-    --broker_->fail_removes;
-    throw broker::broker_error(broker::broker_errc::unavailable,
-                               "fake broker: remove failed");
-  }
+  spend_failure(broker_->fail_removes, "remove failed");
 }
 
 broker::applied_entry fake_consume_port::apply(const std::string& text) {

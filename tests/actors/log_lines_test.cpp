@@ -17,11 +17,17 @@
 // Redis outage) naming the rows, entries and actors involved.
 
 using namespace outbox;
+using actors::crash_point;
+using outbox::test::crash_at;
 using outbox::test::pipeline_fixture;
 using outbox::test::seed_where;
 using slot_role = actors::worker_slot::role;
 
 namespace {
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
 
 /// Points the default logger at a ring buffer for the test's lifetime, then
 /// puts the previous one back. Lines read "<level> <message>".
@@ -59,6 +65,31 @@ public:
     return found;
   }
 
+  /// Whether exactly `count` lines contain every one of `parts` (count
+  /// lines in all when there are no parts).
+  testing::AssertionResult
+  holds(std::size_t count, const std::vector<std::string>& parts = {}) const {
+    auto found = matching(parts).size();
+    if (found != count)
+      return testing::AssertionFailure()
+             << found << " matching lines, not " << count << ":\n"
+             << dump();
+    return testing::AssertionSuccess();
+  }
+
+  /// Whether exactly one line contains every one of `parts`, and it was
+  /// logged at `level` ("info", "warning", ...).
+  testing::AssertionResult
+  one_line_at(const std::string& level,
+              const std::vector<std::string>& parts) const {
+    if (auto one = holds(1, parts); !one)
+      return one;
+    auto line = matching(parts).front();
+    if (!starts_with(line, level + " "))
+      return testing::AssertionFailure() << "not at " << level << ": " << line;
+    return testing::AssertionSuccess();
+  }
+
   /// Everything captured, one line each, for failure messages.
   std::string dump() const {
     std::string text;
@@ -72,30 +103,24 @@ private:
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
 };
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
+class relay_log_fixture : public pipeline_fixture {
+protected:
+  /// relay-a claims the rows and is struck at `point`; relay-b starts and
+  /// runs until relay-a's leases have expired and it has taken them over.
+  void take_over_after(crash_point point) {
+    spawn_relay(relay_config("relay-a", crash_at(point)));
+    run();
+    spawn_relay(relay_config("relay-b"));
+    advance(policy_.ttl + 200);
+  }
+};
 
-config::crash_settings crash_after_claim() {
-  config::crash_settings crash;
-  crash.relay_after_claim = 1;
-  return crash;
-}
-
-config::crash_settings pause_past_lease() {
-  config::crash_settings crash;
-  crash.relay_pause = 1;
-  return crash;
-}
-
-using ActorLogLinesRelay = pipeline_fixture;
+using ActorLogLinesRelay = relay_log_fixture;
 using ActorLogLinesConsumer = pipeline_fixture;
 using ActorLogLinesCoordinator = pipeline_fixture;
 
 TEST_F(ActorLogLinesRelay, FaultFreeBatchesLogNothingAtInfo) {
-  std::vector<std::string> ids;
-  for (auto sku : {"apple", "pear", "plum"})
-    ids.push_back(place_order(sku, 1).event_id);
+  auto ids = place_orders({"apple", "pear", "plum"}, 1);
   ids.push_back(
       append(place_order("fig", 1).aggregate_id, "OrderPaid").event_id);
   captured_log log{spdlog::level::info};
@@ -107,7 +132,7 @@ TEST_F(ActorLogLinesRelay, FaultFreeBatchesLogNothingAtInfo) {
   advance(500);
   for (const auto& id : ids)
     EXPECT_EQ(status_of(id), storage::status::published);
-  EXPECT_TRUE(log.lines().empty()) << log.dump();
+  EXPECT_TRUE(log.holds(0));
 }
 
 TEST_F(ActorLogLinesRelay, BatchesAreDebugLines) {
@@ -115,58 +140,43 @@ TEST_F(ActorLogLinesRelay, BatchesAreDebugLines) {
   captured_log log{spdlog::level::debug};
   spawn_relay(relay_config("relay-a"));
   run();
-  auto lines = log.matching({"relay relay-a: published 1 rows, acked 1"});
-  ASSERT_EQ(lines.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(lines[0], "debug ")) << lines[0];
+  ASSERT_TRUE(
+      log.one_line_at("debug", {"relay relay-a: published 1 rows, acked 1"}));
 }
 
 TEST_F(ActorLogLinesRelay, TakeoverNamesTheRowsAndThePreviousOwner) {
   auto first = place_order("apple", 1);
   auto second = place_order("pear", 1);
   captured_log log{spdlog::level::info};
-  spawn_relay(relay_config("relay-a", crash_after_claim()));
-  run();
-  spawn_relay(relay_config("relay-b"));
-  advance(policy_.ttl + 200);
+  take_over_after(crash_point::relay_after_claim);
   ASSERT_EQ(status_of(first.event_id), storage::status::published);
 
-  auto crashes = log.matching({"relay relay-a: injected crash (after claim)"});
-  ASSERT_EQ(crashes.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(crashes[0], "info ")) << crashes[0];
-  auto takeovers = log.matching(
+  ASSERT_TRUE(
+      log.one_line_at("info", {"relay relay-a: injected crash (after claim)"}));
+  ASSERT_TRUE(log.one_line_at(
+      "info",
       {"relay relay-b: took over 2 rows of expired leases", "relay-a (2)",
-       first.event_id + " (" + first.aggregate_id + " #1)", second.event_id});
-  ASSERT_EQ(takeovers.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(takeovers[0], "info ")) << takeovers[0];
-  EXPECT_EQ(log.lines().size(), 2u) << log.dump();
+       first.event_id + " (" + first.aggregate_id + " #1)", second.event_id}));
+  EXPECT_TRUE(log.holds(2));
 }
 
 TEST_F(ActorLogLinesRelay, ZombiesRejectedAckIsOneLineNamingItsRows) {
   auto first = place_order("apple", 1);
   auto second = place_order("pear", 1);
   captured_log log{spdlog::level::info};
-  spawn_relay(relay_config("relay-a", pause_past_lease()));
-  run();
-  spawn_relay(relay_config("relay-b"));
-  advance(policy_.ttl + 200);
+  take_over_after(crash_point::relay_pause);
   advance(policy_.ttl / 2);
 
-  auto rejected = log.matching(
-      {"relay relay-a: lease lost on 2 rows (taken over), ack rejected",
-       first.event_id, second.event_id});
-  ASSERT_EQ(rejected.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(rejected[0], "info ")) << rejected[0];
-  EXPECT_EQ(log.matching({"took over 2 rows", "relay-a (2)"}).size(), 1u)
-      << log.dump();
+  ASSERT_TRUE(log.one_line_at(
+      "info", {"relay relay-a: lease lost on 2 rows (taken over), ack rejected",
+               first.event_id, second.event_id}));
+  EXPECT_TRUE(log.holds(1, {"took over 2 rows", "relay-a (2)"}));
   // The injected pause says when it freezes and when it resumes; beside
   // those, the takeover and the rejected ack are the only lines.
-  EXPECT_EQ(log.matching({"relay relay-a: injected pause"}).size(), 1u)
-      << log.dump();
-  EXPECT_EQ(
-      log.matching({"relay relay-a: resumed after the injected pause"}).size(),
-      1u)
-      << log.dump();
-  EXPECT_EQ(log.lines().size(), 4u) << log.dump();
+  EXPECT_TRUE(log.holds(1, {"relay relay-a: injected pause"}));
+  EXPECT_TRUE(
+      log.holds(1, {"relay relay-a: resumed after the injected pause"}));
+  EXPECT_TRUE(log.holds(4));
 }
 
 TEST_F(ActorLogLinesRelay, RowRefusedUntilFailedGetsOneWarnLine) {
@@ -175,41 +185,31 @@ TEST_F(ActorLogLinesRelay, RowRefusedUntilFailedGetsOneWarnLine) {
   broker_->poisoned_aggregates.insert(poisoned.aggregate_id);
   captured_log log{spdlog::level::info};
   spawn_relay(relay_config("relay-a"));
-  for (int i = 0;
-       i < 20 && status_of(poisoned.event_id) != storage::status::failed; ++i)
-    advance(100);
-  ASSERT_EQ(status_of(poisoned.event_id), storage::status::failed);
+  ASSERT_EQ(
+      advance_until_status(poisoned.event_id, storage::status::failed, 20),
+      storage::status::failed);
 
-  auto failed =
-      log.matching({"relay relay-a: row FAILED", "event " + poisoned.event_id,
-                    "aggregate " + poisoned.aggregate_id, "seq 1", "attempts 3",
-                    "WRONGTYPE"});
-  ASSERT_EQ(failed.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(failed[0], "warning ")) << failed[0];
+  ASSERT_TRUE(log.one_line_at("warning", {"relay relay-a: row FAILED",
+                                          "event " + poisoned.event_id,
+                                          "aggregate " + poisoned.aggregate_id,
+                                          "seq 1", "attempts 3", "WRONGTYPE"}));
   // The two refusals before it backed the row off, a line each.
-  EXPECT_EQ(
-      log.matching({"broker refused 1 rows, 1 backed off", poisoned.event_id})
-          .size(),
-      2u)
-      << log.dump();
-  EXPECT_EQ(log.lines().size(), 3u) << log.dump();
+  EXPECT_TRUE(
+      log.holds(2, {"broker refused 1 rows, 1 backed off", poisoned.event_id}));
+  EXPECT_TRUE(log.holds(3));
 }
 
 TEST_F(ActorLogLinesRelay, RowGivenUpByAClaimGetsOneWarnLine) {
   policy_.max_attempts = 1;
   auto order = place_order("apple", 1);
   captured_log log{spdlog::level::info};
-  spawn_relay(relay_config("relay-a", crash_after_claim()));
-  run();
-  spawn_relay(relay_config("relay-b"));
-  advance(policy_.ttl + 200);
+  take_over_after(crash_point::relay_after_claim);
   ASSERT_EQ(status_of(order.event_id), storage::status::failed);
 
-  auto failed = log.matching(
-      {"relay relay-b: row FAILED", "event " + order.event_id,
-       "aggregate " + order.aggregate_id, "attempts 1", "lease expired"});
-  ASSERT_EQ(failed.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(failed[0], "warning ")) << failed[0];
+  ASSERT_TRUE(log.one_line_at("warning", {"relay relay-b: row FAILED",
+                                          "event " + order.event_id,
+                                          "aggregate " + order.aggregate_id,
+                                          "attempts 1", "lease expired"}));
 }
 
 TEST_F(ActorLogLinesRelay, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
@@ -217,23 +217,19 @@ TEST_F(ActorLogLinesRelay, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
   broker_->fail_publishes(6, broker::broker_errc::unavailable);
   captured_log log{spdlog::level::info};
   spawn_relay(relay_config("relay-a"));
-  for (int i = 0;
-       i < 50 && status_of(order.event_id) != storage::status::published; ++i)
-    advance(100);
-  ASSERT_EQ(status_of(order.event_id), storage::status::published);
+  ASSERT_EQ(
+      advance_until_status(order.event_id, storage::status::published, 50),
+      storage::status::published);
   EXPECT_EQ(broker_->publish_calls, 7);
 
-  auto down = log.matching({"relay relay-a: Redis unavailable, releasing 1 "
-                            "rows",
-                            order.event_id});
-  ASSERT_EQ(down.size(), 1u) << "one line per outage, not per retry\n"
-                             << log.dump();
-  EXPECT_TRUE(starts_with(down[0], "warning ")) << down[0];
-  auto back = log.matching(
-      {"relay relay-a: Redis reachable again after", "(6 failed publishes)"});
-  ASSERT_EQ(back.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(back[0], "info ")) << back[0];
-  EXPECT_EQ(log.lines().size(), 2u) << log.dump();
+  ASSERT_TRUE(log.one_line_at(
+      "warning",
+      {"relay relay-a: Redis unavailable, releasing 1 rows", order.event_id}))
+      << "one line per outage, not per retry";
+  ASSERT_TRUE(
+      log.one_line_at("info", {"relay relay-a: Redis reachable again after",
+                               "(6 failed publishes)"}));
+  EXPECT_TRUE(log.holds(2));
 }
 
 TEST_F(ActorLogLinesConsumer, DeadLetterNamesTheEventWhenItCanBeRead) {
@@ -248,12 +244,10 @@ TEST_F(ActorLogLinesConsumer, DeadLetterNamesTheEventWhenItCanBeRead) {
   EXPECT_EQ(metrics_->applied.load(), 2);
 
   // One line for the batch, naming both.
-  auto named = log.matching({"consumer c-1: dead-lettered 2 entries (event "
-                             "evt-bad: ",
-                             ", event unreadable: entry is not valid JSON)"});
-  ASSERT_EQ(named.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(named[0], "warning ")) << named[0];
-  EXPECT_EQ(log.lines().size(), 1u) << log.dump();
+  ASSERT_TRUE(log.one_line_at(
+      "warning", {"consumer c-1: dead-lettered 2 entries (event evt-bad: ",
+                  ", event unreadable: entry is not valid JSON)"}));
+  EXPECT_TRUE(log.holds(1));
 }
 
 TEST_F(ActorLogLinesConsumer, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
@@ -261,18 +255,15 @@ TEST_F(ActorLogLinesConsumer, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
   broker_->fail_applies = 4;
   captured_log log{spdlog::level::info};
   spawn_consumer(consumer_config("c-1"));
-  for (int i = 0; i < 100 && metrics_->applied.load() == 0; ++i)
-    advance(100);
+  advance_until([&] { return metrics_->applied.load() != 0; }, 100);
   ASSERT_EQ(metrics_->applied.load(), 1);
 
-  auto down = log.matching({"consumer c-1: Redis trouble, retrying in"});
-  ASSERT_EQ(down.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(down[0], "warning ")) << down[0];
-  auto back = log.matching(
-      {"consumer c-1: Redis reachable again after", "(4 failed attempts)"});
-  ASSERT_EQ(back.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(back[0], "info ")) << back[0];
-  EXPECT_EQ(log.lines().size(), 2u) << log.dump();
+  ASSERT_TRUE(
+      log.one_line_at("warning", {"consumer c-1: Redis trouble, retrying in"}));
+  ASSERT_TRUE(
+      log.one_line_at("info", {"consumer c-1: Redis reachable again after",
+                               "(4 failed attempts)"}));
+  EXPECT_TRUE(log.holds(2));
 }
 
 TEST_F(ActorLogLinesCoordinator, FaultFreeRunLogsOnlyItsStartAndStopAtInfo) {
@@ -284,8 +275,7 @@ TEST_F(ActorLogLinesCoordinator, FaultFreeRunLogsOnlyItsStartAndStopAtInfo) {
   captured_log log{spdlog::level::info};
   auto coordinator = spawn_coordinator(coordinator_config(s, true));
   auto report = request_report(coordinator);
-  for (int i = 0; i < 20 && !report->arrived; ++i)
-    advance(10);
+  advance_until([&] { return report->arrived; }, 20, 10);
   ASSERT_TRUE(report->value) << render(report->error);
   EXPECT_EQ(broker_->consumed, 3);
 
@@ -302,8 +292,8 @@ TEST_F(ActorLogLinesCoordinator, FaultFreeRunLogsOnlyItsStartAndStopAtInfo) {
 
 TEST_F(ActorLogLinesCoordinator, RestartIsOneLineWithTheOldAndNewNameAndWhy) {
   place_order("apple", 1);
-  auto first = actors::worker_name(prefix_, slot_role::relay, 0, 0);
-  auto second = actors::worker_name(prefix_, slot_role::relay, 0, 1);
+  auto first = worker(slot_role::relay, 0);
+  auto second = worker(slot_role::relay, 1);
   auto s = pipeline_settings();
   s.crash.relay_after_claim = 0.5;
   s.crash.seed = seed_where(actors::crash_point::relay_after_claim, 0.5,
@@ -313,14 +303,12 @@ TEST_F(ActorLogLinesCoordinator, RestartIsOneLineWithTheOldAndNewNameAndWhy) {
   run();
   ASSERT_EQ(metrics_->relay_restarts.load(), 1);
 
-  auto restarts = log.matching(
+  ASSERT_TRUE(log.one_line_at(
+      "info",
       {"coordinator " + prefix_ + ": restarted " + first + " as " + second,
-       "injected_crash"});
-  ASSERT_EQ(restarts.size(), 1u) << log.dump();
-  EXPECT_TRUE(starts_with(restarts[0], "info ")) << restarts[0];
-  EXPECT_EQ(log.matching({"relay " + first + ": injected crash"}).size(), 1u)
-      << log.dump();
-  EXPECT_TRUE(log.matching({"went down"}).empty()) << log.dump();
+       "injected_crash"}));
+  EXPECT_TRUE(log.holds(1, {"relay " + first + ": injected crash"}));
+  EXPECT_TRUE(log.holds(0, {"went down"}));
   request_shutdown(coordinator);
   run();
 }

@@ -39,24 +39,7 @@ ask(caf::actor_system& sys, const caf::actor& dest, Ts... xs) {
 
 std::uint64_t seed_where(actors::crash_point point, double probability,
                          const std::vector<wanted_rolls>& wanted) {
-  config::crash_settings crash;
-  switch (point) {
-  case actors::crash_point::relay_after_claim:
-    crash.relay_after_claim = probability;
-    break;
-  case actors::crash_point::relay_after_publish:
-    crash.relay_after_publish = probability;
-    break;
-  case actors::crash_point::relay_pause:
-    crash.relay_pause = probability;
-    break;
-  case actors::crash_point::consumer_after_pop:
-    crash.consumer_after_pop = probability;
-    break;
-  case actors::crash_point::consumer_after_effect:
-    crash.consumer_after_effect = probability;
-    break;
-  }
+  auto crash = crash_at(point, probability);
   for (std::uint64_t seed = 1; seed < 100'000; ++seed) {
     crash.seed = seed;
     bool fits = true;
@@ -239,6 +222,40 @@ pipeline_fixture::request_report(const caf::actor& coordinator) {
       ask<std::string>(sys_, coordinator, actors::run_atom_v);
   track(requester);
   return out;
+}
+
+pipeline_fixture::started_run
+pipeline_fixture::start_run(actors::coordinator_setup setup) {
+  auto coordinator = spawn_coordinator(std::move(setup));
+  auto report = request_report(coordinator);
+  run();
+  return {coordinator, report};
+}
+
+nlohmann::json pipeline_fixture::report_json(const reply<std::string>& report) {
+  if (!report.value)
+    throw std::runtime_error("no report: " + (report.arrived
+                                                  ? render(report.error)
+                                                  : "the run has not ended"));
+  return nlohmann::json::parse(*report.value);
+}
+
+testing::AssertionResult
+pipeline_fixture::failed_with(const reply<std::string>& report,
+                              const std::string& text) {
+  nlohmann::json r;
+  try {
+    r = report_json(report);
+  } catch (const std::exception& e) {
+    return testing::AssertionFailure() << e.what();
+  }
+  if (r["ok"].get<bool>())
+    return testing::AssertionFailure() << "the run was ok: " << r.dump();
+  auto violations = r["violations"].dump();
+  if (violations.find(text) == std::string::npos)
+    return testing::AssertionFailure()
+           << "no violation mentions \"" << text << "\": " << violations;
+  return testing::AssertionSuccess();
 }
 
 void pipeline_fixture::request_shutdown(const caf::actor& coordinator) {

@@ -17,6 +17,8 @@
 
 #include <caf/actor.hpp>
 #include <caf/error.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -104,11 +106,40 @@ protected:
                                                bool until_drained = false);
   caf::actor spawn_coordinator(actors::coordinator_setup setup);
 
+  /// The name of the first slot's `restarts`-th incarnation of `role`.
+  std::string worker(actors::worker_slot::role role, int restarts) const {
+    return actors::worker_name(prefix_, role, 0, restarts);
+  }
+
   /// The coordinator's state, to find its children. Only while it is alive.
   actors::coordinator_state& coordinator_of(const caf::actor& coordinator);
 
   /// A requester actor asks `coordinator` for the report (run_atom).
   std::shared_ptr<reply<std::string>> request_report(const caf::actor& c);
+
+  /// A coordinator and the report it will answer with when its run ends.
+  struct started_run {
+    caf::actor coordinator;
+    std::shared_ptr<reply<std::string>> report;
+  };
+
+  /// Spawns a coordinator from `setup`, asks for its report and runs until
+  /// nothing has work left: the children have started and polled once.
+  started_run start_run(actors::coordinator_setup setup);
+
+  /// A bounded run (until drained) of pipeline_settings().
+  actors::coordinator_setup bounded_config() {
+    return coordinator_config(pipeline_settings(), true);
+  }
+
+  /// The report a run ended with, parsed. Throws, which fails the test,
+  /// when the run has not ended or ended with an error instead.
+  nlohmann::json report_json(const reply<std::string>& report);
+
+  /// Whether the run ended with a report that is not ok and whose
+  /// violations mention `text`.
+  testing::AssertionResult failed_with(const reply<std::string>& report,
+                                       const std::string& text);
 
   /// Sends (shutdown_atom) to `coordinator`.
   void request_shutdown(const caf::actor& coordinator);

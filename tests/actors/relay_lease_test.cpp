@@ -13,30 +13,14 @@
 
 using namespace outbox;
 using outbox::test::actor_fixture;
+using outbox::test::crash_at;
 using outbox::test::has_code;
 
 namespace {
 
 using ActorRelayLease = actor_fixture;
 using ActorRelayShutdown = actor_fixture;
-
-config::crash_settings crash_after_claim() {
-  config::crash_settings crash;
-  crash.relay_after_claim = 1;
-  return crash;
-}
-
-config::crash_settings crash_after_publish() {
-  config::crash_settings crash;
-  crash.relay_after_publish = 1;
-  return crash;
-}
-
-config::crash_settings pause_past_lease() {
-  config::crash_settings crash;
-  crash.relay_pause = 1;
-  return crash;
-}
+using actors::crash_point;
 
 TEST_F(ActorRelayLease, CrashedRelaysLeasesAreTakenOverAfterTheTtl) {
   auto first = place_order("apple", 1);
@@ -46,7 +30,8 @@ TEST_F(ActorRelayLease, CrashedRelaysLeasesAreTakenOverAfterTheTtl) {
                                follow_up.event_id};
   auto claimed_at = now();
 
-  auto a = spawn_relay(relay_config("relay-a", crash_after_claim()));
+  auto a = spawn_relay(
+      relay_config("relay-a", crash_at(crash_point::relay_after_claim)));
   auto a_exit = watch(a);
   run();
   ASSERT_TRUE(a_exit->exited);
@@ -96,7 +81,8 @@ TEST_F(ActorRelayLease, CrashAfterPublishDuplicatesAreAbsorbedByTheInbox) {
   std::vector<std::string> ids{first.event_id, second.event_id, third.event_id,
                                follow_up.event_id};
 
-  auto a = spawn_relay(relay_config("relay-a", crash_after_publish()));
+  auto a = spawn_relay(
+      relay_config("relay-a", crash_at(crash_point::relay_after_publish)));
   auto a_exit = watch(a);
   run();
   ASSERT_TRUE(a_exit->exited);
@@ -169,7 +155,8 @@ TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   std::vector<std::string> ids{first.event_id, second.event_id};
 
   auto a_metrics = std::make_shared<metrics::run_metrics>();
-  auto a = spawn_relay(relay_config("relay-a", pause_past_lease(), a_metrics));
+  auto a = spawn_relay(
+      relay_config("relay-a", crash_at(crash_point::relay_pause), a_metrics));
   auto a_exit = watch(a);
   run();
   EXPECT_EQ(a_metrics->zombie_pauses.load(), 1);
@@ -211,7 +198,8 @@ TEST_F(ActorRelayShutdown, GracefulShutdownOfAPausedRelayReleasesItsLeases) {
   auto second = place_order("pear", 1);
   std::vector<std::string> ids{first.event_id, second.event_id};
 
-  auto a = spawn_relay(relay_config("relay-a", pause_past_lease()));
+  auto a =
+      spawn_relay(relay_config("relay-a", crash_at(crash_point::relay_pause)));
   auto a_exit = watch(a);
   run();
   for (const auto& id : ids) {

@@ -20,10 +20,6 @@ using outbox::test::reply;
 
 namespace {
 
-using ActorWriter = pipeline_fixture;
-using ActorWriterIdempotency = pipeline_fixture;
-using ActorWriterNudge = pipeline_fixture;
-
 using order_reply = std::shared_ptr<reply<actors::order_receipt>>;
 
 struct order_ask {
@@ -40,12 +36,40 @@ std::pair<std::string, std::int64_t> row(const std::string& sku,
 const std::vector<order_ask> five_orders{
     {"apple", 1}, {"pear", 2}, {"plum", 3}, {"fig", 4}, {"kiwi", 5}};
 
+class writer_fixture : public pipeline_fixture {
+protected:
+  /// A writer that has started and waits for requests.
+  caf::actor started_writer(int commit_batch = 100, int commit_delay_ms = 5) {
+    auto writer = spawn_writer(writer_config(commit_batch, commit_delay_ms));
+    run();
+    return writer;
+  }
+
+  /// Sends the first `count` of five_orders to `writer`, without a key.
+  std::vector<order_reply> place_first(const caf::actor& writer,
+                                       std::size_t count) {
+    std::vector<order_reply> replies;
+    for (std::size_t i = 0; i < count; ++i)
+      replies.push_back(
+          place_via(writer, "", five_orders[i].sku, five_orders[i].qty));
+    return replies;
+  }
+
+  /// Lets the writer take the requests sent and waits out its 5 ms group
+  /// delay, so that the group commits.
+  void commit_group() {
+    run();
+    advance(5, 1);
+  }
+};
+
+using ActorWriter = writer_fixture;
+using ActorWriterIdempotency = writer_fixture;
+using ActorWriterNudge = writer_fixture;
+
 TEST_F(ActorWriter, GroupCommitWaitsForTheDelayThenAnswersEachRequester) {
-  auto writer = spawn_writer(writer_config(100, 5));
-  run();
-  std::vector<order_reply> replies;
-  for (const auto& o : five_orders)
-    replies.push_back(place_via(writer, "", o.sku, o.qty));
+  auto writer = started_writer();
+  auto replies = place_first(writer, 5);
   run();
   // Gathered, not committed: nobody has an answer, the database is empty.
   for (const auto& r : replies)
@@ -84,11 +108,8 @@ TEST_F(ActorWriter, GroupCommitWaitsForTheDelayThenAnswersEachRequester) {
 }
 
 TEST_F(ActorWriter, NoDelayCommitsWhatWaitsInTheMailboxAsOneGroup) {
-  auto writer = spawn_writer(writer_config(100, 0));
-  run();
-  std::vector<order_reply> replies;
-  for (const auto& o : five_orders)
-    replies.push_back(place_via(writer, "", o.sku, o.qty));
+  auto writer = started_writer(100, 0);
+  auto replies = place_first(writer, 5);
   // No time passes: the commit queued behind the five waiting requests.
   run();
   EXPECT_EQ(metrics_->commits.load(), 1) << "one transaction for the group";
@@ -104,12 +125,8 @@ TEST_F(ActorWriter, NoDelayCommitsWhatWaitsInTheMailboxAsOneGroup) {
 }
 
 TEST_F(ActorWriter, AFullGroupCommitsAtOnceAndTheStaleTimerIsIgnored) {
-  auto writer = spawn_writer(writer_config(3, 5));
-  run();
-  std::vector<order_reply> replies;
-  for (std::size_t i = 0; i < 3; ++i)
-    replies.push_back(
-        place_via(writer, "", five_orders[i].sku, five_orders[i].qty));
+  auto writer = started_writer(3, 5);
+  auto replies = place_first(writer, 3);
   run(); // no virtual time passes
   EXPECT_EQ(metrics_->commits.load(), 1);
   EXPECT_EQ(count_rows("orders"), 3);
@@ -136,8 +153,7 @@ TEST_F(ActorWriter, AFullGroupCommitsAtOnceAndTheStaleTimerIsIgnored) {
 TEST_F(ActorWriter, AppendsInOneGroupGetConsecutiveSeqsPerAggregate) {
   auto first = place_order("apple", 1);
   auto second = place_order("pear", 1);
-  auto writer = spawn_writer(writer_config(100, 5));
-  run();
+  auto writer = started_writer();
   // Interleaved across the two aggregates, all in one group.
   std::vector<
       std::pair<std::string, std::shared_ptr<reply<actors::event_receipt>>>>
@@ -168,11 +184,9 @@ TEST_F(ActorWriter, AppendsInOneGroupGetConsecutiveSeqsPerAggregate) {
 }
 
 TEST_F(ActorWriterIdempotency, ConflictReachesOnlyItsRequester) {
-  auto writer = spawn_writer(writer_config(100, 5));
-  run();
+  auto writer = started_writer();
   auto a = place_via(writer, "r-1", "apple", 1);
-  run();
-  advance(5, 1);
+  commit_group();
   ASSERT_TRUE(a->value) << render(a->error);
   EXPECT_FALSE(a->value->replayed);
   EXPECT_EQ(metrics_->commits.load(), 1);
@@ -180,8 +194,7 @@ TEST_F(ActorWriterIdempotency, ConflictReachesOnlyItsRequester) {
   // One group: B reuses r-1 with other parameters, C is a fresh order.
   auto b = place_via(writer, "r-1", "pear", 7);
   auto c = place_via(writer, "r-2", "plum", 3);
-  run();
-  advance(5, 1);
+  commit_group();
   EXPECT_EQ(metrics_->commits.load(), 2);
   ASSERT_TRUE(b->arrived);
   EXPECT_FALSE(b->value);
@@ -200,16 +213,13 @@ TEST_F(ActorWriterIdempotency, ConflictReachesOnlyItsRequester) {
 }
 
 TEST_F(ActorWriterIdempotency, SameKeySameParamsReplaysTheOriginal) {
-  auto writer = spawn_writer(writer_config(100, 5));
-  run();
+  auto writer = started_writer();
   auto original = place_via(writer, "r-1", "apple", 2);
-  run();
-  advance(5, 1);
+  commit_group();
   ASSERT_TRUE(original->value);
 
   auto again = place_via(writer, "r-1", "apple", 2);
-  run();
-  advance(5, 1);
+  commit_group();
   ASSERT_TRUE(again->value) << render(again->error);
   EXPECT_TRUE(again->value->replayed);
   EXPECT_EQ(again->value->order_id, original->value->order_id);
@@ -222,8 +232,7 @@ TEST_F(ActorWriterIdempotency, SameKeySameParamsReplaysTheOriginal) {
 
 TEST_F(ActorWriterIdempotency,
        InvalidRequestIsAnsweredAtOnceAndSparesTheGroup) {
-  auto writer = spawn_writer(writer_config(100, 5));
-  run();
+  auto writer = started_writer();
   auto before = place_via(writer, "r-1", "apple", 1);
   auto invalid = place_via(writer, "r-2", "pear", 0);
   auto after = place_via(writer, "", "plum", 2);
@@ -245,16 +254,14 @@ TEST_F(ActorWriterIdempotency,
   EXPECT_EQ(count_rows("orders"), 2);
   // r-2 was never recorded: a valid retry with that key is a new order.
   auto retry = place_via(writer, "r-2", "pear", 1);
-  run();
-  advance(5, 1);
+  commit_group();
   ASSERT_TRUE(retry->value) << render(retry->error);
   EXPECT_FALSE(retry->value->replayed);
 }
 
 TEST_F(ActorWriterIdempotency, InvalidAppendIsAnsweredAtOnceAndSparesTheGroup) {
   auto order = place_order("apple", 1);
-  auto writer = spawn_writer(writer_config(100, 5));
-  run();
+  auto writer = started_writer();
   auto paid = append_via(writer, order.aggregate_id, "OrderPaid");
   auto not_json = append_via(writer, order.aggregate_id, "OrderNoted", "{oops");
   auto not_object = append_via(writer, order.aggregate_id, "OrderNoted", "[1]");
@@ -298,8 +305,7 @@ TEST_F(ActorWriterNudge, EveryCommitNudgesEachRelayOnce) {
                  std::vector<caf::actor>{relay_b});
   run();
   auto event = append_via(writer, first->value->aggregate_id, "OrderPaid");
-  run();
-  advance(5, 1);
+  commit_group();
   ASSERT_TRUE(event->value);
   EXPECT_EQ(*nudges_a, 1);
   EXPECT_EQ(*nudges_b, 2);

@@ -20,6 +20,19 @@ using outbox::test::temp_dir;
 
 namespace {
 
+/// The config_error `f` throws. When it throws none, the test fails and the
+/// error returned names no key.
+template <class F>
+config_error error_from(F f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no config_error";
+  return config_error{"", "(no error)"};
+}
+
 /// Field-by-field equality, so a key missing from to_json cannot hide.
 void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.key_prefix, b.key_prefix);
@@ -282,12 +295,8 @@ TEST(ConfigValidate, ChecksValuesSetInCode) {
   // Flags change settings after the file: validate sees them.
   settings s;
   s.redis.where.port = 0;
-  try {
-    validate(s);
-    FAIL() << "no error";
-  } catch (const config_error& e) {
-    EXPECT_EQ(e.key(), "redis.port");
-  }
+  auto e = error_from([&] { validate(s); });
+  EXPECT_EQ(e.key(), "redis.port");
   s = settings{};
   s.db.synchronous = "normal"; // not normalised: only the loader does that
   EXPECT_THROW(validate(s), config_error);
@@ -299,17 +308,13 @@ TEST(ConfigValidate, ConsumeLimitAtLeastThePublishingLimit) {
   s.broker.max_consume_bytes = 4u << 20;
   EXPECT_NO_THROW(validate(s)) << "equal is enough";
   s.broker.max_consume_bytes = (4u << 20) - 1;
-  try {
-    validate(s);
-    FAIL() << "no error";
-  } catch (const config_error& e) {
-    EXPECT_EQ(e.key(), "broker.max_consume_bytes");
-    EXPECT_NE(std::string{e.what()}.find(
-                  "must be at least broker.max_entry_bytes (4194304), got "
-                  "4194303"),
-              std::string::npos)
-        << e.what();
-  }
+  auto e = error_from([&] { validate(s); });
+  EXPECT_EQ(e.key(), "broker.max_consume_bytes");
+  EXPECT_NE(std::string{e.what()}.find(
+                "must be at least broker.max_entry_bytes (4194304), got "
+                "4194303"),
+            std::string::npos)
+      << e.what();
 }
 
 TEST(ConfigValidate, TtlNeedNotExceedTheIdlePollCap) {
@@ -342,30 +347,22 @@ TEST(ConfigValidate, TheLockTtlRuleNamesEveryKeyAndValue) {
   settings s;
   s.lease.ttl = 100;
   s.run.poll_interval_ms = 10;
-  try {
-    validate(s);
-    FAIL() << "no error";
-  } catch (const config_error& e) {
-    EXPECT_EQ(e.key(), "lease.ttl_ms");
-    EXPECT_STREQ(e.what(), "lease.ttl_ms: must be at least 300 (three "
-                           "renewals of the consumers' lock, every 100 ms), "
-                           "got 100");
-  }
+  auto renewals = error_from([&] { validate(s); });
+  EXPECT_EQ(renewals.key(), "lease.ttl_ms");
+  EXPECT_STREQ(renewals.what(),
+               "lease.ttl_ms: must be at least 300 (three "
+               "renewals of the consumers' lock, every 100 ms), "
+               "got 100");
   s.lease.ttl = 2000;
   s.db.busy_timeout_ms = 1500;
   s.redis.io_timeout_ms = 600;
-  try {
-    validate(s);
-    FAIL() << "no error";
-  } catch (const config_error& e) {
-    std::string what = e.what();
-    EXPECT_EQ(what.rfind("lease.ttl_ms: must be greater than "
-                         "db.busy_timeout_ms (1500) + redis.io_timeout_ms "
-                         "(600) = 2100, got 2000",
-                         0),
-              0u)
-        << what;
-  }
+  std::string what = error_from([&] { validate(s); }).what();
+  EXPECT_EQ(what.rfind("lease.ttl_ms: must be greater than "
+                       "db.busy_timeout_ms (1500) + redis.io_timeout_ms "
+                       "(600) = 2100, got 2000",
+                       0),
+            0u)
+      << what;
 }
 
 TEST(ConfigOverrides, AllowEvictingTakesABoolean) {
@@ -376,25 +373,19 @@ TEST(ConfigOverrides, AllowEvictingTakesABoolean) {
 }
 
 TEST(ConfigErrors, NameTheOriginFile) {
-  try {
-    apply_json(R"({"lease": {"batch": "x"}})", "my/config.json");
-    FAIL() << "no error";
-  } catch (const config_error& e) {
-    EXPECT_EQ(e.key(), "lease.batch");
-    EXPECT_STREQ(e.what(), "lease.batch: expected an integer, got string, in "
-                           "my/config.json");
-  }
+  auto e = error_from(
+      [&] { apply_json(R"({"lease": {"batch": "x"}})", "my/config.json"); });
+  EXPECT_EQ(e.key(), "lease.batch");
+  EXPECT_STREQ(e.what(), "lease.batch: expected an integer, got string, in "
+                         "my/config.json");
 }
 
 TEST(ConfigErrors, SuggestTheClosestKey) {
-  try {
-    apply_json(R"({"lease": {"ttl": 5000}})", "test");
-    FAIL() << "no error";
-  } catch (const config_error& e) {
-    EXPECT_EQ(e.key(), "lease.ttl");
-    EXPECT_NE(std::string(e.what()).find(
-                  "lease.ttl: unknown key (did you mean lease.ttl_ms?)"),
-              std::string::npos)
-        << e.what();
-  }
+  auto e =
+      error_from([&] { apply_json(R"({"lease": {"ttl": 5000}})", "test"); });
+  EXPECT_EQ(e.key(), "lease.ttl");
+  EXPECT_NE(std::string(e.what()).find(
+                "lease.ttl: unknown key (did you mean lease.ttl_ms?)"),
+            std::string::npos)
+      << e.what();
 }

@@ -1,11 +1,11 @@
 #include "lab/coordinator.hpp"
 
 #include "actors/messages.hpp"
-#include "actors/system_config.hpp"
 #include "lab/plan.hpp"
 #include "lab/view.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_actor_system.hpp"
 
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
@@ -34,18 +34,10 @@ struct lab_outcome {
   std::string failure;
 };
 
-caf::actor_system_config& prepare(caf::actor_system_config& cfg) {
-  actors::register_outbox_types(cfg);
-  actors::use_test_coordinator(cfg);
-  cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  return cfg;
-}
-
 class LabCoordinator : public ::testing::Test {
 protected:
   LabCoordinator()
-      : sys_(prepare(cfg_)),
+      : sys_(test::test_system_config(cfg_)),
         sched_(
             dynamic_cast<caf::scheduler::test_coordinator&>(sys_.scheduler())) {
   }
@@ -56,10 +48,7 @@ protected:
     if (lab_)
       caf::anon_send_exit(lab_, caf::exit_reason::kill);
     sched_.run();
-    if (sys_.registry().running() != 0) {
-      ADD_FAILURE() << sys_.registry().running() << " actors still running";
-      sys_.await_actors_before_shutdown(false);
-    }
+    test::expect_no_actors_left(sys_);
   }
 
   /// The lab's setup on the test's Redis, driven by the test: children on

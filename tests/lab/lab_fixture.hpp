@@ -38,6 +38,21 @@ protected:
     ASSERT_EQ(r.exit_code, 0) << step << "\n" << r.out << r.err;
   }
 
+  /// Whether `step` succeeds and says `said` on its standard output.
+  testing::AssertionResult step_says(const std::string& step,
+                                     const std::string& said) {
+    auto r = lab_step(step);
+    if (r.exit_code != 0)
+      return testing::AssertionFailure()
+             << step << " exited " << r.exit_code << "\n"
+             << r.out << r.err;
+    if (r.out.find(said) == std::string::npos)
+      return testing::AssertionFailure()
+             << step << " did not say \"" << said << "\":\n"
+             << r.out;
+    return testing::AssertionSuccess();
+  }
+
   /// The whole lab (no --step) in `dir`.
   process_result lab_all(const std::string& dir) {
     return run_outbox(

@@ -65,9 +65,7 @@ TEST_F(LabStep, InitCreatesTheSeedsTablesAndPartialIndex) {
 
 TEST_F(LabStep, DualwriteLeavesOrdersWithoutPublishedEvents) {
   step_ok("init");
-  auto r = lab_step("dualwrite");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("Connection refused"), std::string::npos) << r.out;
+  ASSERT_TRUE(step_says("dualwrite", "Connection refused"));
   auto lines = lines_of("dualwrite.out");
   ASSERT_FALSE(lines.empty());
   std::smatch m;
@@ -159,9 +157,7 @@ TEST_F(LabStep, OrderCheckReportsEventsOutOfOrder) {
 
 TEST_F(LabStep, RelayCrashEnqueuesTheSameEventTwice) {
   step_ok("init");
-  auto r = lab_step("relay_crash");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("Waiting"), std::string::npos) << r.out;
+  ASSERT_TRUE(step_says("relay_crash", "Waiting"));
   auto lines = lines_of("atleastonce.out");
   ASSERT_EQ(lines.size(), 1u);
   std::smatch m;

@@ -19,7 +19,9 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace outbox::test {
 namespace {
@@ -83,6 +85,26 @@ std::optional<double> sample(const std::string& text,
 
 double value_or_zero(const std::string& text, const std::string& series) {
   return sample(text, series).value_or(0);
+}
+
+/// A series and the value it must have.
+struct expected_sample {
+  std::string series;
+  double value;
+};
+
+/// Checks every one of `expected` against the samples in `text`.
+void expect_samples(const std::string& text,
+                    const std::vector<expected_sample>& expected) {
+  for (const auto& e : expected)
+    EXPECT_EQ(sample(text, e.series), e.value) << e.series;
+}
+
+/// The exposition text of `metrics` and `snapshot`, as /metrics serves it.
+std::string exposed(const metrics::run_metrics& metrics,
+                    const metrics::pipeline_snapshot& snapshot) {
+  return prometheus::TextSerializer{}.Serialize(
+      metrics::collect_metric_families(metrics, snapshot));
 }
 
 /// `outbox run --metrics-port` against a private redis-server.
@@ -155,24 +177,23 @@ TEST_F(MetricsE2E, ScrapesCountersAndStoreGaugesWhileRunning) {
   }
   ASSERT_TRUE(done(last)) << last;
 
-  EXPECT_EQ(sample(last, "outbox_orders_placed_total"), 3000);
-  EXPECT_EQ(sample(last, "outbox_events_appended_total"), 0); // no follow-ups
-  EXPECT_EQ(sample(last, "outbox_acked_total"), 3000);
-  EXPECT_EQ(sample(last, "outbox_processed_total"), 3000);
-  EXPECT_EQ(sample(last, "outbox_processed"), 3000);
-  EXPECT_EQ(sample(last, "outbox_orders"), 3000);
-  EXPECT_EQ(sample(last, "outbox_rows{status=\"PENDING\"}"), 0);
-  EXPECT_EQ(sample(last, "outbox_rows{status=\"FAILED\"}"), 0);
-  EXPECT_EQ(sample(last, "outbox_queue_entries"), 0);
-  EXPECT_EQ(sample(last, "outbox_order_violations_total"), 0);
-  EXPECT_EQ(sample(last, "outbox_probe_up"), 1);
+  expect_samples(
+      last, {{"outbox_orders_placed_total", 3000},
+             {"outbox_events_appended_total", 0}, // no follow-ups
+             {"outbox_acked_total", 3000},
+             {"outbox_processed_total", 3000},
+             {"outbox_processed", 3000},
+             {"outbox_orders", 3000},
+             {"outbox_rows{status=\"PENDING\"}", 0},
+             {"outbox_rows{status=\"FAILED\"}", 0},
+             {"outbox_queue_entries", 0},
+             {"outbox_order_violations_total", 0},
+             {"outbox_probe_up", 1},
+             {"outbox_commit_to_processed_seconds_count", 3000},
+             {"outbox_commit_to_published_seconds_count", 3000},
+             {"outbox_oldest_unpublished_age_seconds", 0},
+             {"outbox_commit_to_processed_seconds_bucket{le=\"+Inf\"}", 3000}});
   EXPECT_GT(value_or_zero(last, "outbox_claims_total"), 0);
-  EXPECT_EQ(sample(last, "outbox_commit_to_processed_seconds_count"), 3000);
-  EXPECT_EQ(sample(last, "outbox_commit_to_published_seconds_count"), 3000);
-  EXPECT_EQ(sample(last, "outbox_oldest_unpublished_age_seconds"), 0);
-  EXPECT_EQ(
-      sample(last, "outbox_commit_to_processed_seconds_bucket{le=\"+Inf\"}"),
-      3000);
   EXPECT_GT(value_or_zero(last, "outbox_commit_to_processed_seconds_sum"), 0);
   EXPECT_GT(value_or_zero(last, "outbox_commit_to_published_seconds_sum"), 0);
   // The values moved between the first scrape and the last.
@@ -249,54 +270,39 @@ TEST(MetricsFamilies, StoreTroubleLeavesStoreGaugesOut) {
   metrics::pipeline_snapshot snapshot;
   snapshot.pending = 5;
   snapshot.trouble = "redis: connection refused";
-  auto text = prometheus::TextSerializer{}.Serialize(
-      metrics::collect_metric_families(metrics, snapshot));
-  EXPECT_EQ(sample(text, "outbox_acked_total"), 7);
-  EXPECT_EQ(sample(text, "outbox_probe_up"), 0);
+  auto text = exposed(metrics, snapshot);
+  expect_samples(text, {{"outbox_acked_total", 7}, {"outbox_probe_up", 0}});
   EXPECT_FALSE(sample(text, "outbox_rows{status=\"PENDING\"}").has_value())
       << text;
 
   snapshot.trouble.clear();
-  text = prometheus::TextSerializer{}.Serialize(
-      metrics::collect_metric_families(metrics, snapshot));
-  EXPECT_EQ(sample(text, "outbox_probe_up"), 1);
-  EXPECT_EQ(sample(text, "outbox_rows{status=\"PENDING\"}"), 5);
-  EXPECT_EQ(sample(text, "outbox_commit_to_processed_seconds_count"), 0);
-  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 0);
+  expect_samples(exposed(metrics, snapshot),
+                 {{"outbox_probe_up", 1},
+                  {"outbox_rows{status=\"PENDING\"}", 5},
+                  {"outbox_commit_to_processed_seconds_count", 0},
+                  {"outbox_commit_to_published_seconds_count", 0}});
 
   snapshot.oldest_unpublished_age_ms = 2500;
   metrics.commit_to_published.record(40);
-  text = prometheus::TextSerializer{}.Serialize(
-      metrics::collect_metric_families(metrics, snapshot));
-  EXPECT_EQ(sample(text, "outbox_oldest_unpublished_age_seconds"), 2.5);
-  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 1);
-  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_sum"), 0.04);
   // Buckets are cumulative: 40 ms is above 25 ms and within 50 ms.
-  EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.025\"}"),
-      0);
-  EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.05\"}"),
-      1);
-  EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"10\"}"), 1);
+  expect_samples(
+      exposed(metrics, snapshot),
+      {{"outbox_oldest_unpublished_age_seconds", 2.5},
+       {"outbox_commit_to_published_seconds_count", 1},
+       {"outbox_commit_to_published_seconds_sum", 0.04},
+       {"outbox_commit_to_published_seconds_bucket{le=\"0.025\"}", 0},
+       {"outbox_commit_to_published_seconds_bucket{le=\"0.05\"}", 1},
+       {"outbox_commit_to_published_seconds_bucket{le=\"10\"}", 1}});
 
   metrics.commit_to_published.record_many({0.5, 3, 20000});
-  text = prometheus::TextSerializer{}.Serialize(
-      metrics::collect_metric_families(metrics, snapshot));
-  EXPECT_EQ(sample(text, "outbox_commit_to_published_seconds_count"), 4);
-  EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.001\"}"),
-      1);
-  EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"0.005\"}"),
-      2);
-  EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"10\"}"), 3)
-      << "20 s is past the last bound";
-  EXPECT_EQ(
-      sample(text, "outbox_commit_to_published_seconds_bucket{le=\"+Inf\"}"),
-      4);
+  // 20 s is past the last bound.
+  expect_samples(
+      exposed(metrics, snapshot),
+      {{"outbox_commit_to_published_seconds_count", 4},
+       {"outbox_commit_to_published_seconds_bucket{le=\"0.001\"}", 1},
+       {"outbox_commit_to_published_seconds_bucket{le=\"0.005\"}", 2},
+       {"outbox_commit_to_published_seconds_bucket{le=\"10\"}", 3},
+       {"outbox_commit_to_published_seconds_bucket{le=\"+Inf\"}", 4}});
 }
 
 } // namespace

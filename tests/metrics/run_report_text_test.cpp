@@ -19,13 +19,19 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-TEST(MetricsRunReportText, SpeaksEnglishAndRounds) {
+/// A run of `relays` and `consumers` whose audit passed every check.
+metrics::run_outcome audited_run(int relays, int consumers) {
   metrics::run_outcome o;
-  o.relays = 1;
-  o.consumers = 1;
-  o.seconds = 12.3456;
+  o.relays = relays;
+  o.consumers = consumers;
   o.audit_ok = true;
   o.audit_json = audit_passed;
+  return o;
+}
+
+TEST(MetricsRunReportText, SpeaksEnglishAndRounds) {
+  auto o = audited_run(1, 1);
+  o.seconds = 12.3456;
   o.final_state.orders = 1;
   o.final_state.outbox_rows = 1;
   o.final_state.published = 1;
@@ -46,9 +52,7 @@ TEST(MetricsRunReportText, SpeaksEnglishAndRounds) {
 }
 
 TEST(MetricsRunReportText, EmptyLatencySamplesAreNotApplicable) {
-  metrics::run_outcome o;
-  o.audit_ok = true;
-  o.audit_json = audit_passed;
+  auto o = audited_run(0, 0);
   metrics::run_metrics m;
   auto text = metrics::run_report_text(metrics::run_report_json(o, m));
   EXPECT_TRUE(has(text, "commit-to-processed latency n/a")) << text;
@@ -60,10 +64,7 @@ TEST(MetricsRunReportText, EmptyLatencySamplesAreNotApplicable) {
 }
 
 TEST(MetricsRunReportText, SeparatesThisRunFromTheStore) {
-  metrics::run_outcome o;
-  o.relays = 2;
-  o.audit_ok = true;
-  o.audit_json = audit_passed;
+  auto o = audited_run(2, 0);
   o.final_state.orders = 5000; // earlier runs' orders too
   o.final_state.outbox_rows = 15000;
   o.final_state.published = 15000;
@@ -99,13 +100,9 @@ TEST(MetricsRunReportText, NamesTheChecksThatDidNotPass) {
 }
 
 TEST(MetricsRunReportText, AnInterruptedRunSaysWhatItLeftUndone) {
-  metrics::run_outcome o;
-  o.relays = 2;
-  o.consumers = 1;
+  auto o = audited_run(2, 1);
   o.orders_target = 2000;
   o.interrupted = true;
-  o.audit_ok = true;
-  o.audit_json = audit_passed;
   o.final_state.pending = 1100;
   o.final_state.sending = 100;
   o.final_state.queued = 63;

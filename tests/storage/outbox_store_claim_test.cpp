@@ -11,8 +11,7 @@ using namespace outbox::storage;
 using StorageOutboxStore = outbox::test::outbox_store_fixture;
 
 TEST_F(StorageOutboxStore, ClaimTakesRowsInInsertionOrderUpToBatch) {
-  for (auto aggregate : {"a", "b", "c", "d", "e"})
-    append(aggregate);
+  append_all({"a", "b", "c", "d", "e"});
   policy_.batch = 3;
   auto first = outbox_.claim_batch("relay-1", 1000, policy_);
   EXPECT_EQ((strings{"a:1", "b:1", "c:1"}), keys(first));
@@ -40,16 +39,13 @@ TEST_F(StorageOutboxStore, ClaimTakesRowsInInsertionOrderUpToBatch) {
 }
 
 TEST_F(StorageOutboxStore, ClaimTakesConsecutiveRowsOfAnAggregateInOrder) {
-  for (auto aggregate : {"a", "b", "a", "b", "a"})
-    append(aggregate);
+  append_all({"a", "b", "a", "b", "a"});
   auto c = outbox_.claim_batch("relay-1", 0, policy_);
   EXPECT_EQ((strings{"a:1", "b:1", "a:2", "b:2", "a:3"}), keys(c));
 }
 
 TEST_F(StorageOutboxStore, HeadOfLineBlocksAnAggregateLeasedElsewhere) {
-  append("a");
-  append("a");
-  append("a");
+  append_all({"a", "a", "a"});
   policy_.batch = 1;
   auto first = outbox_.claim_batch("relay-1", 0, policy_);
   EXPECT_EQ((strings{"a:1"}), keys(first));

@@ -87,8 +87,7 @@ TEST_F(StorageOutboxStore, RowWhoseLeaseKeepsExpiringEndsFailed) {
 }
 
 TEST_F(StorageOutboxStore, FailedRowBlocksLaterRowsClaimedWithIt) {
-  append("a");
-  append("a");
+  append_all({"a", "a"});
   policy_.max_attempts = 1;
   outbox_.claim_batch("relay-1", 0, policy_);
   // a:1 and a:2 both expire; a:1 fails, so a:2 must not be taken (it is not
@@ -121,9 +120,7 @@ TEST_F(StorageOutboxStore, RetryPutsFailedRowsBack) {
 }
 
 TEST_F(StorageOutboxStore, RetryAllFailedRetriesEveryFailedRow) {
-  append("a");
-  append("b");
-  append("c");
+  append_all({"a", "b", "c"});
   policy_.max_attempts = 1;
   auto c = outbox_.claim_batch("relay-1", 0, policy_);
   outbox_.fail("relay-1", {c.leases().at(0), c.leases().at(1)}, "bad", 0,
@@ -144,9 +141,7 @@ TEST_F(StorageOutboxStore, StatsCountsEveryStatusAndLease) {
   EXPECT_EQ(0, empty.oldest_unpublished_age);
   orders_.place_order({std::nullopt, "SKU-1", 1}, 100); // order-1:1
   orders_.place_order({std::nullopt, "SKU-2", 1}, 200); // order-2:1
-  append("a");                                          // created_at 0
-  append("b");
-  append("c");
+  append_all({"a", "b", "c"});                          // created_at 0
   orders_.append_event({"d", "T", "{}"}, 300);
   policy_.max_attempts = 1;
   policy_.batch = 1;

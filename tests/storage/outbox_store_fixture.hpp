@@ -8,6 +8,7 @@
 #include "storage_fixture.hpp"
 #include "support/outbox_tables.hpp"
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ protected:
   /// Appends one event to `aggregate_id` (at time 0); returns its event_id.
   std::string append(const std::string& aggregate_id) {
     return orders_.append_event({aggregate_id, "Happened", "{}"}, 0).event_id;
+  }
+
+  /// Appends one event to each of `aggregate_ids`, in turn.
+  void append_all(std::initializer_list<const char*> aggregate_ids) {
+    for (const auto* aggregate_id : aggregate_ids)
+      append(aggregate_id);
   }
 
   /// "aggregate:seq" of each claimed event, in claim order.
