@@ -18,6 +18,17 @@ bool any_consumer_running(const coordinator_state& st) {
   return false;
 }
 
+/// Trouble with the consumers' lock or with starting the consumers,
+/// retried at the next check: counted when it is an outage (waited out,
+/// not a stall), warned about once per stretch of it (`trouble`).
+void retry_later(coordinator_state& st, outage& trouble,
+                 const std::exception& e, const char* what) {
+  note_outage(st.setup.metrics->outage_retries, e);
+  spdlog::log(trouble.failure_level(st.setup.clock()),
+              "coordinator {}: {}, retrying: {}", st.setup.name_prefix, what,
+              e.what());
+}
+
 } // namespace
 
 /// Starts this process's consumers once it holds the consumers' lock (or
@@ -115,12 +126,8 @@ void keep_consumers(coordinator_actor* self) {
     // Retried at the next check; the fence stops our consumers if the lock
     // goes elsewhere meanwhile. An outage (a replica, a full Redis) is
     // waited out, not a stall.
-    note_outage(st.setup.metrics->outage_retries, e);
-    auto level = st.lock_trouble.failure_level(st.setup.clock());
-    spdlog::log(level,
-                "coordinator {}: cannot renew or acquire the consumers' "
-                "lock, retrying: {}",
-                st.setup.name_prefix, e.what());
+    retry_later(st, st.lock_trouble, e,
+                "cannot renew or acquire the consumers' lock");
     return;
   }
   st.lock_trouble.log_end(st.setup.clock, "coordinator", st.setup.name_prefix,
@@ -139,12 +146,9 @@ void keep_consumers(coordinator_actor* self) {
       return;
     }
     // The lock stays ours (renewed at every check) until this succeeds.
-    note_outage(st.setup.metrics->outage_retries, e);
-    auto level = st.start_trouble.failure_level(st.setup.clock());
-    spdlog::log(level,
-                "coordinator {}: holds the consumers' lock but cannot put "
-                "the in-flight entries back yet, retrying: {}",
-                st.setup.name_prefix, e.what());
+    retry_later(st, st.start_trouble, e,
+                "holds the consumers' lock but cannot put the in-flight "
+                "entries back yet");
   }
 }
 

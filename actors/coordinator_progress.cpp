@@ -1,5 +1,7 @@
 #include "actors/coordinator_progress.hpp"
 
+#include "text/plural.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -7,16 +9,13 @@ namespace outbox::actors {
 
 namespace {
 
+using text::plural;
+
 /// Stillness shorter than this is the gap between two batches, not news;
 /// shorter with a short stall timeout, so the line says why before the
 /// stall rule ends the run.
 storage::millis quiet_after(const coordinator_state& st) {
   return std::min<storage::millis>(2000, stall_timeout(st) / 2);
-}
-
-std::string plural(std::int64_t n, const std::string& one,
-                   const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 /// "in 7 s", or "now" once the lease has run out (a relay takes the rows at

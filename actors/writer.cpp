@@ -9,6 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <utility>
+#include <vector>
 
 namespace outbox::actors {
 
@@ -25,22 +27,41 @@ caf::error to_actor_error(const storage::store_error& e) {
   }
 }
 
-/// A group did not commit. Database trouble is warned about once per
-/// outage (every retry of the load generator fails alike until it ends); a
-/// request the store refused as invalid is its requester's business.
+/// What waits in `pending` (orders or follow-up events, each with its
+/// promise), taken as one group, and the requests alone for the store.
+template <class Pending>
+auto take_group(std::vector<Pending>& pending) {
+  auto group = std::move(pending);
+  pending.clear();
+  std::vector<decltype(Pending::request)> requests;
+  requests.reserve(group.size());
+  for (auto& p : group)
+    requests.push_back(p.request);
+  return std::make_pair(std::move(group), std::move(requests));
+}
+
+/// A group did not commit: counted, and every requester gets the error.
+/// Database trouble is warned about once per outage (every retry of the
+/// load generator fails alike until it ends); a request the store refused
+/// as invalid is its requester's business.
+template <class Pending>
 void not_committed(writer_state& st, const storage::store_error& e,
-                   std::size_t size, const char* what, const std::string& ids) {
+                   std::vector<Pending>& group, const char* what,
+                   const std::string& ids) {
+  st.setup.metrics->writer_errors++;
   if (e.code() == storage::store_errc::invalid_input) {
     spdlog::debug("writer: group of {} {} refused as invalid, not committed "
                   "({}): {}",
-                  size, what, ids, e.what());
-    return;
+                  group.size(), what, ids, e.what());
+  } else {
+    auto level = st.database.failure_level(st.setup.clock());
+    spdlog::log(level,
+                "writer: database trouble, group of {} {} not committed "
+                "({}): {}",
+                group.size(), what, ids, e.what());
   }
-  auto level = st.database.failure_level(st.setup.clock());
-  spdlog::log(level,
-              "writer: database trouble, group of {} {} not committed "
-              "({}): {}",
-              size, what, ids, e.what());
+  for (auto& p : group)
+    p.promise.deliver(to_actor_error(e));
 }
 
 /// A group committed: ends an outage the writer saw, with one line.
@@ -51,14 +72,9 @@ void committed(writer_state& st) {
 
 void commit_orders(writer_actor* self) {
   auto& st = self->state;
-  auto group = std::move(st.orders);
-  st.orders.clear();
+  auto [group, requests] = take_group(st.orders);
   if (group.empty())
     return;
-  std::vector<storage::order_request> requests;
-  requests.reserve(group.size());
-  for (auto& p : group)
-    requests.push_back(p.request);
   auto& metrics = *st.setup.metrics;
   try {
     auto results = st.store->place_orders(requests, st.setup.clock());
@@ -78,26 +94,18 @@ void commit_orders(writer_actor* self) {
     }
     committed(st);
   } catch (const storage::store_error& e) {
-    metrics.writer_errors++;
-    not_committed(st, e, group.size(), "orders",
+    not_committed(st, e, group, "orders",
                   "requests: " + bounded_list(requests, [](const auto& r) {
                     return r.request_id.value_or("(no request id)");
                   }));
-    for (auto& p : group)
-      p.promise.deliver(to_actor_error(e));
   }
 }
 
 void commit_events(writer_actor* self) {
   auto& st = self->state;
-  auto group = std::move(st.events);
-  st.events.clear();
+  auto [group, requests] = take_group(st.events);
   if (group.empty())
     return;
-  std::vector<storage::event_request> requests;
-  requests.reserve(group.size());
-  for (auto& p : group)
-    requests.push_back(p.request);
   try {
     auto results = st.store->append_events(requests, st.setup.clock());
     st.setup.metrics->events_appended +=
@@ -107,13 +115,10 @@ void commit_events(writer_actor* self) {
           results[i].event_id, results[i].aggregate_id, results[i].seq});
     committed(st);
   } catch (const storage::store_error& e) {
-    st.setup.metrics->writer_errors++;
-    not_committed(st, e, group.size(), "events",
+    not_committed(st, e, group, "events",
                   "aggregates: " + bounded_list(requests, [](const auto& r) {
                     return r.aggregate_id + " " + r.event_type;
                   }));
-    for (auto& p : group)
-      p.promise.deliver(to_actor_error(e));
   }
 }
 

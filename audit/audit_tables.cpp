@@ -1,6 +1,7 @@
 #include "audit/audit_tables.hpp"
 
 #include "broker/applied_record.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -90,7 +91,7 @@ audit_tables::audit_tables(SQLite::Database& db) : db_(db) {
     insert_trimmed_ = std::make_unique<SQLite::Statement>(
         db_, "INSERT OR REPLACE INTO temp.audit_trimmed VALUES (?, ?)");
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 
@@ -138,7 +139,7 @@ void audit_tables::in_one_transaction(
       db_.exec(statement);
     snapshot.commit();
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 
@@ -150,7 +151,7 @@ bool audit_tables::names_unknown_events() {
                           " p.event_id))")
                .getInt() != 0;
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 
@@ -169,7 +170,7 @@ void audit_tables::add_row(const storage::ledger_row& row, bool later) {
     insert.bind(9, later ? 1 : 0);
     insert.exec();
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 
@@ -182,7 +183,7 @@ void audit_tables::add_head(const std::string& aggregate,
     insert.bind(2, last_seq);
     insert.exec();
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 
@@ -206,7 +207,7 @@ void audit_tables::processed(broker::hash_page& page) {
     }
     one_page.commit();
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 
@@ -218,7 +219,7 @@ void audit_tables::trimmed(const std::string& aggregate, std::int64_t n) {
     insert.bind(2, n);
     insert.exec();
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 
@@ -227,7 +228,7 @@ std::int64_t audit_tables::processed_count() {
     return db_.execAndGet("SELECT COUNT(*) FROM temp.audit_processed")
         .getInt64();
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 

@@ -1,4 +1,5 @@
 #include "audit/conservation.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
@@ -273,7 +274,7 @@ verdict evaluate(audit_tables& tables, const broker::inbox_snapshot& inbox,
     return evaluate_tables(tables.db(), tables.processed_count(), inbox,
                            queues);
   } catch (...) {
-    storage::rethrow_as_store_error("audit");
+    storage::sqlite::rethrow_as_store_error("audit");
   }
 }
 

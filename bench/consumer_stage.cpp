@@ -7,6 +7,7 @@
 #include "bench/fill.hpp"
 #include "bench/stages.hpp"
 #include "bench/timed_actors.hpp"
+#include "text/plural.hpp"
 
 #include <caf/all.hpp>
 
@@ -47,13 +48,11 @@ double consumer_rate(stage_context& ctx, const config::settings& s,
 void measure_consumers(stage_context& ctx) {
   auto entries = ctx.scale.consumer_entries;
   for (int consumers : {1, 2}) {
-    ctx.progress("consumer: " + std::to_string(consumers) +
-                 (consumers == 1 ? " consumer" : " consumers"));
+    auto shape = text::plural(consumers, "consumer");
+    ctx.progress("consumer: " + shape);
     auto s = ctx.space.fresh("consumer", ctx.space.base().db.synchronous);
     fill_queues(s, entries, "consumer");
     cpu_meter cpu{s};
-    auto shape = consumers == 1 ? std::string{"1 consumer"}
-                                : std::to_string(consumers) + " consumers";
     ctx.out.add({"consumer", "consumer_" + std::to_string(consumers),
                  shape + ", dedup + effect from the queues",
                  consumer_rate(ctx, s, consumers, entries), "entries/s",

@@ -9,6 +9,7 @@
 #include "bench/timed_actors.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
+#include "text/plural.hpp"
 
 #include <caf/all.hpp>
 
@@ -59,14 +60,12 @@ double relay_rate(stage_context& ctx, const config::settings& s, int relays,
 void measure_relays(stage_context& ctx) {
   auto events = ctx.scale.relay_events;
   for (int relays : {1, 2, 4}) {
-    ctx.progress("relay: " + std::to_string(relays) +
-                 (relays == 1 ? " relay" : " relays"));
+    auto shape = text::plural(relays, "relay");
+    ctx.progress("relay: " + shape);
     auto s = ctx.space.fresh("relay", ctx.space.base().db.synchronous);
     // Two events per aggregate, as orders with a follow-up.
     fill_outbox(s.db, events, events / 2, "PENDING", "relay");
     cpu_meter cpu{s};
-    auto shape = relays == 1 ? std::string{"1 relay"}
-                             : std::to_string(relays) + " relays";
     ctx.out.add({"relay", "relay_" + std::to_string(relays),
                  shape + ", PENDING to PUBLISHED and in Redis",
                  relay_rate(ctx, s, relays, events), "events/s",

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace outbox::broker {
@@ -108,6 +109,18 @@ malformed_entry malformed(std::string reason) {
   return malformed_entry{std::move(reason)};
 }
 
+/// A required name (aggregate_id, event_type) read into `to`: why it is
+/// malformed unless it is a non-empty string of clean text.
+std::optional<malformed_entry> read_name(const json& value, const char* name,
+                                         std::string& to) {
+  if (!is_nonempty_string(value))
+    return malformed(std::string{name} + " must be a non-empty string");
+  to = value.get<std::string>();
+  if (!clean_text(to))
+    return text_malformed(name);
+  return std::nullopt;
+}
+
 } // namespace
 
 std::string encode(const event_entry& entry) {
@@ -160,22 +173,15 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
   entry.event_id = event_id.get<std::string>();
   if (!clean_text(entry.event_id))
     return text_malformed("event_id");
-  auto& aggregate_id = field("aggregate_id");
-  if (!is_nonempty_string(aggregate_id))
-    return malformed("aggregate_id must be a non-empty string");
-  entry.aggregate_id = aggregate_id.get<std::string>();
-  if (!clean_text(entry.aggregate_id))
-    return text_malformed("aggregate_id");
+  if (auto bad =
+          read_name(field("aggregate_id"), "aggregate_id", entry.aggregate_id))
+    return *bad;
   auto seq = integer_in_range(field("seq"), 1);
   if (!seq)
     return malformed("seq must be an integer >= 1 (at most 2^53)");
   entry.seq = *seq;
-  auto& event_type = field("event_type");
-  if (!is_nonempty_string(event_type))
-    return malformed("event_type must be a non-empty string");
-  entry.event_type = event_type.get<std::string>();
-  if (!clean_text(entry.event_type))
-    return text_malformed("event_type");
+  if (auto bad = read_name(field("event_type"), "event_type", entry.event_type))
+    return *bad;
   auto& payload = field("payload");
   if (!payload.is_object())
     return malformed("payload must be a JSON object");

@@ -149,6 +149,17 @@ local function text_reason(name)
   return name .. ' must be UTF-8 text without control characters'
 end
 
+-- A required name (aggregate_id, event_type): why it is malformed unless it
+-- is a non-empty string of clean text, else nil.
+local function bad_name(e, name)
+  if not nonempty_string(e[name]) then
+    return name .. ' must be a non-empty string'
+  end
+  if not clean_text(e[name]) then
+    return text_reason(name)
+  end
+end
+
 -- An object, not an array (cjson decodes both to tables; an empty array
 -- cannot be told from an empty object and passes).
 local function object(v)
@@ -177,20 +188,16 @@ local function check(text)
   if not clean_text(e.event_id) then
     return nil, text_reason('event_id')
   end
-  if not nonempty_string(e.aggregate_id) then
-    return nil, 'aggregate_id must be a non-empty string'
-  end
-  if not clean_text(e.aggregate_id) then
-    return nil, text_reason('aggregate_id')
+  local bad = bad_name(e, 'aggregate_id')
+  if bad then
+    return nil, bad
   end
   if not integer_at_least(e.seq, 1) then
     return nil, 'seq must be an integer >= 1 (at most 2^53)'
   end
-  if not nonempty_string(e.event_type) then
-    return nil, 'event_type must be a non-empty string'
-  end
-  if not clean_text(e.event_type) then
-    return nil, text_reason('event_type')
+  bad = bad_name(e, 'event_type')
+  if bad then
+    return nil, bad
   end
   if not object(e.payload) then
     return nil, 'payload must be a JSON object'

@@ -14,6 +14,17 @@ std::string number(std::int64_t value) {
   return std::to_string(value);
 }
 
+/// `key` broke its rule against another setting: "<rule> (<bound>), got
+/// <value>", then why the rule matters when that is not plain.
+config_error against(const char* key, const std::string& rule,
+                     std::int64_t bound, std::int64_t value,
+                     const char* why = nullptr) {
+  auto reason = rule + " (" + number(bound) + "), got " + number(value);
+  if (why != nullptr)
+    reason += std::string{": "} + why;
+  return config_error(key, reason);
+}
+
 /// lease.ttl_ms is also the ttl of the consumers' lock, which the
 /// coordinator renews at every check (consumer_lock_renewal_ms). A check
 /// first reads both stores for its progress probe: the database read can
@@ -69,49 +80,42 @@ void check_relations(const settings& s) {
   // when its claim was empty, i.e. when it holds no lease to renew. It only
   // delays the takeover of someone else's expired lease.
   if (s.lease.ttl <= s.run.poll_interval_ms)
-    throw config_error("lease.ttl_ms",
-                       "must be greater than run.poll_interval_ms (" +
-                           number(s.run.poll_interval_ms) + "), got " +
-                           number(s.lease.ttl) +
-                           ": a relay renews its leases once per poll");
+    throw against("lease.ttl_ms", "must be greater than run.poll_interval_ms",
+                  s.run.poll_interval_ms, s.lease.ttl,
+                  "a relay renews its leases once per poll");
 
   check_lock_ttl(s);
 
   if (s.lease.backoff_base > s.lease.backoff_max)
-    throw config_error("lease.backoff_base_ms",
-                       "must not exceed lease.backoff_max_ms (" +
-                           number(s.lease.backoff_max) + "), got " +
-                           number(s.lease.backoff_base));
+    throw against("lease.backoff_base_ms",
+                  "must not exceed lease.backoff_max_ms", s.lease.backoff_max,
+                  s.lease.backoff_base);
 
   // The idle poll doubles from poll_interval_ms up to this cap.
   if (s.run.idle_poll_max_ms < s.run.poll_interval_ms)
-    throw config_error("run.idle_poll_max_ms",
-                       "must be at least run.poll_interval_ms (" +
-                           number(s.run.poll_interval_ms) + "), got " +
-                           number(s.run.idle_poll_max_ms));
+    throw against("run.idle_poll_max_ms",
+                  "must be at least run.poll_interval_ms",
+                  s.run.poll_interval_ms, s.run.idle_poll_max_ms);
 
   // A read timeout shorter than a blocking pop kills the connection while
   // the pop is still legitimately waiting (hiredis drops the context).
   if (s.redis.io_timeout_ms <= s.run.consumer_block_ms)
-    throw config_error("redis.io_timeout_ms",
-                       "must be greater than run.consumer_block_ms (" +
-                           number(s.run.consumer_block_ms) + "), got " +
-                           number(s.redis.io_timeout_ms) +
-                           ": a blocking pop would time the connection out");
+    throw against("redis.io_timeout_ms",
+                  "must be greater than run.consumer_block_ms",
+                  s.run.consumer_block_ms, s.redis.io_timeout_ms,
+                  "a blocking pop would time the connection out");
 
   // A relay may publish an entry up to max_entry_bytes; a consumer
   // dead-letters, truncated and beyond replay, any entry over
   // max_consume_bytes. Below the publishing limit it would lose events this
   // very configuration sends.
   if (s.broker.max_consume_bytes < s.broker.max_entry_bytes)
-    throw config_error(
-        "broker.max_consume_bytes",
-        "must be at least broker.max_entry_bytes (" +
-            number(static_cast<std::int64_t>(s.broker.max_entry_bytes)) +
-            "), got " +
-            number(static_cast<std::int64_t>(s.broker.max_consume_bytes)) +
-            ": a consumer would dead-letter, unreplayable, entries the "
-            "relays publish");
+    throw against("broker.max_consume_bytes",
+                  "must be at least broker.max_entry_bytes",
+                  static_cast<std::int64_t>(s.broker.max_entry_bytes),
+                  static_cast<std::int64_t>(s.broker.max_consume_bytes),
+                  "a consumer would dead-letter, unreplayable, entries the "
+                  "relays publish");
 
   // Two roles sharing one Redis key would mix types (list, hash) or data.
   const std::vector<std::pair<const char*, const std::string*>> names = {

@@ -20,10 +20,6 @@ namespace {
 
 using std::chrono::seconds;
 
-std::string str(std::int64_t n) {
-  return std::to_string(n);
-}
-
 /// relay_crash, last part: count the event in the queue, write the file.
 void count_duplicate(lab_coordinator_actor* self) {
   auto& st = self->state;

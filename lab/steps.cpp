@@ -24,10 +24,6 @@ namespace {
 
 using std::chrono::seconds;
 
-std::string str(std::int64_t n) {
-  return std::to_string(n);
-}
-
 // --- relay runs (relay, order_check, relay_crash) --------------------------
 
 /// Whether the relay is done: nothing PENDING or SENDING. Says once why it

@@ -2,9 +2,16 @@
 
 #include "lab/coordinator.hpp"
 
+#include <cstdint>
 #include <functional>
+#include <string>
 
 namespace outbox::lab {
+
+/// A number in the steps' messages and files (short: they build many).
+inline std::string str(std::int64_t n) {
+  return std::to_string(n);
+}
 
 /// Starts one step of the lab; it calls lab_step_done or lab_fail when it
 /// is over (possibly much later, from a message handler).

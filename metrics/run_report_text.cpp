@@ -2,6 +2,7 @@
 // --json. Everything the JSON holds that an operator acts on, in sentences.
 
 #include "metrics/run_report.hpp"
+#include "text/plural.hpp"
 #include "text/terminal_text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@
 namespace outbox::metrics {
 
 namespace {
+
+using text::plural;
 
 using json = nlohmann::json;
 
@@ -30,16 +33,6 @@ double number_of(const json& r, const char* key) {
 std::string string_of(const json& r, const char* key) {
   auto i = r.find(key);
   return i != r.end() && i->is_string() ? i->get<std::string>() : "";
-}
-
-/// "1 relay", "2 relays", "0 relays".
-std::string plural(std::int64_t n, const std::string& one,
-                   const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-std::string plural(std::int64_t n, const std::string& one) {
-  return plural(n, one, one + "s");
 }
 
 /// One decimal: the precision these figures have on a shared machine.

@@ -5,8 +5,9 @@
 
 namespace outbox::storage {
 
-/// Why a storage call failed. SQLite exceptions are caught at the store
-/// boundary and turned into one of these, so callers never see SQLiteCpp.
+/// Why a storage call failed. A backend catches its own exceptions at the
+/// store boundary and turns them into one of these (SQLite's:
+/// storage/sqlite/sqlite_error.hpp), so callers never see the backend's.
 enum class store_errc {
   /// The database stayed locked by another connection past busy_timeout.
   busy,
@@ -33,14 +34,5 @@ public:
 private:
   store_errc code_;
 };
-
-/// Rethrows the exception in flight as a store_error; `context` names the
-/// operation ("place_order", "claim") so the message says what failed.
-[[noreturn]] void rethrow_as_store_error(const char* context);
-
-/// As above, naming the database file too, so that "busy", "io" and "schema"
-/// messages say which file is locked, unwritable or not an outbox database.
-[[noreturn]] void rethrow_as_store_error(const char* context,
-                                         const std::string& database);
 
 } // namespace outbox::storage

@@ -1,6 +1,7 @@
 #include "storage/sqlite/database.hpp"
 
 #include "storage/private_files.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/store_error.hpp"
 

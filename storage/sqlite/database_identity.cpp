@@ -1,5 +1,6 @@
 #include "storage/sqlite/database.hpp"
 
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/store_error.hpp"
 

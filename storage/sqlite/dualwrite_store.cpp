@@ -1,6 +1,7 @@
 #include "storage/sqlite/dualwrite_store.hpp"
 
 #include "storage/private_files.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>

@@ -6,6 +6,7 @@
 #include "storage/sqlite/database.hpp"
 #include "storage/sqlite/lease_sql.hpp"
 #include "storage/sqlite/lease_store_impl.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/sqlite/transaction.hpp"
 #include "storage/store_error.hpp"
@@ -60,14 +61,8 @@ void check_owner(const std::string& owner) {
     throw store_error(store_errc::invalid_input, "owner must not be empty");
 }
 
-lease_store::lease_store(SQLite::Database& db) {
-  require_schema(db);
-  try {
-    impl_ = std::make_unique<impl>(db);
-  } catch (const SQLite::Exception&) {
-    rethrow_as_store_error(prepare_context, database_name(db));
-  }
-}
+lease_store::lease_store(SQLite::Database& db)
+    : impl_(prepare_store<impl>(db)) {}
 
 lease_store::~lease_store() = default;
 

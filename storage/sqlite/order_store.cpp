@@ -1,6 +1,7 @@
 #include "storage/sqlite/order_store.hpp"
 
 #include "storage/sqlite/database.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/sqlite/transaction.hpp"
 #include "storage/store_error.hpp"
@@ -166,14 +167,8 @@ order_store::impl::insert_outbox_row(const std::string& aggregate_id,
   return event_id;
 }
 
-order_store::order_store(SQLite::Database& db) {
-  require_schema(db);
-  try {
-    impl_ = std::make_unique<impl>(db);
-  } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("order_store", database_name(db));
-  }
-}
+order_store::order_store(SQLite::Database& db)
+    : impl_(prepare_store<impl>(db, "order_store")) {}
 
 order_store::~order_store() = default;
 

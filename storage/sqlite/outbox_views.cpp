@@ -4,6 +4,7 @@
 #include "storage/sqlite/outbox_views.hpp"
 
 #include "storage/sqlite/database.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/sqlite/transaction.hpp"
 #include "storage/store_error.hpp"
@@ -83,14 +84,8 @@ struct outbox_views::impl {
   SQLite::Statement failed_page;
 };
 
-outbox_views::outbox_views(SQLite::Database& db) {
-  require_schema(db);
-  try {
-    impl_ = std::make_unique<impl>(db);
-  } catch (const SQLite::Exception&) {
-    rethrow_as_store_error(prepare_context, database_name(db));
-  }
-}
+outbox_views::outbox_views(SQLite::Database& db)
+    : impl_(prepare_store<impl>(db)) {}
 
 outbox_views::~outbox_views() = default;
 

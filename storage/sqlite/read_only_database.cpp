@@ -1,5 +1,6 @@
 #include "storage/sqlite/database.hpp"
 
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>

@@ -5,6 +5,7 @@
 
 #include "storage/lease_policy.hpp"
 #include "storage/sqlite/database.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/sqlite/transaction.hpp"
 #include "storage/store_error.hpp"
@@ -69,14 +70,8 @@ struct retention_store::impl {
   SQLite::Statement keep_head;
 };
 
-retention_store::retention_store(SQLite::Database& db) {
-  require_schema(db);
-  try {
-    impl_ = std::make_unique<impl>(db);
-  } catch (const SQLite::Exception&) {
-    rethrow_as_store_error(prepare_context, database_name(db));
-  }
-}
+retention_store::retention_store(SQLite::Database& db)
+    : impl_(prepare_store<impl>(db)) {}
 
 retention_store::~retention_store() = default;
 

@@ -4,6 +4,7 @@
 
 #include "storage/sqlite/database.hpp"
 
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/sqlite/transaction.hpp"
 #include "storage/store_error.hpp"

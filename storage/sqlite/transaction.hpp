@@ -4,6 +4,7 @@
 // transaction that commits or rolls back as a whole, and leaves with a
 // store_error naming the call and the file, never an SQLiteCpp exception.
 
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>

@@ -4,6 +4,7 @@
 #include "storage/sqlite/retention_store.hpp"
 
 #include "storage/sqlite/order_store.hpp"
+#include "storage/sqlite/sqlite_error.hpp"
 #include "storage/store_error.hpp"
 #include "storage_fixture.hpp"
 #include "support/outbox_tables.hpp"
