@@ -4,6 +4,7 @@
 #include "broker/inbox.hpp"
 #include "broker/publisher.hpp"
 #include "broker/reliable_queue.hpp"
+#include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
 using namespace outbox::broker;
@@ -14,13 +15,9 @@ namespace {
 using BrokerStats = redis_fixture;
 
 event_entry make_entry(const std::string& aggregate, std::int64_t seq) {
-  event_entry e;
-  e.event_id = aggregate + "-" + std::to_string(seq);
-  e.aggregate_id = aggregate;
-  e.seq = seq;
-  e.event_type = "OrderPlaced";
-  e.payload = R"({"sku":"S","qty":1})";
-  return e;
+  return outbox::test::event_of(aggregate + "-" + std::to_string(seq),
+                                aggregate, seq, "OrderPlaced",
+                                R"({"sku":"S","qty":1})");
 }
 
 } // namespace

@@ -3,13 +3,9 @@
 #include "broker/broker_error.hpp"
 #include "broker/reliable_queue.hpp"
 #include "redis_fixture.hpp"
+#include "support/redis_server.hpp"
 
 #include <hiredis/hiredis.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 
@@ -18,19 +14,6 @@ using outbox::test::redis_fixture;
 using outbox::test::redis_server;
 
 namespace {
-
-/// A loopback port nobody listens on (bound, read back, released).
-int unused_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 /// Runs `call`, expecting broker_error(unavailable); returns its message.
 template <class F>
@@ -117,7 +100,7 @@ TEST_F(BrokerConnection, BlockingCommandMayOutlastTheIoTimeout) {
 TEST(BrokerConnectionDown,
      UnreachableRedisIsUnavailableQuicklyWithClearMessage) {
   connection_options options;
-  options.where.port = unused_port();
+  options.where.port = outbox::test::free_loopback_port();
   options.connect_timeout_ms = 500;
   connection conn{options};
   auto start = std::chrono::steady_clock::now();

@@ -1,5 +1,7 @@
 #include "broker/dead_letter_record.hpp"
 
+#include "event_entries.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -18,12 +20,7 @@ const std::string good_entry =
     R"("event_type":"OrderPlaced","payload":{"sku":"kiwi","qty":3}})";
 
 std::string record_of(const std::string& entry, json patch = json::object()) {
-  json r{{"reason", "effect failed"},
-         {"entry", entry},
-         {"size", entry.size()},
-         {"truncated", false}};
-  r.update(patch);
-  return r.dump();
+  return outbox::test::dead_letter_record(entry, "effect failed", patch);
 }
 
 TEST(BrokerDeadLetterRecord, AnInboxRecordOfAWellFormedEntryIsReplayable) {

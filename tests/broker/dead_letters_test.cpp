@@ -2,6 +2,7 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/inbox.hpp"
+#include "event_entries.hpp"
 #include "inbox_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -27,12 +28,7 @@ protected:
   /// A record as the inbox writes it for an entry whose effect failed.
   static std::string record_of(const std::string& entry,
                                json patch = json::object()) {
-    json r{{"reason", "effect failed for the entry"},
-           {"entry", entry},
-           {"size", entry.size()},
-           {"truncated", false}};
-    r.update(patch);
-    return r.dump();
+    return dead_letter_record(entry, "effect failed for the entry", patch);
   }
 
   void dead_letter(const std::string& record) {

@@ -1,6 +1,7 @@
 #include "broker/inbox_cases.hpp"
 
 #include "broker/entry.hpp"
+#include "event_entries.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -30,14 +31,7 @@ std::string text_reason(const std::string& field) {
 /// An OrderPlaced entry as a relay publishes it.
 json order_placed(const std::string& event_id, const std::string& aggregate,
                   std::int64_t seq, const std::string& sku, std::int64_t qty) {
-  broker::event_entry e;
-  e.event_id = event_id;
-  e.aggregate_id = aggregate;
-  e.seq = seq;
-  e.event_type = "OrderPlaced";
-  e.payload = json{{"sku", sku}, {"qty", qty}}.dump();
-  e.published_at = 1700000000000;
-  return json::parse(broker::encode(e));
+  return json::parse(order_placed_event(event_id, aggregate, seq, sku, qty));
 }
 
 /// A follow-up entry: no effect, only a place in its aggregate's order.
@@ -72,11 +66,12 @@ std::string payload_with(const char* field, json value) {
   return j.dump();
 }
 
-/// The good entry with raw bytes in a field: nlohmann will not write bytes
-/// that are not UTF-8, cjson reads them as they are.
+/// The good entry with raw bytes in a field ("payload.sku" or a top-level
+/// one): nlohmann will not write bytes that are not UTF-8, cjson reads them
+/// as they are.
 std::string raw(const std::string& field, const std::string& bytes) {
   auto j = good();
-  if (field == "sku")
+  if (field == "payload.sku")
     j["payload"]["sku"] = "@RAW@";
   else
     j[field] = "@RAW@";
@@ -133,40 +128,36 @@ std::vector<inbox_case> malformed_cases() {
   };
 }
 
-/// A case of raw bytes that are not UTF-8 (see inbox_step::decode_reason).
-inbox_case not_utf8(std::string name, std::string entry, std::string reason) {
-  auto c = dead(std::move(name), std::move(entry), std::move(reason));
-  c.steps[0].decode_reason = "entry is not valid JSON";
+/// Whether a case's raw bytes are UTF-8 (control characters, escaped or
+/// not) or not (see inbox_step::decode_reason).
+enum class text_bytes { utf8, not_utf8 };
+
+/// The good entry with `bytes` in `field`, dead-lettered for the text.
+inbox_case unclean(std::string name, const std::string& field,
+                   const std::string& bytes,
+                   text_bytes kind = text_bytes::utf8) {
+  auto c = dead(std::move(name), raw(field, bytes), text_reason(field));
+  if (kind == text_bytes::not_utf8)
+    c.steps[0].decode_reason = "entry is not valid JSON";
   return c;
 }
 
 std::vector<inbox_case> unclean_text_cases() {
+  const auto not_utf8 = text_bytes::not_utf8;
   return {
-      not_utf8("event_id_not_utf8", raw("event_id", "ev\xff\x1b[2J"),
-               text_reason("event_id")),
-      dead("event_id_escape", raw("event_id", "ev\\u001b[2J"),
-           text_reason("event_id")),
-      dead("event_id_delete", raw("event_id", "ev\\u007f"),
-           text_reason("event_id")),
-      dead("event_id_c1_csi", raw("event_id", "ev\xc2\x9b"),
-           text_reason("event_id")),
-      dead("event_id_c1_nel_escaped", raw("event_id", "ev\\u0085"),
-           text_reason("event_id")),
-      not_utf8("event_id_overlong", raw("event_id", "ev\xc0\xaf"),
-               text_reason("event_id")),
-      not_utf8("event_id_surrogate", raw("event_id", "ev\xed\xa0\x80"),
-               text_reason("event_id")),
-      not_utf8("event_id_cut_short", raw("event_id", "ev\xe2\x82"),
-               text_reason("event_id")),
-      not_utf8("aggregate_id_not_utf8", raw("aggregate_id", "order\xfe"),
-               text_reason("aggregate_id")),
-      dead("aggregate_id_newline", raw("aggregate_id", "order\\n1"),
-           text_reason("aggregate_id")),
-      dead("event_type_tab", raw("event_type", "OrderPlaced\\t"),
-           text_reason("event_type")),
-      not_utf8("sku_not_utf8", raw("sku", "A\xff"), text_reason("payload.sku")),
-      dead("sku_escape", raw("sku", "A\\u001b[31m"),
-           text_reason("payload.sku")),
+      unclean("event_id_not_utf8", "event_id", "ev\xff\x1b[2J", not_utf8),
+      unclean("event_id_escape", "event_id", "ev\\u001b[2J"),
+      unclean("event_id_delete", "event_id", "ev\\u007f"),
+      unclean("event_id_c1_csi", "event_id", "ev\xc2\x9b"),
+      unclean("event_id_c1_nel_escaped", "event_id", "ev\\u0085"),
+      unclean("event_id_overlong", "event_id", "ev\xc0\xaf", not_utf8),
+      unclean("event_id_surrogate", "event_id", "ev\xed\xa0\x80", not_utf8),
+      unclean("event_id_cut_short", "event_id", "ev\xe2\x82", not_utf8),
+      unclean("aggregate_id_not_utf8", "aggregate_id", "order\xfe", not_utf8),
+      unclean("aggregate_id_newline", "aggregate_id", "order\\n1"),
+      unclean("event_type_tab", "event_type", "OrderPlaced\\t"),
+      unclean("sku_not_utf8", "payload.sku", "A\xff", not_utf8),
+      unclean("sku_escape", "payload.sku", "A\\u001b[31m"),
   };
 }
 

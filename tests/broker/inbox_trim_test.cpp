@@ -5,6 +5,7 @@
 #include "broker/entry.hpp"
 #include "broker/inbox.hpp"
 #include "broker/inbox_reader.hpp"
+#include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
 #include <hiredis/hiredis.h>
@@ -18,14 +19,8 @@ namespace {
 std::string entry(const std::string& event_id, std::int64_t seq,
                   const std::string& type, const std::string& payload,
                   std::int64_t committed_at = 0) {
-  event_entry e;
-  e.event_id = event_id;
-  e.aggregate_id = "order-1";
-  e.seq = seq;
-  e.event_type = type;
-  e.payload = payload;
-  e.committed_at = committed_at;
-  return encode(e);
+  return outbox::test::encoded_event(event_id, "order-1", seq, type, payload,
+                                     committed_at);
 }
 
 /// Trimming dedup records: what leaves `processed` must leave its effect in
@@ -153,13 +148,8 @@ TEST_F(BrokerInboxTrim, AJumpTooLongToRecordFallsBackToRecords) {
   // told by their records alone.
   inbox box{conn(), names_};
   auto of3 = [](const std::string& id, std::int64_t seq) {
-    event_entry e;
-    e.event_id = id;
-    e.aggregate_id = "order-3";
-    e.seq = seq;
-    e.event_type = "OrderPlaced";
-    e.payload = R"({"sku":"D-4","qty":1})";
-    return encode(e);
+    return outbox::test::encoded_event(id, "order-3", seq, "OrderPlaced",
+                                       R"({"sku":"D-4","qty":1})");
   };
   EXPECT_TRUE(box.apply(of3("j2000", 2000)).order_violation);
   EXPECT_EQ(hash_field(names_.seq_gaps(), "order-3:overflow"), "1");
@@ -187,14 +177,8 @@ TEST_F(BrokerInboxTrim, ASkippedSeqArrivingAfterATrimIsStillApplied) {
   // order-2's seq 2 came first (an order violation): seq 1 was skipped.
   inbox box{conn(), names_};
   auto skip = [](const std::string& id, std::int64_t seq, std::int64_t at) {
-    event_entry e;
-    e.event_id = id;
-    e.aggregate_id = "order-2";
-    e.seq = seq;
-    e.event_type = "OrderPlaced";
-    e.payload = R"({"sku":"C-3","qty":1})";
-    e.committed_at = at;
-    return encode(e);
+    return outbox::test::encoded_event(id, "order-2", seq, "OrderPlaced",
+                                       R"({"sku":"C-3","qty":1})", at);
   };
   auto cutoff = after_all();
   EXPECT_TRUE(box.apply(skip("s2", 2, cutoff - 9000)).order_violation);

@@ -10,6 +10,7 @@
 #include "broker/publisher.hpp"
 #include "broker/reliable_queue.hpp"
 
+#include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
 #include <string>
@@ -94,13 +95,9 @@ TEST_F(BrokerOversizedEntry, WithoutALimitEveryEntryIsHandedOver) {
 std::string publish_big_event(connection& conn, const std::string& id) {
   keys relay;
   relay.max_entry_bytes = 4u << 20;
-  event_entry e;
-  e.event_id = id;
-  e.aggregate_id = "order-big";
-  e.seq = 1;
-  e.event_type = "OrderPaid";
-  e.payload =
-      R"({"amount_cents":1,"note":")" + std::string(2u << 20, 'n') + R"("})";
+  auto e = outbox::test::event_of(id, "order-big", 1, "OrderPaid",
+                                  R"({"amount_cents":1,"note":")" +
+                                      std::string(2u << 20, 'n') + R"("})");
   publisher{conn, relay}.publish({e});
   return relay.queue_for(e.aggregate_id);
 }

@@ -1,6 +1,7 @@
 #include "broker/publisher.hpp"
 
 #include "broker/broker_error.hpp"
+#include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -11,13 +12,9 @@ using outbox::test::redis_fixture;
 namespace {
 
 event_entry make_entry(const std::string& aggregate, std::int64_t seq) {
-  event_entry e;
-  e.event_id = aggregate + "-" + std::to_string(seq);
-  e.aggregate_id = aggregate;
-  e.seq = seq;
-  e.event_type = "OrderPlaced";
-  e.payload = R"({"sku":"A","qty":1})";
-  return e;
+  return outbox::test::event_of(aggregate + "-" + std::to_string(seq),
+                                aggregate, seq, "OrderPlaced",
+                                R"({"sku":"A","qty":1})");
 }
 
 std::vector<std::string> event_ids(const std::vector<std::string>& values) {
@@ -169,12 +166,9 @@ TEST(BrokerPublisherLimit, OversizedEntryMakesNoRedisCall) {
   keys names;
   names.max_entry_bytes = 1024;
   publisher pub{conn, names};
-  event_entry e;
-  e.event_id = "e-1";
-  e.aggregate_id = "a";
-  e.seq = 1;
-  e.event_type = "OrderPaid";
-  e.payload = nlohmann::json{{"note", std::string(5000, 'y')}}.dump();
+  auto e = outbox::test::event_of(
+      "e-1", "a", 1, "OrderPaid",
+      nlohmann::json{{"note", std::string(5000, 'y')}}.dump());
   try {
     pub.publish({e});
     FAIL() << "no error";

@@ -3,6 +3,7 @@
 #include "broker/connection.hpp"
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"
+#include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
 #include <string>
@@ -14,13 +15,7 @@ using outbox::test::redis_fixture;
 namespace {
 
 std::string entry(const std::string& event_id) {
-  event_entry e;
-  e.event_id = event_id;
-  e.aggregate_id = "order-1";
-  e.seq = 1;
-  e.event_type = "OrderPaid";
-  e.payload = "{}";
-  return encode(e);
+  return outbox::test::encoded_event(event_id, "order-1", 1, "OrderPaid", "{}");
 }
 
 /// Which of the events a trim may drop still have a copy in a list.

@@ -4,6 +4,7 @@
 #include "broker/entry.hpp"
 #include "broker/inbox.hpp"
 #include "broker/server_time.hpp"
+#include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
 #include <string>
@@ -14,13 +15,8 @@ using outbox::test::redis_fixture;
 namespace {
 
 std::string entry(const std::string& event_id, std::int64_t seq) {
-  event_entry e;
-  e.event_id = event_id;
-  e.aggregate_id = "order-1";
-  e.seq = seq;
-  e.event_type = "OrderPaid";
-  e.payload = "{}";
-  return encode(e);
+  return outbox::test::encoded_event(event_id, "order-1", seq, "OrderPaid",
+                                     "{}");
 }
 
 /// The delivered events' records a trim gathers: trimmed in batches unless

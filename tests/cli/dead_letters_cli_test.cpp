@@ -1,3 +1,4 @@
+#include "broker/event_entries.hpp"
 #include "cli/cli_fixture.hpp"
 #include "support/pipeline_keys.hpp"
 
@@ -42,13 +43,10 @@ protected:
   /// Pushes a record of `entry` in the inbox's shape, plus `patch`.
   std::string dead_letter(const std::string& entry,
                           json patch = json::object()) {
-    json r{{"reason", "effect failed: ERR hash value is not an integer"},
-           {"entry", entry},
-           {"size", entry.size()},
-           {"truncated", false}};
-    r.update(patch);
-    push(r.dump());
-    return r.dump();
+    auto record = dead_letter_record(
+        entry, "effect failed: ERR hash value is not an integer", patch);
+    push(record);
+    return record;
   }
 
   void push(const std::string& record) {

@@ -1,8 +1,7 @@
 #include "cli/cli_fixture.hpp"
+#include "cli/hand_rows.hpp"
 
 #include "storage/types.hpp"
-
-#include <SQLiteCpp/Database.h>
 
 #include <string>
 
@@ -20,26 +19,10 @@ protected:
   void insert(const std::string& event_id, const std::string& aggregate_id,
               int seq, const std::string& status, storage::millis created_at,
               const std::string& error = "") {
-    SQLite::Database db{db_path(), SQLite::OPEN_READWRITE};
-    SQLite::Statement insert{
-        db, "INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
-            " payload, status, attempts, last_error, created_at,"
-            " published_at) VALUES (?, ?, ?, 'OrderPlaced', '{}', ?, 8, ?, ?,"
-            " ?)"};
-    insert.bind(1, event_id);
-    insert.bind(2, aggregate_id);
-    insert.bind(3, seq);
-    insert.bind(4, status);
-    if (error.empty())
-      insert.bind(5);
-    else
-      insert.bind(5, error);
-    insert.bind(6, created_at);
-    if (status == "PUBLISHED")
-      insert.bind(7, created_at);
-    else
-      insert.bind(7);
-    insert.exec();
+    hand_row row{event_id, aggregate_id, seq, status, created_at};
+    row.attempts = 8;
+    row.last_error = error;
+    insert_row(db_path(), row);
   }
 };
 

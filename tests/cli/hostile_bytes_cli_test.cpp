@@ -1,6 +1,6 @@
 #include "cli/audit_fixture.hpp"
+#include "cli/hand_rows.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
@@ -41,25 +41,15 @@ protected:
   /// lock and a dead letter.
   void fill_both_stores() {
     place("apple", 1);
-    {
-      SQLite::Database db{db_path(), SQLite::OPEN_READWRITE};
-      SQLite::Statement failed{
-          db, "INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
-              " payload, status, attempts, last_error, created_at)"
-              " VALUES (?, ?, 1, ?, '{}', 'FAILED', 8, ?, 1)"};
-      failed.bind(1, hostile);
-      failed.bind(2, "order-" + hostile);
-      failed.bind(3, "Type\x1b]0;title\x07");
-      failed.bind(4, "redis said: \x1b[31m" + hostile + "\xc2\x9b");
-      failed.exec();
-      SQLite::Statement leased{
-          db, "INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
-              " payload, status, owner, lease_until, created_at)"
-              " VALUES ('ev-leased', 'order-leased', 1, 'OrderPlaced', '{}',"
-              " 'SENDING', ?, 9999999999999, 1)"};
-      leased.bind(1, "relay-" + hostile);
-      leased.exec();
-    }
+    hand_row failed{hostile, "order-" + hostile, 1, "FAILED", 1};
+    failed.event_type = "Type\x1b]0;title\x07";
+    failed.attempts = 8;
+    failed.last_error = "redis said: \x1b[31m" + hostile + "\xc2\x9b";
+    insert_row(db_path(), failed);
+    hand_row leased{"ev-leased", "order-leased", 1, "SENDING", 1};
+    leased.owner = "relay-" + hostile;
+    leased.lease_until = 9999999999999;
+    insert_row(db_path(), leased);
     conn_.command({"HSET", names_.processed, hostile, "{}"});
     conn_.command({"RPUSH",
                    names_.processing_for(names_.partition(0), "c-" + hostile),

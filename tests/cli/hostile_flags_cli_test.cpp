@@ -11,10 +11,23 @@
 namespace outbox::test {
 namespace {
 
-using CliHostileFlags = cli_fixture;
-
 /// An address nothing listens on: nothing here may get as far as Redis.
 const std::string no_redis = "127.0.0.1:1";
+
+class CliHostileFlags : public cli_fixture {
+protected:
+  /// `outbox status` (with `extra` flags) on a config file `name` holding
+  /// `text`: it must be refused (exit 2) with `says` on stderr.
+  process_result refused_config(const std::string& name,
+                                const std::string& text,
+                                const std::string& says,
+                                const std::vector<std::string>& extra = {}) {
+    auto r = outbox({"status", "--config", write_config(name, text)}, extra);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    return r;
+  }
+};
 
 TEST_F(CliHostileFlags, StatusIntervalMustBeFinite) {
   for (auto value : {"nan", "NaN", "inf", "-inf", "1e999", "-nan"}) {
@@ -103,25 +116,18 @@ TEST_F(CliHostileFlags, NoMessageShowsTheRedisPassword) {
   }
 
   // The same address written into a config file.
-  auto config = write_config(
-      "secret.json", R"({"redis": {"host": "redis://u:s3cret@127.0.0.1"}})");
-  auto r = outbox({"status", "--config", config});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("redis.host: must be a host name or an IP address"),
-            std::string::npos)
-      << r.err;
+  auto r = refused_config(
+      "secret.json", R"({"redis": {"host": "redis://u:s3cret@127.0.0.1"}})",
+      "redis.host: must be a host name or an IP address");
   EXPECT_NE(r.err.find("redis://u:***@127.0.0.1"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
 }
 
 TEST_F(CliHostileFlags, ChoiceValuesAreEchoedWithoutSecrets) {
-  auto config = write_config(
-      "choice.json", R"({"db": {"synchronous": "redis://u:s3cret@h"}})");
-  auto r = outbox({"status", "--config", config}, {"--redis", no_redis});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("db.synchronous: must be one of FULL, NORMAL, OFF"),
-            std::string::npos)
-      << r.err;
+  auto r = refused_config("choice.json",
+                          R"({"db": {"synchronous": "redis://u:s3cret@h"}})",
+                          "db.synchronous: must be one of FULL, NORMAL, OFF",
+                          {"--redis", no_redis});
   // Choices are compared upper case: the echo is too.
   EXPECT_EQ(r.err.find("S3CRET"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("REDIS://U:***@H"), std::string::npos) << r.err;

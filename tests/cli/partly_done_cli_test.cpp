@@ -38,16 +38,30 @@ protected:
             "' BEGIN SELECT RAISE(ABORT, 'refused by the test'); "
             "END");
   }
+
+  /// Two old published rows, the `refused`-th of which (in rowid order) the
+  /// trigger keeps.
+  void two_old_rows_one_refused(std::size_t refused) {
+    auto ids = two_old_published_rows();
+    ASSERT_EQ(ids.size(), 2u);
+    refuse_to_delete(ids[refused]);
+  }
+
+  /// A purge of them one row a batch; the refusal reaches stderr whenever
+  /// it stops.
+  process_result purge_one_row_a_batch() {
+    auto r =
+        outbox_r({"purge", "--published-older-than", "1h", "--batch", "1"});
+    EXPECT_NE(r.err.find("refused by the test"), std::string::npos) << r.err;
+    return r;
+  }
 };
 
 TEST_F(CliPartlyDone, PurgeStoppedAfterACommittedBatchExits4) {
-  auto ids = two_old_published_rows();
-  ASSERT_EQ(ids.size(), 2u);
-  refuse_to_delete(ids[1]);
+  ASSERT_NO_FATAL_FAILURE(two_old_rows_one_refused(1));
 
-  auto r = outbox_r({"purge", "--published-older-than", "1h", "--batch", "1"});
+  auto r = purge_one_row_a_batch();
   EXPECT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_NE(r.err.find("refused by the test"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("outbox purge: partly done: stopped after 1 committed "
                        "batch (1 row deleted); run it again to finish"),
             std::string::npos)
@@ -56,15 +70,12 @@ TEST_F(CliPartlyDone, PurgeStoppedAfterACommittedBatchExits4) {
 }
 
 TEST_F(CliPartlyDone, PurgeStoppedBeforeAnyCommitIsThePlainFailure) {
-  auto ids = two_old_published_rows();
-  ASSERT_EQ(ids.size(), 2u);
-  refuse_to_delete(ids[0]);
+  ASSERT_NO_FATAL_FAILURE(two_old_rows_one_refused(0));
 
-  auto r = outbox_r({"purge", "--published-older-than", "1h", "--batch", "1"});
+  auto r = purge_one_row_a_batch();
   // The store reports a refusing trigger as invalid input (exit 2; a lock
   // would be 1): nothing was done, so not 4.
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("refused by the test"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("partly done"), std::string::npos) << r.err;
   EXPECT_EQ(count("outbox"), 2);
 }

@@ -3,43 +3,85 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace outbox::cli {
 namespace {
 
-TEST(CliTextTable, PadsColumnsToTheWidestCellAndRightAlignsNumbers) {
-  text_table table{{"QUEUE", "QUEUED", "OWNER"}};
-  table.add_row({"outbox.events.0", "12", "relay-a"});
-  table.add_row({"q", "1234567", "r"});
-  EXPECT_EQ(table.render(), "QUEUE             QUEUED  OWNER\n"
-                            "outbox.events.0       12  relay-a\n"
-                            "q                1234567  r\n");
+/// A table of plain rows and what it must render to.
+struct render_case {
+  const char* name;
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+  std::string rendered;
+};
+
+const std::vector<render_case> render_cases = {
+    {"PadsColumnsToTheWidestCellAndRightAlignsNumbers",
+     {"QUEUE", "QUEUED", "OWNER"},
+     {{"outbox.events.0", "12", "relay-a"}, {"q", "1234567", "r"}},
+     "QUEUE             QUEUED  OWNER\n"
+     "outbox.events.0       12  relay-a\n"
+     "q                1234567  r\n"},
+    {"HeaderWiderThanItsCellsSetsTheWidth",
+     {"STATUS", "ROWS"},
+     {{"FAILED", "1"}},
+     "STATUS  ROWS\n"
+     "FAILED     1\n"},
+    {"AColumnWithOneNonNumberStaysLeftAligned",
+     {"A", "VALUE"},
+     {{"x", "1"}, {"y", "n/a"}},
+     "A  VALUE\n"
+     "x  1\n"
+     "y  n/a\n"},
+    {"BlankCellsDoNotStopANumberColumnFromAligningRight",
+     {"QUEUE", "QUEUED", "PROCESSING"},
+     {{"a", "", "3"}, {"b", "10", "0"}},
+     "QUEUE  QUEUED  PROCESSING\n"
+     "a                       3\n"
+     "b          10           0\n"},
+    {"NoTrailingBlanksAndMissingCellsAreBlank",
+     {"OWNER", "NOTE"},
+     {{"relay-long-name"}, {"r", "x"}},
+     "OWNER            NOTE\n"
+     "relay-long-name\n"
+     "r                x\n"},
+    {"LineBreaksInACellKeepTheRowOnOneLine",
+     {"ERROR", "N"},
+     {{"first\nsecond\tthird", "1"}},
+     "ERROR               N\n"
+     "first second third  1\n"},
+    {"ControlCharactersInACellAreEscaped",
+     {"ID", "N"},
+     {{"e-\x1b[2J\x07\x7f \xc2\x9b"
+       "1m cr\xc3\xa8me \xff",
+       "1"}},
+     "ID                                   N\n"
+     "e-\\e[2J\\x07\\x7f \\u009b1m cr\xc3\xa8me \\xff  1\n"},
+    {"WidthsCountCharactersNotBytes",
+     {"SKU", "N"},
+     {{"crème", "1"}, {"pears", "2"}},
+     "SKU    N\n"
+     "crème  1\n"
+     "pears  2\n"},
+};
+
+class CliTextTableRender : public ::testing::TestWithParam<render_case> {};
+
+TEST_P(CliTextTableRender, Renders) {
+  const auto& c = GetParam();
+  text_table table{c.headers};
+  for (const auto& row : c.rows)
+    table.add_row(row);
+  EXPECT_EQ(table.render(), c.rendered);
 }
 
-TEST(CliTextTable, HeaderWiderThanItsCellsSetsTheWidth) {
-  text_table table{{"STATUS", "ROWS"}};
-  table.add_row({"FAILED", "1"});
-  EXPECT_EQ(table.render(), "STATUS  ROWS\n"
-                            "FAILED     1\n");
-}
-
-TEST(CliTextTable, AColumnWithOneNonNumberStaysLeftAligned) {
-  text_table table{{"A", "VALUE"}};
-  table.add_row({"x", "1"});
-  table.add_row({"y", "n/a"});
-  EXPECT_EQ(table.render(), "A  VALUE\n"
-                            "x  1\n"
-                            "y  n/a\n");
-}
-
-TEST(CliTextTable, BlankCellsDoNotStopANumberColumnFromAligningRight) {
-  text_table table{{"QUEUE", "QUEUED", "PROCESSING"}};
-  table.add_row({"a", "", "3"});
-  table.add_row({"b", "10", "0"});
-  EXPECT_EQ(table.render(), "QUEUE  QUEUED  PROCESSING\n"
-                            "a                       3\n"
-                            "b          10           0\n");
-}
+INSTANTIATE_TEST_SUITE_P(CliTextTable, CliTextTableRender,
+                         ::testing::ValuesIn(render_cases),
+                         [](const ::testing::TestParamInfo<render_case>& info) {
+                           return std::string{info.param.name};
+                         });
 
 TEST(CliTextTable, AlignRightForcesAColumnOfAges) {
   text_table table{{"ORDERS", "OLDEST"}};
@@ -48,44 +90,9 @@ TEST(CliTextTable, AlignRightForcesAColumnOfAges) {
                             "     4    3.2s\n");
 }
 
-TEST(CliTextTable, NoTrailingBlanksAndMissingCellsAreBlank) {
-  text_table table{{"OWNER", "NOTE"}};
-  table.add_row({"relay-long-name"});
-  table.add_row({"r", "x"});
-  EXPECT_EQ(table.render(), "OWNER            NOTE\n"
-                            "relay-long-name\n"
-                            "r                x\n");
-}
-
 TEST(CliTextTable, ARowWithMoreCellsThanHeadersIsRefused) {
   text_table table{{"A"}};
   EXPECT_THROW(table.add_row({"1", "2"}), std::invalid_argument);
-}
-
-TEST(CliTextTable, LineBreaksInACellKeepTheRowOnOneLine) {
-  text_table table{{"ERROR", "N"}};
-  table.add_row({"first\nsecond\tthird", "1"});
-  EXPECT_EQ(table.render(), "ERROR               N\n"
-                            "first second third  1\n");
-}
-
-TEST(CliTextTable, ControlCharactersInACellAreEscaped) {
-  text_table table{{"ID", "N"}};
-  table.add_row({"e-\x1b[2J\x07\x7f \xc2\x9b"
-                 "1m cr\xc3\xa8me \xff",
-                 "1"});
-  EXPECT_EQ(table.render(),
-            "ID                                   N\n"
-            "e-\\e[2J\\x07\\x7f \\u009b1m cr\xc3\xa8me \\xff  1\n");
-}
-
-TEST(CliTextTable, WidthsCountCharactersNotBytes) {
-  text_table table{{"SKU", "N"}};
-  table.add_row({"crème", "1"});
-  table.add_row({"pears", "2"});
-  EXPECT_EQ(table.render(), "SKU    N\n"
-                            "crème  1\n"
-                            "pears  2\n");
 }
 
 TEST(CliTextTable, RecognisesNumbers) {

@@ -1,3 +1,4 @@
+#include "cli/hand_rows.hpp"
 #include "cli/initialised_fixture.hpp"
 #include "support/pipeline_keys.hpp"
 
@@ -5,7 +6,6 @@
 #include "broker/keys.hpp"
 #include "storage/types.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
@@ -25,25 +25,12 @@ protected:
   void row(const std::string& event_id, const std::string& aggregate_id,
            int seq, const std::string& status, storage::millis at,
            const std::string& sku = "", int qty = 0) {
-    SQLite::Database db{db_path(), SQLite::OPEN_READWRITE};
-    SQLite::Statement insert{
-        db, "INSERT INTO outbox (event_id, aggregate_id, seq, event_type,"
-            " payload, status, created_at, published_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"};
-    insert.bind(1, event_id);
-    insert.bind(2, aggregate_id);
-    insert.bind(3, seq);
-    insert.bind(4, sku.empty() ? "OrderPaid" : "OrderPlaced");
-    insert.bind(5, sku.empty()
-                       ? std::string{"{}"}
-                       : nlohmann::json{{"sku", sku}, {"qty", qty}}.dump());
-    insert.bind(6, status);
-    insert.bind(7, at);
-    if (status == "PUBLISHED")
-      insert.bind(8, at);
+    hand_row r{event_id, aggregate_id, seq, status, at};
+    if (sku.empty())
+      r.event_type = "OrderPaid";
     else
-      insert.bind(8);
-    insert.exec();
+      r.payload = nlohmann::json{{"sku", sku}, {"qty", qty}}.dump();
+    insert_row(db_path(), r);
   }
 
   /// The dedup record the inbox writes, applied at `at`, with its effect.

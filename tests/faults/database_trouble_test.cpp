@@ -68,10 +68,7 @@ protected:
 
   std::vector<std::string> args(std::vector<std::string> command,
                                 const std::string& db) const {
-    command.insert(command.end(),
-                   {"--db", db, "--redis", redis_->endpoint().to_string(),
-                    "--config", config_path_});
-    return command;
+    return with_common(std::move(command), db, config_path_);
   }
 
   process_result outbox(std::vector<std::string> command,

@@ -84,6 +84,16 @@ fault_fixture::start_run(const std::vector<std::string>& flags,
       outbox_argv(run_args(flags, until_drained)), dir_.path().string());
 }
 
+process_result fault_fixture::run_orders(int relays, int consumers, int orders,
+                                         int timeout_ms) const {
+  return run_outbox(
+      run_args({"--relays", std::to_string(relays), "--consumers",
+                std::to_string(consumers), "--orders", std::to_string(orders),
+                "--seed", std::to_string(seed_)},
+               true),
+      dir_.path().string(), timeout_ms);
+}
+
 std::unique_ptr<child_process> fault_fixture::start_writer(int orders,
                                                            int wave) const {
   return start_run({"--relays", "0", "--consumers", "0", "--orders",
@@ -229,6 +239,16 @@ pipeline_check fault_fixture::finish(const std::string& scenario,
             << f.order_violations << " order violations, " << seconds << " s"
             << std::endl;
   record_chaos_run(scenario, check, kills, seconds);
+  return check;
+}
+
+pipeline_check fault_fixture::drain_and_finish(const std::string& scenario,
+                                               std::int64_t kills,
+                                               std::int64_t orders) {
+  drain();
+  auto check = finish(scenario, kills);
+  EXPECT_EQ(check.figures.orders, orders) << scenario;
+  EXPECT_EQ(check.figures.dead_lettered, 0) << scenario;
   return check;
 }
 

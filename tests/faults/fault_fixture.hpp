@@ -82,6 +82,11 @@ protected:
   start_run(const std::vector<std::string>& flags,
             bool until_drained = false) const;
 
+  /// `outbox run --until-drained` with `relays` and `consumers` placing
+  /// `orders` orders from the scenario's seed, run to its end (bounded).
+  process_result run_orders(int relays, int consumers, int orders,
+                            int timeout_ms = 60'000) const;
+
   /// A writer-only process placing `orders` orders (a share with
   /// follow-ups), exiting once they are committed. `wave` varies the seed.
   std::unique_ptr<child_process> start_writer(int orders, int wave = 0) const;
@@ -115,6 +120,11 @@ protected:
   /// The outside checks of fault_checks.hpp on this scenario's pipeline,
   /// appended to the chaos report; returns the result.
   pipeline_check finish(const std::string& scenario, std::int64_t kills);
+
+  /// The end of a scenario that must lose nothing: drain(), then finish(),
+  /// which must count the `orders` the load committed and no dead letter.
+  pipeline_check drain_and_finish(const std::string& scenario,
+                                  std::int64_t kills, std::int64_t orders);
 
   /// A random duration in [low, high] ms from the scenario's seeded
   /// generator (kill moments, outage lengths).

@@ -2,6 +2,8 @@
 
 #include "support/fast_config.hpp"
 
+#include <utility>
+
 namespace outbox::test {
 
 fault_world::fault_world(redis_server::options redis_options)
@@ -17,15 +19,23 @@ broker::connection fault_world::redis() const {
 }
 
 std::vector<std::string> fault_world::common() const {
-  return {"--db",     db_path_,    "--redis", redis_->endpoint().to_string(),
-          "--config", config_path_};
+  return with_common({}, db_path_, config_path_);
+}
+
+std::vector<std::string>
+fault_world::with_common(std::vector<std::string> command,
+                         const std::string& db,
+                         const std::string& config) const {
+  command.insert(command.end(),
+                 {"--db", db, "--redis", redis_->endpoint().to_string(),
+                  "--config", config});
+  return command;
 }
 
 process_result fault_world::outbox(std::vector<std::string> command,
                                    int timeout_ms) const {
-  auto c = common();
-  command.insert(command.end(), c.begin(), c.end());
-  return run_outbox(command, dir_.path().string(), timeout_ms);
+  return run_outbox(with_common(std::move(command), db_path_, config_path_),
+                    dir_.path().string(), timeout_ms);
 }
 
 pipeline_location fault_world::where() const {

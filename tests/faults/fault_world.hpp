@@ -34,6 +34,12 @@ protected:
   /// --db, --redis and --config for every command.
   std::vector<std::string> common() const;
 
+  /// `command` then --db `db`, this Redis and --config `config`: common()
+  /// for a test that points a command at another database or config file.
+  std::vector<std::string> with_common(std::vector<std::string> command,
+                                       const std::string& db,
+                                       const std::string& config) const;
+
   /// `outbox` with `command` then common(), run to its end (bounded), in
   /// the test's directory.
   process_result outbox(std::vector<std::string> command,

@@ -162,11 +162,7 @@ TEST_F(FaultFrozenRecovery, FrozenMidRecoveryMovesNothingOnceWoken) {
       << successor_report.dump();
   EXPECT_EQ(successor_report.value("fenced_moves_refused", -1), 0);
   stop_gracefully(*relays, "relay process");
-  drain();
-
-  auto check = finish("FaultFrozenRecovery", 1);
-  EXPECT_EQ(check.figures.orders, orders);
-  EXPECT_EQ(check.figures.dead_lettered, 0);
+  drain_and_finish("FaultFrozenRecovery", 1, orders);
 }
 
 } // namespace

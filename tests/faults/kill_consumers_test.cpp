@@ -60,11 +60,7 @@ TEST_F(FaultKillConsumers, SigkilledConsumerProcessesRecoverInFlightEntries) {
   process_result last;
   stop_gracefully(*consumer, "consumer process", &last);
   recovered += recovered_in(last.err);
-  drain();
-
-  auto check = finish("FaultKillConsumers", kills);
-  EXPECT_EQ(check.figures.orders, orders);
-  EXPECT_EQ(check.figures.dead_lettered, 0);
+  drain_and_finish("FaultKillConsumers", kills, orders);
   // Killed mid-stream: some entries were in flight and came back.
   EXPECT_GT(recovered, 0) << kills << " kills recovered nothing";
 }

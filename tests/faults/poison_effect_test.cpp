@@ -29,10 +29,7 @@ TEST_F(FaultPoisonEffect, APoisonEffectIsDeadLetteredAndTheRestMovesOn) {
   redis().command({"HSET", names.reserved, "sku-7", "not a number"});
 
   auto started = std::chrono::steady_clock::now();
-  auto r = run_outbox(run_args({"--relays", "2", "--consumers", "2", "--orders",
-                                "300", "--seed", std::to_string(seed_)},
-                               true),
-                      dir_.path().string(), 90'000);
+  auto r = run_orders(2, 2, 300, 90'000);
   EXPECT_LT(std::chrono::steady_clock::now() - started,
             std::chrono::seconds(60))
       << "the run waited on the poison";

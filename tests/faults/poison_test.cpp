@@ -66,10 +66,7 @@ protected:
 
   std::vector<std::string> args(std::vector<std::string> command,
                                 const std::string& config) const {
-    command.insert(command.end(),
-                   {"--db", db_path_, "--redis", redis_->endpoint().to_string(),
-                    "--config", config});
-    return command;
+    return with_common(std::move(command), db_path_, config);
   }
 
   /// Orders on `aggregate_count` aggregates, each with a small OrderPaid,

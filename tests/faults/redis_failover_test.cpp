@@ -127,11 +127,7 @@ TEST_F(FaultRedisFailover, AFullRedisIsAnOutageUntilItHasRoom) {
 /// Redis is full. Its coordinator's retries are an outage too, not a
 /// stall, however long they last; once Redis has room it drains.
 TEST_F(FaultRedisFailover, ConsumersWaitForAFullRedisLongerThanAStall) {
-  auto publish =
-      run_outbox(run_args({"--relays", "1", "--consumers", "0", "--orders",
-                           "100", "--seed", std::to_string(seed_)},
-                          true),
-                 dir_.path().string());
+  auto publish = run_orders(1, 0, 100);
   ASSERT_EQ(publish.exit_code, 0) << publish.out << publish.err;
   redis().command({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
   redis().command({"CONFIG", "SET", "maxmemory", "1"});

@@ -55,11 +55,7 @@ TEST_F(FaultStandbyConsumers, FrozenHolderIsFencedAndTakesOverOnlyAnew) {
               woken.err.find("another process consumes the queues") !=
                   std::string::npos)
       << "its old consumers were not stopped: " << woken.err;
-  drain();
-
-  auto check = finish("FaultStandbyConsumers", 2);
-  EXPECT_EQ(check.figures.orders, orders);
-  EXPECT_EQ(check.figures.dead_lettered, 0);
+  drain_and_finish("FaultStandbyConsumers", 2, orders);
 }
 
 } // namespace

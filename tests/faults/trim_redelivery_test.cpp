@@ -75,11 +75,7 @@ protected:
 };
 
 TEST_F(FaultTrimRedelivery, ACopyOfATrimmedEventIsADuplicate) {
-  auto first =
-      run_outbox(run_args({"--relays", "1", "--consumers", "1", "--orders",
-                           "40", "--seed", std::to_string(seed_)},
-                          true),
-                 dir_.path().string());
+  auto first = run_orders(1, 1, 40);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   auto event = some_order_placed();
   auto before = reserved(event.sku);

@@ -133,11 +133,7 @@ TEST_F(FaultZombieRelay, FrozenRelayIsFencedAfterTakeover) {
   EXPECT_GT(successor_report.value("lease_takeovers", 0), 0)
       << successor_report.dump();
   stop_gracefully(*consumer, "consumer process");
-  drain();
-
-  auto check = finish("FaultZombieRelay", 1);
-  EXPECT_EQ(check.figures.orders, orders);
-  EXPECT_EQ(check.figures.dead_lettered, 0);
+  drain_and_finish("FaultZombieRelay", 1, orders);
 }
 
 } // namespace
