@@ -4,7 +4,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/dead_letters.hpp"
-#include "broker/partitions_record.hpp"
+#include "broker/replay_partitions.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -16,7 +16,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -180,16 +179,13 @@ int replay(const dead_letters_options& options) {
           settings, "outbox dead-letters replay", keyspace_use::read))
     return *stop;
   broker::connection redis{settings.redis};
-  // An entry goes back to the list of its aggregate under the count the
-  // running processes use: another count would put it where no consumer
-  // reads, or beside its aggregate's events in flight elsewhere.
-  auto ours = std::max<std::size_t>(settings.broker.partitions, 1);
-  if (auto recorded = broker::recorded_partitions(redis, settings.broker);
-      recorded && *recorded != ours) {
-    std::cerr << "outbox dead-letters replay: broker.partitions is " << ours
-              << " here, but " << *recorded << " is recorded in Redis ("
+  if (auto partitions = broker::partitions_for_replay(redis, settings.broker);
+      !partitions.agreed()) {
+    std::cerr << "outbox dead-letters replay: broker.partitions is "
+              << partitions.ours << " here, but " << *partitions.recorded
+              << " is recorded in Redis ("
               << settings.broker.partitions_record()
-              << "); replay with --config naming " << *recorded
+              << "); replay with --config naming " << *partitions.recorded
               << " partitions: nothing was replayed\n";
     return exit_usage;
   }

@@ -3,6 +3,7 @@
 #include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
+#include "storage/failed_listing.hpp"
 #include "storage/outbox_views.hpp"
 #include "text/json_text.hpp"
 
@@ -23,24 +24,9 @@ struct failed_options {
   bool json = false;
 };
 
-/// Rows per page read from the database.
-constexpr int page_size = 500;
-
 /// The table's last_error column is cut to this many characters (the JSON
 /// has the whole text).
 constexpr std::size_t error_width = 60;
-
-std::vector<storage::failed_row> all_failed_rows(storage::outbox_views& store) {
-  std::vector<storage::failed_row> rows;
-  std::int64_t after = 0;
-  for (;;) {
-    auto page = store.failed_rows(after, page_size);
-    rows.insert(rows.end(), page.rows.begin(), page.rows.end());
-    if (static_cast<int>(page.rows.size()) < page_size)
-      return rows;
-    after = page.last_rowid;
-  }
-}
 
 void print_table(const std::vector<storage::failed_row>& rows) {
   text_table table{{"EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE", "ATTEMPTS",
@@ -56,7 +42,7 @@ int failed(const failed_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database_to_read(settings.db);
-  auto rows = all_failed_rows(*db->views());
+  auto rows = storage::all_failed_rows(*db->views());
   if (options.json) {
     nlohmann::json out{{"failed", nlohmann::json::array()},
                        {"count", rows.size()}};

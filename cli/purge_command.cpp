@@ -3,6 +3,7 @@
 #include "cli/common_options.hpp"
 #include "cli/duration.hpp"
 #include "cli/exit_codes.hpp"
+#include "storage/purge_run.hpp"
 #include "storage/retention_store.hpp"
 #include "storage/store_error.hpp"
 #include "text/json_text.hpp"
@@ -38,35 +39,20 @@ int purge(const purge_options& options) {
     return exit_usage;
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
-  auto store = db->retention();
   auto cutoff = storage::wall_clock_now() - *older_than;
-
-  // One short transaction per batch: writers and relays get the lock
-  // between batches. A batch that fails leaves the earlier ones committed.
-  std::int64_t deleted = 0, request_keys = 0, aggregate_heads = 0, batches = 0;
-  storage::purge_batch batch;
-  do {
-    try {
-      batch = store->purge_published(cutoff, batch.last_rowid, options.batch);
-    } catch (const storage::store_error& e) {
-      // Nothing committed: the plain failure (exit 1 or 2). After committed
-      // batches: partly done, and a rerun finishes it.
-      if (batches == 0)
-        throw;
-      std::cerr << "outbox purge: database error (" << to_string(e.code())
-                << "): " << text::escaped(e.what()) << '\n'
-                << "outbox purge: partly done: stopped after " << batches
-                << (batches == 1 ? " committed batch ("
-                                 : " committed batches (")
-                << deleted << (deleted == 1 ? " row" : " rows")
-                << " deleted); run it again to finish\n";
-      return exit_partial;
-    }
-    ++batches;
-    deleted += batch.deleted;
-    request_keys += batch.request_keys;
-    aggregate_heads += batch.aggregate_heads;
-  } while (!batch.done);
+  const auto [deleted, request_keys, aggregate_heads, batches, stopped_by] =
+      storage::purge_published_before(*db->retention(), cutoff, options.batch);
+  if (stopped_by) {
+    // After committed batches: partly done, and a rerun finishes it.
+    std::cerr << "outbox purge: database error ("
+              << to_string(stopped_by->code())
+              << "): " << text::escaped(stopped_by->what()) << '\n'
+              << "outbox purge: partly done: stopped after " << batches
+              << (batches == 1 ? " committed batch (" : " committed batches (")
+              << deleted << (deleted == 1 ? " row" : " rows")
+              << " deleted); run it again to finish\n";
+    return exit_partial;
+  }
 
   if (options.json) {
     std::cout << text::json_text(

@@ -1,5 +1,6 @@
 // `outbox status --json`: one object per snapshot.
 
+#include "actors/relay_process.hpp"
 #include "cli/duration.hpp"
 #include "cli/status_snapshot.hpp"
 
@@ -16,7 +17,7 @@ nlohmann::json outbox_json(const status_snapshot& s) {
                      {"leases", nlohmann::json::array()},
                      {"failed", nlohmann::json::array()}};
   for (const auto& l : db.leases) {
-    auto state = relay_process_state(l.owner);
+    auto state = actors::relay_process_state(l.owner);
     out["leases"].push_back(
         {{"owner", l.owner},
          {"rows", l.rows},
