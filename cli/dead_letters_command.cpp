@@ -5,6 +5,7 @@
 #include "broker/connection.hpp"
 #include "broker/dead_letters.hpp"
 #include "broker/replay_partitions.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -236,34 +237,40 @@ int replay(const dead_letters_options& options) {
   return exit_ok;
 }
 
+int dead_letters(const dead_letters_options& options) {
+  apply_log_level(options.common.log_level);
+  return options.replay ? replay(options) : list(options);
+}
+
+void add_flags(CLI::App& command, dead_letters_options& options) {
+  command.add_flag("--json", options.json,
+                   "one JSON object on stdout, values in full");
+  auto* replay = command.add_subcommand(
+      "replay", "Put dead-lettered entries back at the head of their "
+                "queues and remove their records, atomically");
+  replay->add_option("event_ids", options.event_ids,
+                     "event_ids of the entries to replay (every record "
+                     "of each)");
+  replay->add_flag("--all", options.all,
+                   "replay every replayable record, leaving the others "
+                   "(reported) in the list");
+  // --json and the common options may also come after `replay`.
+  replay->fallthrough();
+}
+
+void read_parsed(const CLI::App& command, dead_letters_options& options) {
+  options.replay = command.get_subcommand("replay")->parsed();
+}
+
 } // namespace
 
 void add_dead_letters_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<dead_letters_options>();
-  auto* command = app.add_subcommand(
-      "dead-letters", "List the dead-letter list, oldest first (replay: put "
-                      "entries back on their queues)");
-  command->add_flag("--json", options->json,
-                    "one JSON object on stdout, values in full");
-  add_common_options(*command, options->common);
-  auto* replay_command = command->add_subcommand(
-      "replay", "Put dead-lettered entries back at the head of their queues "
-                "and remove their records, atomically");
-  replay_command->add_option("event_ids", options->event_ids,
-                             "event_ids of the entries to replay (every "
-                             "record of each)");
-  replay_command->add_flag("--all", options->all,
-                           "replay every replayable record, leaving the "
-                           "others (reported) in the list");
-  // --json and the common options may also come after `replay`.
-  replay_command->fallthrough();
-  command->callback([options, replay_command, &action] {
-    options->replay = replay_command->parsed();
-    action = [options] {
-      apply_log_level(options->common.log_level);
-      return options->replay ? replay(*options) : list(*options);
-    };
-  });
+  add_command<dead_letters_options>(
+      app, action,
+      {"dead-letters",
+       "List the dead-letter list, oldest first (replay: put entries back on "
+       "their queues)",
+       dead_letters, add_flags, read_parsed});
 }
 
 } // namespace outbox::cli

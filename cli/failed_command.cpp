@@ -1,3 +1,4 @@
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/database_to_read.hpp"
@@ -64,18 +65,19 @@ int failed(const failed_options& options) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, failed_options& options) {
+  command.add_flag("--json", options.json,
+                   "one JSON object on stdout, errors in full");
+}
+
 } // namespace
 
 void add_failed_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<failed_options>();
-  auto* command = app.add_subcommand(
-      "failed", "List every FAILED outbox row with its last error, oldest "
-                "first");
-  command->add_flag("--json", options->json,
-                    "one JSON object on stdout, errors in full");
-  add_common_options(*command, options->common);
-  command->callback(
-      [options, &action] { action = [options] { return failed(*options); }; });
+  add_command<failed_options>(
+      app, action,
+      {"failed",
+       "List every FAILED outbox row with its last error, oldest first", failed,
+       add_flags});
 }
 
 } // namespace outbox::cli
