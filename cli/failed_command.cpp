@@ -3,6 +3,7 @@
 #include "cli/common_options.hpp"
 #include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/failed_row_json.hpp"
 #include "cli/text_table.hpp"
 #include "storage/failed_listing.hpp"
 #include "storage/outbox_views.hpp"
@@ -48,12 +49,7 @@ int failed(const failed_options& options) {
     nlohmann::json out{{"failed", nlohmann::json::array()},
                        {"count", rows.size()}};
     for (const auto& r : rows)
-      out["failed"].push_back({{"event_id", r.event_id},
-                               {"aggregate_id", r.aggregate_id},
-                               {"seq", r.seq},
-                               {"event_type", r.event_type},
-                               {"attempts", r.attempts},
-                               {"last_error", r.last_error}});
+      out["failed"].push_back(failed_row_json(r));
     std::cout << text::json_text(out) << '\n';
   } else if (rows.empty()) {
     std::cout << "no FAILED rows\n";

@@ -10,17 +10,17 @@
 namespace outbox::test {
 namespace {
 
-class BrokerReplayPartitions : public redis_fixture {
-protected:
-  static broker::keys with_partitions(std::size_t count) {
-    broker::keys names;
-    names.partitions = count;
-    return names;
-  }
-};
+using BrokerReplayPartitions = redis_fixture;
+
+/// Names with `count` partitions, the rest the defaults.
+broker::keys partitions(std::size_t count) {
+  broker::keys names;
+  names.partitions = count;
+  return names;
+}
 
 TEST_F(BrokerReplayPartitions, NothingRecordedAgreesAndRecordsNothing) {
-  auto names = with_partitions(4);
+  auto names = partitions(4);
   auto agreement = broker::partitions_for_replay(conn(), names);
   EXPECT_EQ(agreement.ours, 4u);
   EXPECT_FALSE(agreement.recorded.has_value());
@@ -30,18 +30,17 @@ TEST_F(BrokerReplayPartitions, NothingRecordedAgreesAndRecordsNothing) {
 }
 
 TEST_F(BrokerReplayPartitions, OnlyAnotherRecordedCountDisagrees) {
-  broker::record_partitions(conn(), with_partitions(4));
-  EXPECT_TRUE(
-      broker::partitions_for_replay(conn(), with_partitions(4)).agreed());
-  auto other = broker::partitions_for_replay(conn(), with_partitions(2));
+  broker::record_partitions(conn(), partitions(4));
+  EXPECT_TRUE(broker::partitions_for_replay(conn(), partitions(4)).agreed());
+  auto other = broker::partitions_for_replay(conn(), partitions(2));
   EXPECT_EQ(other.ours, 2u);
   EXPECT_EQ(other.recorded, 4u);
   EXPECT_FALSE(other.agreed());
 }
 
 TEST_F(BrokerReplayPartitions, ZeroPartitionsIsOneList) {
-  broker::record_partitions(conn(), with_partitions(1));
-  auto zero = broker::partitions_for_replay(conn(), with_partitions(0));
+  broker::record_partitions(conn(), partitions(1));
+  auto zero = broker::partitions_for_replay(conn(), partitions(0));
   EXPECT_EQ(zero.ours, 1u);
   EXPECT_TRUE(zero.agreed());
 }
