@@ -1,5 +1,6 @@
 #include "bench/bench.hpp"
 #include "bench/results.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -121,27 +122,29 @@ int bench(const bench_command_options& options) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, bench_command_options& options) {
+  command.add_flag("--json", options.json, "one JSON object on stdout");
+  command.add_flag("--quick", options.quick,
+                   "smaller stages: well under a minute");
+  command.add_flag("--check", options.check,
+                   "exit 1 when a target is not met (README "
+                   "\"Performance\"), naming each on stderr");
+  command.add_option("--target", options.targets,
+                     "NAME=VALUE: the value wanted for a target instead "
+                     "of the README's (repeatable; names in the report)");
+  // Hidden: the tests run the command at a scale that takes seconds.
+  command.add_flag("--tiny", options.tiny)->group("");
+}
+
 } // namespace
 
 void add_bench_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<bench_command_options>();
-  auto* command = app.add_subcommand(
-      "bench", "Measure the pipeline against ceilings measured in the same "
-               "run (own scratch database next to --db, own Redis keys)");
-  command->add_flag("--json", options->json, "one JSON object on stdout");
-  command->add_flag("--quick", options->quick,
-                    "smaller stages: well under a minute");
-  command->add_flag("--check", options->check,
-                    "exit 1 when a target is not met (README "
-                    "\"Performance\"), naming each on stderr");
-  command->add_option("--target", options->targets,
-                      "NAME=VALUE: the value wanted for a target instead of "
-                      "the README's (repeatable; names in the report)");
-  // Hidden: the tests run the command at a scale that takes seconds.
-  command->add_flag("--tiny", options->tiny)->group("");
-  add_common_options(*command, options->common);
-  command->callback(
-      [options, &action] { action = [options] { return bench(*options); }; });
+  add_command<bench_command_options>(
+      app, action,
+      {"bench",
+       "Measure the pipeline against ceilings measured in the same run (own "
+       "scratch database next to --db, own Redis keys)",
+       bench, add_flags});
 }
 
 } // namespace outbox::cli

@@ -4,7 +4,8 @@
 
 #include "broker/connection.hpp"
 #include "broker/dead_letters.hpp"
-#include "broker/partitions_record.hpp"
+#include "broker/replay_partitions.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -16,7 +17,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -180,16 +180,13 @@ int replay(const dead_letters_options& options) {
           settings, "outbox dead-letters replay", keyspace_use::read))
     return *stop;
   broker::connection redis{settings.redis};
-  // An entry goes back to the list of its aggregate under the count the
-  // running processes use: another count would put it where no consumer
-  // reads, or beside its aggregate's events in flight elsewhere.
-  auto ours = std::max<std::size_t>(settings.broker.partitions, 1);
-  if (auto recorded = broker::recorded_partitions(redis, settings.broker);
-      recorded && *recorded != ours) {
-    std::cerr << "outbox dead-letters replay: broker.partitions is " << ours
-              << " here, but " << *recorded << " is recorded in Redis ("
+  if (auto partitions = broker::partitions_for_replay(redis, settings.broker);
+      !partitions.agreed()) {
+    std::cerr << "outbox dead-letters replay: broker.partitions is "
+              << partitions.ours << " here, but " << *partitions.recorded
+              << " is recorded in Redis ("
               << settings.broker.partitions_record()
-              << "); replay with --config naming " << *recorded
+              << "); replay with --config naming " << *partitions.recorded
               << " partitions: nothing was replayed\n";
     return exit_usage;
   }
@@ -240,34 +237,40 @@ int replay(const dead_letters_options& options) {
   return exit_ok;
 }
 
+int dead_letters(const dead_letters_options& options) {
+  apply_log_level(options.common.log_level);
+  return options.replay ? replay(options) : list(options);
+}
+
+void add_flags(CLI::App& command, dead_letters_options& options) {
+  command.add_flag("--json", options.json,
+                   "one JSON object on stdout, values in full");
+  auto* replay = command.add_subcommand(
+      "replay", "Put dead-lettered entries back at the head of their "
+                "queues and remove their records, atomically");
+  replay->add_option("event_ids", options.event_ids,
+                     "event_ids of the entries to replay (every record "
+                     "of each)");
+  replay->add_flag("--all", options.all,
+                   "replay every replayable record, leaving the others "
+                   "(reported) in the list");
+  // --json and the common options may also come after `replay`.
+  replay->fallthrough();
+}
+
+void read_parsed(const CLI::App& command, dead_letters_options& options) {
+  options.replay = command.get_subcommand("replay")->parsed();
+}
+
 } // namespace
 
 void add_dead_letters_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<dead_letters_options>();
-  auto* command = app.add_subcommand(
-      "dead-letters", "List the dead-letter list, oldest first (replay: put "
-                      "entries back on their queues)");
-  command->add_flag("--json", options->json,
-                    "one JSON object on stdout, values in full");
-  add_common_options(*command, options->common);
-  auto* replay_command = command->add_subcommand(
-      "replay", "Put dead-lettered entries back at the head of their queues "
-                "and remove their records, atomically");
-  replay_command->add_option("event_ids", options->event_ids,
-                             "event_ids of the entries to replay (every "
-                             "record of each)");
-  replay_command->add_flag("--all", options->all,
-                           "replay every replayable record, leaving the "
-                           "others (reported) in the list");
-  // --json and the common options may also come after `replay`.
-  replay_command->fallthrough();
-  command->callback([options, replay_command, &action] {
-    options->replay = replay_command->parsed();
-    action = [options] {
-      apply_log_level(options->common.log_level);
-      return options->replay ? replay(*options) : list(*options);
-    };
-  });
+  add_command<dead_letters_options>(
+      app, action,
+      {"dead-letters",
+       "List the dead-letter list, oldest first (replay: put entries back on "
+       "their queues)",
+       dead_letters, add_flags, read_parsed});
 }
 
 } // namespace outbox::cli

@@ -1,8 +1,11 @@
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/failed_row_json.hpp"
 #include "cli/text_table.hpp"
+#include "storage/failed_listing.hpp"
 #include "storage/outbox_views.hpp"
 #include "text/json_text.hpp"
 
@@ -23,24 +26,9 @@ struct failed_options {
   bool json = false;
 };
 
-/// Rows per page read from the database.
-constexpr int page_size = 500;
-
 /// The table's last_error column is cut to this many characters (the JSON
 /// has the whole text).
 constexpr std::size_t error_width = 60;
-
-std::vector<storage::failed_row> all_failed_rows(storage::outbox_views& store) {
-  std::vector<storage::failed_row> rows;
-  std::int64_t after = 0;
-  for (;;) {
-    auto page = store.failed_rows(after, page_size);
-    rows.insert(rows.end(), page.rows.begin(), page.rows.end());
-    if (static_cast<int>(page.rows.size()) < page_size)
-      return rows;
-    after = page.last_rowid;
-  }
-}
 
 void print_table(const std::vector<storage::failed_row>& rows) {
   text_table table{{"EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE", "ATTEMPTS",
@@ -56,17 +44,12 @@ int failed(const failed_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database_to_read(settings.db);
-  auto rows = all_failed_rows(*db->views());
+  auto rows = storage::all_failed_rows(*db->views());
   if (options.json) {
     nlohmann::json out{{"failed", nlohmann::json::array()},
                        {"count", rows.size()}};
     for (const auto& r : rows)
-      out["failed"].push_back({{"event_id", r.event_id},
-                               {"aggregate_id", r.aggregate_id},
-                               {"seq", r.seq},
-                               {"event_type", r.event_type},
-                               {"attempts", r.attempts},
-                               {"last_error", r.last_error}});
+      out["failed"].push_back(failed_row_json(r));
     std::cout << text::json_text(out) << '\n';
   } else if (rows.empty()) {
     std::cout << "no FAILED rows\n";
@@ -78,18 +61,19 @@ int failed(const failed_options& options) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, failed_options& options) {
+  command.add_flag("--json", options.json,
+                   "one JSON object on stdout, errors in full");
+}
+
 } // namespace
 
 void add_failed_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<failed_options>();
-  auto* command = app.add_subcommand(
-      "failed", "List every FAILED outbox row with its last error, oldest "
-                "first");
-  command->add_flag("--json", options->json,
-                    "one JSON object on stdout, errors in full");
-  add_common_options(*command, options->common);
-  command->callback(
-      [options, &action] { action = [options] { return failed(*options); }; });
+  add_command<failed_options>(
+      app, action,
+      {"failed",
+       "List every FAILED outbox row with its last error, oldest first", failed,
+       add_flags});
 }
 
 } // namespace outbox::cli

@@ -4,6 +4,7 @@
 // version's consumers run.
 
 #include "broker/inbox_script.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -36,21 +37,21 @@ int inbox_script(const inbox_script_options& options) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, inbox_script_options& options) {
+  command.add_flag("--keys", options.keys,
+                   "print the script's KEYS instead, in order, one a "
+                   "line, as the config names them");
+}
+
 } // namespace
 
 void add_inbox_script_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<inbox_script_options>();
-  auto* command = app.add_subcommand(
-      "inbox-script",
-      "Print the inbox's Lua script (dedup + effect), for consumers in other "
-      "languages (docs/inbox-script.md)");
-  command->add_flag("--keys", options->keys,
-                    "print the script's KEYS instead, in order, one a line, "
-                    "as the config names them");
-  add_common_options(*command, options->common);
-  command->callback([options, &action] {
-    action = [options] { return inbox_script(*options); };
-  });
+  add_command<inbox_script_options>(
+      app, action,
+      {"inbox-script",
+       "Print the inbox's Lua script (dedup + effect), for consumers in other "
+       "languages (docs/inbox-script.md)",
+       inbox_script, add_flags});
 }
 
 } // namespace outbox::cli

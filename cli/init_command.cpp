@@ -1,3 +1,4 @@
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -31,43 +32,45 @@ void make_private(const std::string& db_path) {
   }
 }
 
+struct init_options {
+  common_options common;
+};
+
+int init(const init_options& options) {
+  apply_log_level(options.common.log_level);
+  auto settings = resolve_settings(options.common);
+  bool existed = std::filesystem::exists(settings.db.path);
+  storage::prepare_database_folder(settings.db);
+  auto db = storage::connect(settings.db, storage::open_mode::as_is);
+  // The version before: what this init did is said in those terms. A
+  // file SQLite cannot read fails in migrate, with the store's message.
+  int before = db->found_schema_version();
+  db->migrate();
+  if (existed)
+    make_private(settings.db.path);
+  auto path = text::escaped(settings.db.path);
+  auto current = std::to_string(storage::schema_version);
+  if (!existed)
+    std::cout << "created " << path << " (schema version " << current << ")\n";
+  else if (before == 0)
+    std::cout << "initialised " << path << " (schema version " << current
+              << ")\n";
+  else if (before == storage::schema_version)
+    std::cout << path << " is already at schema version " << current
+              << ": nothing to do\n";
+  else
+    std::cout << "migrated " << path << " from schema version " << before
+              << " to " << current << "\n";
+  return exit_ok;
+}
+
 } // namespace
 
 void add_init_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<common_options>();
-  auto* command = app.add_subcommand(
-      "init", "Create the database, or migrate it to this version's schema");
-  add_common_options(*command, *options);
-  command->callback([options, &action] {
-    action = [options] {
-      apply_log_level(options->log_level);
-      auto settings = resolve_settings(*options);
-      bool existed = std::filesystem::exists(settings.db.path);
-      storage::prepare_database_folder(settings.db);
-      auto db = storage::connect(settings.db, storage::open_mode::as_is);
-      // The version before: what this init did is said in those terms. A
-      // file SQLite cannot read fails in migrate, with the store's message.
-      int before = db->found_schema_version();
-      db->migrate();
-      if (existed)
-        make_private(settings.db.path);
-      auto path = text::escaped(settings.db.path);
-      auto current = std::to_string(storage::schema_version);
-      if (!existed)
-        std::cout << "created " << path << " (schema version " << current
-                  << ")\n";
-      else if (before == 0)
-        std::cout << "initialised " << path << " (schema version " << current
-                  << ")\n";
-      else if (before == storage::schema_version)
-        std::cout << path << " is already at schema version " << current
-                  << ": nothing to do\n";
-      else
-        std::cout << "migrated " << path << " from schema version " << before
-                  << " to " << current << "\n";
-      return exit_ok;
-    };
-  });
+  add_command<init_options>(
+      app, action,
+      {"init", "Create the database, or migrate it to this version's schema",
+       init});
 }
 
 } // namespace outbox::cli

@@ -5,6 +5,7 @@
 #include "actors/system_config.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -189,29 +190,31 @@ int run_lab(const lab_options& o) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, lab_options& o) {
+  command
+      .add_option("--dir", o.dir,
+                  "the lab's folder (app.db, *.out, report.txt)")
+      ->required();
+  command.add_option("--step", o.step,
+                     "run one step on the existing state (default: "
+                     "every step, from a clean state): " +
+                         lab::lab_step_names());
+  command.add_flag("--allow-evicting-redis", o.allow_evicting_redis,
+                   "start even when Redis's maxmemory-policy may evict "
+                   "keys (redis.allow_evicting)");
+}
+
 } // namespace
 
 void add_lab_command(CLI::App& app, command_action& action) {
-  auto o = std::make_shared<lab_options>();
-  auto* command = app.add_subcommand(
-      "lab", "Seed 000's lab: dual write, outbox, relay, ordering, relay "
-             "crash, dedup, report; all steps from a clean state, or one");
-  command
-      ->add_option("--dir", o->dir,
-                   "the lab's folder (app.db, *.out, "
-                   "report.txt)")
-      ->required();
-  command->add_option("--step", o->step,
-                      "run one step on the existing state (default: every "
-                      "step, from a clean state): " +
-                          lab::lab_step_names());
-  command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,
-                    "start even when Redis's maxmemory-policy may evict keys "
-                    "(redis.allow_evicting)");
-  add_common_options(*command, o->common);
+  auto& command = add_command<lab_options>(
+      app, action,
+      {"lab",
+       "Seed 000's lab: dual write, outbox, relay, ordering, relay crash, "
+       "dedup, report; all steps from a clean state, or one",
+       run_lab, add_flags});
   // The lab's database is always <dir>/app.db.
-  command->remove_option(command->get_option("--db"));
-  command->callback([o, &action] { action = [o] { return run_lab(*o); }; });
+  command.remove_option(command.get_option("--db"));
 }
 
 } // namespace outbox::cli

@@ -1,3 +1,4 @@
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -89,30 +90,33 @@ int place_order(const place_order_options& options) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, place_order_options& options) {
+  command.add_option("--sku", options.sku, "stock keeping unit (1-64 chars)")
+      ->required();
+  command.add_option("--qty", options.qty, "quantity, a positive integer")
+      ->required();
+  command.add_option("--request-id", options.request_id,
+                     "idempotency key: a retry with the same key and "
+                     "parameters returns the original order");
+  command.add_flag("--json", options.json,
+                   "one JSON object on stdout (also whenever stdout is "
+                   "not a terminal)");
+}
+
+void read_parsed(const CLI::App& command, place_order_options& options) {
+  options.has_request_id = command.count("--request-id") > 0;
+}
+
 } // namespace
 
 void add_place_order_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<place_order_options>();
-  auto* command = app.add_subcommand(
-      "place-order",
-      "Place one order: the order row and its OrderPlaced outbox row commit in "
-      "one transaction. Prints a sentence on a terminal, else (or with --json) "
-      "JSON with order_id, event_id, aggregate_id, replayed");
-  command->add_option("--sku", options->sku, "stock keeping unit (1-64 chars)")
-      ->required();
-  command->add_option("--qty", options->qty, "quantity, a positive integer")
-      ->required();
-  command->add_option("--request-id", options->request_id,
-                      "idempotency key: a retry with the same key and "
-                      "parameters returns the original order");
-  command->add_flag("--json", options->json,
-                    "one JSON object on stdout (also whenever stdout is not "
-                    "a terminal)");
-  add_common_options(*command, options->common);
-  command->callback([options, command, &action] {
-    options->has_request_id = command->count("--request-id") > 0;
-    action = [options] { return place_order(*options); };
-  });
+  add_command<place_order_options>(
+      app, action,
+      {"place-order",
+       "Place one order: the order row and its OrderPlaced outbox row commit "
+       "in one transaction. Prints a sentence on a terminal, else (or with "
+       "--json) JSON with order_id, event_id, aggregate_id, replayed",
+       place_order, add_flags, read_parsed});
 }
 
 } // namespace outbox::cli

@@ -1,8 +1,10 @@
-#include "cli/batch_flag.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/duration.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/retention_flags.hpp"
+#include "storage/purge_run.hpp"
 #include "storage/retention_store.hpp"
 #include "storage/store_error.hpp"
 #include "text/json_text.hpp"
@@ -21,52 +23,26 @@ namespace outbox::cli {
 
 namespace {
 
-struct purge_options {
-  common_options common;
-  std::string older_than;
-  int batch = 1000;
-  bool json = false;
-};
-
-int purge(const purge_options& options) {
-  apply_log_level(options.common.log_level);
-  auto older_than =
-      duration_flag("purge", "--published-older-than", options.older_than);
+int purge(const retention_options& options) {
+  auto older_than = retention_age(options);
   if (!older_than)
-    return exit_usage;
-  if (!batch_in_range("purge", options.batch))
     return exit_usage;
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database(settings.db);
-  auto store = db->retention();
   auto cutoff = storage::wall_clock_now() - *older_than;
-
-  // One short transaction per batch: writers and relays get the lock
-  // between batches. A batch that fails leaves the earlier ones committed.
-  std::int64_t deleted = 0, request_keys = 0, aggregate_heads = 0, batches = 0;
-  storage::purge_batch batch;
-  do {
-    try {
-      batch = store->purge_published(cutoff, batch.last_rowid, options.batch);
-    } catch (const storage::store_error& e) {
-      // Nothing committed: the plain failure (exit 1 or 2). After committed
-      // batches: partly done, and a rerun finishes it.
-      if (batches == 0)
-        throw;
-      std::cerr << "outbox purge: database error (" << to_string(e.code())
-                << "): " << text::escaped(e.what()) << '\n'
-                << "outbox purge: partly done: stopped after " << batches
-                << (batches == 1 ? " committed batch ("
-                                 : " committed batches (")
-                << deleted << (deleted == 1 ? " row" : " rows")
-                << " deleted); run it again to finish\n";
-      return exit_partial;
-    }
-    ++batches;
-    deleted += batch.deleted;
-    request_keys += batch.request_keys;
-    aggregate_heads += batch.aggregate_heads;
-  } while (!batch.done);
+  const auto [deleted, request_keys, aggregate_heads, batches, stopped_by] =
+      storage::purge_published_before(*db->retention(), cutoff, options.batch);
+  if (stopped_by) {
+    // After committed batches: partly done, and a rerun finishes it.
+    std::cerr << "outbox purge: database error ("
+              << to_string(stopped_by->code())
+              << "): " << text::escaped(stopped_by->what()) << '\n'
+              << "outbox purge: partly done: stopped after " << batches
+              << (batches == 1 ? " committed batch (" : " committed batches (")
+              << deleted << (deleted == 1 ? " row" : " rows")
+              << " deleted); run it again to finish\n";
+    return exit_partial;
+  }
 
   if (options.json) {
     std::cout << text::json_text(
@@ -86,23 +62,21 @@ int purge(const purge_options& options) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, retention_options& options) {
+  add_retention_flags(command, options, "--published-older-than",
+                      "DURATION: 500ms, 30s, 15m, 12h, 7d",
+                      "rows per transaction (default 1000, 1 to 10000)");
+}
+
 } // namespace
 
 void add_purge_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<purge_options>();
-  auto* command = app.add_subcommand(
-      "purge", "Delete PUBLISHED outbox rows published longer ago than "
-               "DURATION, in short batches");
-  command
-      ->add_option("--published-older-than", options->older_than,
-                   "DURATION: 500ms, 30s, 15m, 12h, 7d")
-      ->required();
-  command->add_option("--batch", options->batch,
-                      "rows per transaction (default 1000, 1 to 10000)");
-  command->add_flag("--json", options->json, "one JSON object on stdout");
-  add_common_options(*command, options->common);
-  command->callback(
-      [options, &action] { action = [options] { return purge(*options); }; });
+  add_command<retention_options>(
+      app, action,
+      {"purge",
+       "Delete PUBLISHED outbox rows published longer ago than DURATION, in "
+       "short batches",
+       purge, add_flags});
 }
 
 } // namespace outbox::cli

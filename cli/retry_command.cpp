@@ -1,3 +1,4 @@
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -81,21 +82,22 @@ int retry(const retry_options& options) {
   return exit_partial;
 }
 
+void add_flags(CLI::App& command, retry_options& options) {
+  command.add_option("event_ids", options.event_ids, "FAILED rows to retry");
+  command.add_flag("--all-failed", options.all_failed,
+                   "retry every FAILED row");
+  command.add_flag("--json", options.json,
+                   "one JSON object on stdout (also whenever stdout is "
+                   "not a terminal)");
+}
+
 } // namespace
 
 void add_retry_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<retry_options>();
-  auto* command = app.add_subcommand(
-      "retry", "Put FAILED outbox rows back to PENDING (attempts reset)");
-  command->add_option("event_ids", options->event_ids, "FAILED rows to retry");
-  command->add_flag("--all-failed", options->all_failed,
-                    "retry every FAILED row");
-  command->add_flag("--json", options->json,
-                    "one JSON object on stdout (also whenever stdout is not "
-                    "a terminal)");
-  add_common_options(*command, options->common);
-  command->callback(
-      [options, &action] { action = [options] { return retry(*options); }; });
+  add_command<retry_options>(
+      app, action,
+      {"retry", "Put FAILED outbox rows back to PENDING (attempts reset)",
+       retry, add_flags});
 }
 
 } // namespace outbox::cli

@@ -5,6 +5,7 @@
 #include "adapters/pipeline_probe.hpp"
 #include "adapters/redis_ports.hpp"
 #include "broker/connection.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -300,64 +301,66 @@ int run(const run_options& options) {
   return exit_code_of(report, stop_signal);
 }
 
+void add_flags(CLI::App& command, run_options& o) {
+  command.add_option("--relays", o.relays, "relay actors (run.relays)");
+  command.add_option("--consumers", o.consumers,
+                     "consumer actors (run.consumers)");
+  command.add_option("--orders", o.orders,
+                     "orders the load generator places (run.orders)");
+  command.add_option("--followup-share", o.followup_share,
+                     "share of orders with OrderPaid and OrderShipped "
+                     "follow-ups (run.followup_share)");
+  command.add_option("--rate", o.orders_per_second,
+                     "offered load in orders per second, 0 = as fast as "
+                     "possible (run.orders_per_second)");
+  command.add_option("--partitions", o.partitions,
+                     "queue lists (broker.partitions)");
+  command.add_flag("--until-drained", o.until_drained,
+                   "stop once the orders are committed and everything this "
+                   "process handles has drained");
+  command.add_option("--seed", o.seed, "seed of crash injection (crash.seed)");
+  command.add_option("--crash-relay-after-claim", o.crash_after_claim,
+                     "probability a relay dies holding fresh leases "
+                     "(crash.relay_after_claim)");
+  command.add_option("--crash-relay-after-publish", o.crash_after_publish,
+                     "probability a relay dies after publishing, before its "
+                     "ack, duplicates (crash.relay_after_publish)");
+  command.add_option("--crash-relay-pause", o.crash_pause,
+                     "probability a relay freezes past its lease, a zombie "
+                     "(crash.relay_pause)");
+  command.add_option("--crash-consumer-after-pop", o.crash_after_pop,
+                     "probability a consumer dies after popping an entry "
+                     "(crash.consumer_after_pop)");
+  command.add_option("--crash-consumer-after-effect", o.crash_after_effect,
+                     "probability a consumer dies after the effect, before "
+                     "removing the entry (crash.consumer_after_effect)");
+  command.add_option("--crash-recovery-pause-ms", o.crash_recovery_pause_ms,
+                     "the coordinator freezes this long between two "
+                     "processing lists it recovers, 0 = never "
+                     "(crash.recovery_pause_ms)");
+  command
+      .add_option("--metrics-port", o.metrics_port,
+                  "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "
+                  "0 = none (default 0)")
+      ->check(CLI::Range(0, 65535));
+  command.add_option("--metrics-listen", o.metrics_listen,
+                     "serve Prometheus metrics on HOST:PORT/metrics, HOST an "
+                     "IPv4 address (0.0.0.0: every interface)");
+  command.add_flag("--json", o.json, "print the report as one JSON object");
+  command.add_flag("--allow-evicting-redis", o.allow_evicting_redis,
+                   "start even when Redis's maxmemory-policy may evict keys "
+                   "(redis.allow_evicting)");
+}
+
 } // namespace
 
 void add_run_command(CLI::App& app, command_action& action) {
-  auto o = std::make_shared<run_options>();
-  auto* command = app.add_subcommand(
-      "run", "Run the actor pipeline: writer and load generator, N relays, M "
-             "consumers, supervised by a coordinator");
-  command->add_option("--relays", o->relays, "relay actors (run.relays)");
-  command->add_option("--consumers", o->consumers,
-                      "consumer actors (run.consumers)");
-  command->add_option("--orders", o->orders,
-                      "orders the load generator places (run.orders)");
-  command->add_option("--followup-share", o->followup_share,
-                      "share of orders with OrderPaid and OrderShipped "
-                      "follow-ups (run.followup_share)");
-  command->add_option("--rate", o->orders_per_second,
-                      "offered load in orders per second, 0 = as fast as "
-                      "possible (run.orders_per_second)");
-  command->add_option("--partitions", o->partitions,
-                      "queue lists (broker.partitions)");
-  command->add_flag("--until-drained", o->until_drained,
-                    "stop once the orders are committed and everything this "
-                    "process handles has drained");
-  command->add_option("--seed", o->seed,
-                      "seed of crash injection (crash.seed)");
-  command->add_option("--crash-relay-after-claim", o->crash_after_claim,
-                      "probability a relay dies holding fresh leases "
-                      "(crash.relay_after_claim)");
-  command->add_option("--crash-relay-after-publish", o->crash_after_publish,
-                      "probability a relay dies after publishing, before its "
-                      "ack, duplicates (crash.relay_after_publish)");
-  command->add_option("--crash-relay-pause", o->crash_pause,
-                      "probability a relay freezes past its lease, a zombie "
-                      "(crash.relay_pause)");
-  command->add_option("--crash-consumer-after-pop", o->crash_after_pop,
-                      "probability a consumer dies after popping an entry "
-                      "(crash.consumer_after_pop)");
-  command->add_option("--crash-consumer-after-effect", o->crash_after_effect,
-                      "probability a consumer dies after the effect, before "
-                      "removing the entry (crash.consumer_after_effect)");
-  command->add_option("--crash-recovery-pause-ms", o->crash_recovery_pause_ms,
-                      "the coordinator freezes this long between two "
-                      "processing lists it recovers, 0 = never "
-                      "(crash.recovery_pause_ms)");
-  command
-      ->add_option("--metrics-port", o->metrics_port,
-                   "serve Prometheus metrics on 127.0.0.1:PORT/metrics, "
-                   "0 = none (default 0)")
-      ->check(CLI::Range(0, 65535));
-  command->add_option("--metrics-listen", o->metrics_listen,
-                      "serve Prometheus metrics on HOST:PORT/metrics, HOST an "
-                      "IPv4 address (0.0.0.0: every interface)");
-  command->add_flag("--json", o->json, "print the report as one JSON object");
-  command->add_flag("--allow-evicting-redis", o->allow_evicting_redis,
-                    "start even when Redis's maxmemory-policy may evict keys "
-                    "(redis.allow_evicting)");
-  add_common_options(*command, o->common);
-  command->callback([o, &action] { action = [o] { return run(*o); }; });
+  add_command<run_options>(
+      app, action,
+      {"run",
+       "Run the actor pipeline: writer and load generator, N relays, M "
+       "consumers, supervised by a coordinator",
+       run, add_flags});
 }
 
 } // namespace outbox::cli

@@ -1,5 +1,6 @@
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/database_to_read.hpp"
@@ -172,37 +173,39 @@ int status(const status_options& options) {
   return show(options, settings, *max_age, "", *db, redis);
 }
 
+void add_flags(CLI::App& command, status_options& options) {
+  command.add_flag("--json", options.json, "one JSON object on stdout");
+  command.add_flag("--watch", options.watch,
+                   "refresh until Ctrl-C (with --json: one object per line)");
+  command
+      .add_option("--interval", options.interval_s,
+                  "seconds between refreshes with --watch (default 2)")
+      ->check(finite_range(0.05, 3600.0));
+  command.add_flag("--check", options.check,
+                   "health check: exit 1 when FAILED rows exist, the "
+                   "oldest unpublished row is older than "
+                   "--max-unpublished-age, or Redis is unreachable; "
+                   "else 0");
+  command.add_option("--max-unpublished-age", options.max_unpublished_age,
+                     std::string{"DURATION for --check (default "} +
+                         default_max_unpublished_age + ")");
+}
+
+void read_parsed(const CLI::App& command, status_options& options) {
+  options.interval_given = command.count("--interval") > 0;
+  options.max_age_given = command.count("--max-unpublished-age") > 0;
+}
+
 } // namespace
 
 void add_status_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<status_options>();
-  auto* command = app.add_subcommand(
-      "status",
-      "Outbox counts by status, oldest pending age, relays holding leases, "
-      "the consuming process and standbys, queue and processing lengths, "
-      "processed, FAILED rows");
-  command->add_flag("--json", options->json, "one JSON object on stdout");
-  command->add_flag("--watch", options->watch,
-                    "refresh until Ctrl-C (with --json: one object per line)");
-  auto* interval =
-      command
-          ->add_option("--interval", options->interval_s,
-                       "seconds between refreshes with --watch (default 2)")
-          ->check(finite_range(0.05, 3600.0));
-  command->add_flag("--check", options->check,
-                    "health check: exit 1 when FAILED rows exist, the oldest "
-                    "unpublished row is older than --max-unpublished-age, or "
-                    "Redis is unreachable; else 0");
-  auto* max_age =
-      command->add_option("--max-unpublished-age", options->max_unpublished_age,
-                          std::string{"DURATION for --check (default "} +
-                              default_max_unpublished_age + ")");
-  add_common_options(*command, options->common);
-  command->callback([options, interval, max_age, &action] {
-    options->interval_given = interval->count() > 0;
-    options->max_age_given = max_age->count() > 0;
-    action = [options] { return status(*options); };
-  });
+  add_command<status_options>(
+      app, action,
+      {"status",
+       "Outbox counts by status, oldest pending age, relays holding leases, "
+       "the consuming process and standbys, queue and processing lengths, "
+       "processed, FAILED rows",
+       status, add_flags, read_parsed});
 }
 
 } // namespace outbox::cli

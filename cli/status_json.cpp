@@ -1,6 +1,8 @@
 // `outbox status --json`: one object per snapshot.
 
+#include "actors/relay_process.hpp"
 #include "cli/duration.hpp"
+#include "cli/failed_row_json.hpp"
 #include "cli/status_snapshot.hpp"
 
 namespace outbox::cli {
@@ -16,7 +18,7 @@ nlohmann::json outbox_json(const status_snapshot& s) {
                      {"leases", nlohmann::json::array()},
                      {"failed", nlohmann::json::array()}};
   for (const auto& l : db.leases) {
-    auto state = relay_process_state(l.owner);
+    auto state = actors::relay_process_state(l.owner);
     out["leases"].push_back(
         {{"owner", l.owner},
          {"rows", l.rows},
@@ -29,12 +31,7 @@ nlohmann::json outbox_json(const status_snapshot& s) {
           state.empty() ? nlohmann::json(nullptr) : nlohmann::json(state)}});
   }
   for (const auto& f : db.failed)
-    out["failed"].push_back({{"event_id", f.event_id},
-                             {"aggregate_id", f.aggregate_id},
-                             {"seq", f.seq},
-                             {"event_type", f.event_type},
-                             {"attempts", f.attempts},
-                             {"last_error", f.last_error}});
+    out["failed"].push_back(failed_row_json(f));
   return out;
 }
 

@@ -47,11 +47,6 @@ struct health {
 health judge(const status_snapshot& snapshot,
              storage::millis max_unpublished_age);
 
-/// What the snapshot knows of a lease owner's process: "gone" when the
-/// owner is a relay of a process on this host that no longer runs, "" when
-/// it cannot tell (another host, a name in another form, or running).
-std::string relay_process_state(const std::string& owner);
-
 /// The tables, one string (written at once: --watch redraws without a
 /// half-drawn screen).
 std::string status_text(const status_snapshot& snapshot,

@@ -1,5 +1,6 @@
 // `outbox status` as tables on a terminal.
 
+#include "actors/relay_process.hpp"
 #include "cli/status_snapshot.hpp"
 #include "cli/text_table.hpp"
 #include "text/terminal_text.hpp"
@@ -46,7 +47,7 @@ std::string leases_text(const status_snapshot& s) {
   text_table leases{{"LEASE OWNER (RELAY)", "ROWS", "LAST CLAIM",
                      "EARLIEST EXPIRY", "PROCESS", "ROWS WAIT FOR"}};
   for (const auto& l : db.leases) {
-    auto state = relay_process_state(l.owner);
+    auto state = actors::relay_process_state(l.owner);
     auto claimed = s.now - (l.latest_expiry - s.lease_ttl);
     leases.add_row({l.owner, std::to_string(l.rows),
                     claimed >= 0 ? rounded_duration(claimed) + " ago" : "-",

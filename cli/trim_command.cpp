@@ -5,12 +5,13 @@
 #include "audit/trim_rule.hpp"
 #include "broker/connection.hpp"
 #include "broker/server_time.hpp"
-#include "cli/batch_flag.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/duration.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
+#include "cli/retention_flags.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
@@ -26,20 +27,9 @@ namespace outbox::cli {
 
 namespace {
 
-struct trim_options {
-  common_options common;
-  std::string older_than;
-  int batch = 1000;
-  bool json = false;
-};
-
-int trim(const trim_options& options) {
-  apply_log_level(options.common.log_level);
-  auto older_than =
-      duration_flag("trim", "--processed-older-than", options.older_than);
+int trim(const retention_options& options) {
+  auto older_than = retention_age(options);
   if (!older_than)
-    return exit_usage;
-  if (!batch_in_range("trim", options.batch))
     return exit_usage;
   auto settings = resolve_settings(options.common);
   auto floor = audit::redelivery_window(settings.lease);
@@ -97,25 +87,22 @@ int trim(const trim_options& options) {
   return exit_ok;
 }
 
+void add_flags(CLI::App& command, retention_options& options) {
+  add_retention_flags(command, options, "--processed-older-than",
+                      "DURATION: 500ms, 30s, 15m, 12h, 7d; at least "
+                      "lease.ttl_ms x lease.max_attempts",
+                      "records per script call (default 1000, 1 to 10000)");
+}
+
 } // namespace
 
 void add_trim_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<trim_options>();
-  auto* command = app.add_subcommand(
-      "trim", "Delete consumers' dedup records (Redis `processed`) applied "
-              "longer ago than DURATION whose event can no longer be "
-              "delivered");
-  command
-      ->add_option("--processed-older-than", options->older_than,
-                   "DURATION: 500ms, 30s, 15m, 12h, 7d; at least lease.ttl_ms "
-                   "x lease.max_attempts")
-      ->required();
-  command->add_option("--batch", options->batch,
-                      "records per script call (default 1000, 1 to 10000)");
-  command->add_flag("--json", options->json, "one JSON object on stdout");
-  add_common_options(*command, options->common);
-  command->callback(
-      [options, &action] { action = [options] { return trim(*options); }; });
+  add_command<retention_options>(
+      app, action,
+      {"trim",
+       "Delete consumers' dedup records (Redis `processed`) applied longer ago "
+       "than DURATION whose event can no longer be delivered",
+       trim, add_flags});
 }
 
 } // namespace outbox::cli

@@ -1,6 +1,7 @@
 #include "audit/pipeline_audit.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/database_to_read.hpp"
@@ -69,17 +70,19 @@ int verify(const verify_options& options) {
   }
 }
 
+void add_flags(CLI::App& command, verify_options& options) {
+  command.add_flag("--json", options.json, "one JSON object on stdout");
+}
+
 } // namespace
 
 void add_verify_command(CLI::App& app, command_action& action) {
-  auto options = std::make_shared<verify_options>();
-  auto* command = app.add_subcommand(
-      "verify", "Check the conservation invariants between the database and "
-                "Redis; exit 1 if any is violated");
-  command->add_flag("--json", options->json, "one JSON object on stdout");
-  add_common_options(*command, options->common);
-  command->callback(
-      [options, &action] { action = [options] { return verify(*options); }; });
+  add_command<verify_options>(
+      app, action,
+      {"verify",
+       "Check the conservation invariants between the database and Redis; "
+       "exit 1 if any is violated",
+       verify, add_flags});
 }
 
 } // namespace outbox::cli
