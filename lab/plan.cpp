@@ -7,47 +7,44 @@ namespace outbox::lab {
 
 namespace {
 
-constexpr std::array<lab_step, 8> steps = {
-    lab_step::init,     lab_step::dualwrite,   lab_step::place_order,
-    lab_step::relay,    lab_step::order_check, lab_step::relay_crash,
-    lab_step::consumer, lab_step::report,
+/// Every step with the name typed after --step, in the seed's order: the
+/// one list that to_string, parse_lab_step and lab_step_names read.
+struct named_step {
+  lab_step step;
+  const char* name;
 };
+
+constexpr std::array<named_step, 8> steps = {{
+    {lab_step::init, "init"},
+    {lab_step::dualwrite, "dualwrite"},
+    {lab_step::place_order, "place_order"},
+    {lab_step::relay, "relay"},
+    {lab_step::order_check, "order_check"},
+    {lab_step::relay_crash, "relay_crash"},
+    {lab_step::consumer, "consumer"},
+    {lab_step::report, "report"},
+}};
 
 } // namespace
 
 const char* to_string(lab_step step) {
-  switch (step) {
-  case lab_step::init:
-    return "init";
-  case lab_step::dualwrite:
-    return "dualwrite";
-  case lab_step::place_order:
-    return "place_order";
-  case lab_step::relay:
-    return "relay";
-  case lab_step::order_check:
-    return "order_check";
-  case lab_step::relay_crash:
-    return "relay_crash";
-  case lab_step::consumer:
-    return "consumer";
-  case lab_step::report:
-    return "report";
-  }
+  for (const auto& s : steps)
+    if (s.step == step)
+      return s.name;
   return "?";
 }
 
 std::optional<lab_step> parse_lab_step(const std::string& name) {
-  for (auto step : steps)
-    if (name == to_string(step))
-      return step;
+  for (const auto& s : steps)
+    if (name == s.name)
+      return s.step;
   return std::nullopt;
 }
 
 std::string lab_step_names() {
   std::string names;
-  for (auto step : steps)
-    names += (names.empty() ? "" : ", ") + std::string{to_string(step)};
+  for (const auto& s : steps)
+    names += (names.empty() ? "" : ", ") + std::string{s.name};
   return names;
 }
 

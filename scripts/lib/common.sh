@@ -30,7 +30,7 @@ OUTBOX_REDIS_DEFAULT_PORT=6390
 OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
-  nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev redis-server clang-format python3-jsonschema tmux
 )
 

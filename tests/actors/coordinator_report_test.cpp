@@ -3,6 +3,7 @@
 
 #include "pipeline_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -113,8 +114,8 @@ TEST_F(ActorCoordinatorReport, GivesUpAfterItsPatienceAndSaysWhy) {
   EXPECT_EQ(r["violations"][0],
             std::string{metrics::unread_state_violation} + redis_gone);
   auto line = metrics::run_report_failure(*report->value);
-  EXPECT_NE(line.find(redis_gone), std::string::npos) << line;
-  EXPECT_NE(line.find("outbox verify"), std::string::npos) << line;
+  EXPECT_THAT(line, testing::HasSubstr(redis_gone));
+  EXPECT_THAT(line, testing::HasSubstr("outbox verify"));
   EXPECT_EQ(pipeline_->audits, 0) << "no verdict from unread stores";
 }
 
@@ -198,7 +199,7 @@ TEST(ActorRunReportFailure, AnUnreadStateDoesNotHideAnEarlierFailure) {
                        0),
             0u)
       << line;
-  EXPECT_NE(line.find("outbox verify"), std::string::npos) << line;
+  EXPECT_THAT(line, testing::HasSubstr("outbox verify"));
 }
 
 TEST(ActorRunReportFailure, OddReportsGetALineNotAnException) {

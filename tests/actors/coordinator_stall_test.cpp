@@ -3,6 +3,7 @@
 
 #include "pipeline_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 #include <memory>
@@ -98,11 +99,10 @@ TEST_F(ActorCoordinatorStall, AConsumerOnlyRunSaysNoRelayPublishesAndEnds) {
   auto report = start_run(setup).report;
   advance(2500);
   ASSERT_FALSE(lines->empty());
-  EXPECT_NE(lines->back().find("40 PENDING rows but no relay in this process"),
-            std::string::npos)
-      << lines->back();
-  EXPECT_NE(lines->back().find("the run ends in"), std::string::npos)
-      << lines->back();
+  EXPECT_THAT(
+      lines->back(),
+      testing::HasSubstr("40 PENDING rows but no relay in this process"));
+  EXPECT_THAT(lines->back(), testing::HasSubstr("the run ends in"));
   advance(800);
   EXPECT_TRUE(failed_with(*report, "no relay runs in this process"));
 }
@@ -120,9 +120,9 @@ TEST_F(ActorCoordinatorStall, TheLineNamesLeasesOfADeadRelayAndTheirExpiry) {
   pipeline_->snapshot.leases.push_back(metrics::lease_holding{
       worker(actors::worker_slot::role::relay, 7), 256, now() + 9000});
   advance(2100);
-  EXPECT_NE(last.find("waiting for 256 leases of a dead relay, expire in 7 s"),
-            std::string::npos)
-      << last;
+  EXPECT_THAT(last,
+              testing::HasSubstr(
+                  "waiting for 256 leases of a dead relay, expire in 7 s"));
   advance(1300); // past the stall timeout: the run ends
   ASSERT_TRUE(report->value) << render(report->error);
 }

@@ -3,6 +3,7 @@
 #include "pipeline_fixture.hpp"
 #include "storage/types.hpp"
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -90,10 +91,9 @@ TEST_F(ActorCoordinator, GivesUpWhenARelayExhaustsItsRestartBudget) {
   EXPECT_FALSE(r["ok"].get<bool>());
   ASSERT_FALSE(r["violations"].empty());
   auto violation = r["violations"][0].get<std::string>();
-  EXPECT_NE(violation.find("restart_budget (2)"), std::string::npos)
-      << violation;
+  EXPECT_THAT(violation, testing::HasSubstr("restart_budget (2)"));
   auto last = worker(slot_role::relay, 2);
-  EXPECT_NE(violation.find(last), std::string::npos) << violation;
+  EXPECT_THAT(violation, testing::HasSubstr(last));
   // Gave up, lost nothing: the row waits, leased by the last incarnation.
   EXPECT_EQ(status_of(order.event_id), storage::status::sending);
   EXPECT_EQ(owner_of(order.event_id), last);

@@ -4,6 +4,7 @@
 #include "pipeline_fixture.hpp"
 #include "storage/types.hpp"
 
+#include <gmock/gmock.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
@@ -287,7 +288,7 @@ TEST_F(ActorLogLinesCoordinator, FaultFreeRunLogsOnlyItsStartAndStopAtInfo) {
   EXPECT_TRUE(
       starts_with(lines[1], "info coordinator " + prefix_ + ": stopped after"))
       << lines[1];
-  EXPECT_NE(lines[1].find("(no failure)"), std::string::npos) << lines[1];
+  EXPECT_THAT(lines[1], testing::HasSubstr("(no failure)"));
 }
 
 TEST_F(ActorLogLinesCoordinator, RestartIsOneLineWithTheOldAndNewNameAndWhy) {

@@ -1,5 +1,6 @@
 #include "actors/progress_line.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -64,7 +65,7 @@ TEST(ActorProgressLine, TheFullFormHasEveryCountWhenThereIsRoom) {
        {"12.3 s", "orders 1083/2000", "845 events/s", "pending 1200",
         "sending 256", "published 2400", "failed 0", "processed 2380", "dup 3",
         "restarts relay 1 consumer 0"})
-    EXPECT_NE(line.find(part), std::string::npos) << part << " in " << line;
+    EXPECT_THAT(line, testing::HasSubstr(part)) << part << " in " << line;
   EXPECT_EQ(actors::progress_text(busy_run(), 200), line);
 }
 
@@ -72,7 +73,7 @@ TEST(ActorProgressLine, WhyNothingMovesOutranksTheCounts) {
   auto p = busy_run();
   p.waiting = "waiting for 256 leases of a dead relay, expire in 7 s";
   auto line = actors::progress_text(p, 80);
-  EXPECT_NE(line.find(p.waiting), std::string::npos) << line;
+  EXPECT_THAT(line, testing::HasSubstr(p.waiting));
   EXPECT_EQ(line.rfind("12.3 s |", 0), 0u) << line;
   // Too narrow for all of it: cut, marked, still starting with the time.
   auto narrow = actors::progress_text(p, 40);
@@ -85,7 +86,7 @@ TEST(ActorProgressLine, StoreTroubleIsShownEscaped) {
   p.state.trouble = "redis: \x1b[2Jgone";
   auto line = actors::progress_text(p, 120);
   EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
-  EXPECT_NE(line.find("redis: \\e[2Jgone"), std::string::npos) << line;
+  EXPECT_THAT(line, testing::HasSubstr("redis: \\e[2Jgone"));
 }
 
 TEST(ActorProgressLine, ElapsedTimeReadsAsAPersonSaysIt) {

@@ -3,6 +3,7 @@
 #include "actor_fixture.hpp"
 #include "storage/types.hpp"
 
+#include <gmock/gmock.h>
 #include <set>
 #include <string>
 #include <vector>
@@ -177,8 +178,8 @@ TEST_F(ActorRelayBroker,
   EXPECT_EQ(broker_->publish_calls, 1);
   EXPECT_EQ(status_of(poisoned.event_id), storage::status::pending);
   EXPECT_EQ(attempts_of(poisoned.event_id), 1);
-  EXPECT_NE(last_error_of(poisoned.event_id).find("WRONGTYPE"),
-            std::string::npos);
+  EXPECT_THAT(last_error_of(poisoned.event_id),
+              testing::HasSubstr("WRONGTYPE"));
 
   // While the poisoned row backs off, its aggregate's next event waits
   // behind it and other aggregates flow.

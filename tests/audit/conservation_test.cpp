@@ -1,5 +1,6 @@
 #include "audit/conservation.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace outbox::audit {
@@ -72,7 +73,7 @@ TEST(AuditConservation, OrphanEffectAndOrderViolationFail) {
   auto v = evaluate({}, inbox, queues);
   EXPECT_EQ(find(v, "no_orphan_effects").result, check::state::failed);
   EXPECT_EQ(find(v, "order_kept").result, check::state::failed);
-  EXPECT_NE(v.to_json().find("\"ok\":false"), std::string::npos);
+  EXPECT_THAT(v.to_json(), testing::HasSubstr("\"ok\":false"));
 }
 
 TEST(AuditConservation, RowsCommittedAfterTheLedgerReadAreNotOrphans) {

@@ -6,6 +6,7 @@
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -94,18 +95,16 @@ TEST(BenchResults, SharesNameTheirCeilingInWordsAndExplainOver100Percent) {
   r.check("share", "under, share of its ceiling", r.ratio("under"), 0.6);
   auto report = r.to_json({});
   auto table = results_table(report);
-  EXPECT_NE(table.find("ceilings: the raw primitives"), std::string::npos)
-      << table;
-  EXPECT_NE(table.find("50.0% of its ceiling\n"
-                       "      ceiling: raw primitive, same rows, this run\n"),
-            std::string::npos)
-      << table;
-  EXPECT_NE(table.find("120.0% of its ceiling\n"
-                       "      ceiling: raw primitive, same rows, this run\n"
-                       "      over 100%: it overlaps what the ceiling does "
-                       "serially\n"),
-            std::string::npos)
-      << table;
+  EXPECT_THAT(table, testing::HasSubstr("ceilings: the raw primitives"));
+  EXPECT_THAT(table,
+              testing::HasSubstr(
+                  "50.0% of its ceiling\n"
+                  "      ceiling: raw primitive, same rows, this run\n"));
+  EXPECT_THAT(table, testing::HasSubstr(
+                         "120.0% of its ceiling\n"
+                         "      ceiling: raw primitive, same rows, this run\n"
+                         "      over 100%: it overlaps what the ceiling does "
+                         "serially\n"));
   EXPECT_NE(table.find("over 100%: " + std::string{default_over_ceiling}),
             std::string::npos)
       << table;
@@ -114,9 +113,7 @@ TEST(BenchResults, SharesNameTheirCeilingInWordsAndExplainOver100Percent) {
   EXPECT_FALSE(m.at(1).contains("over_ceiling"));
   EXPECT_EQ(m.at(2).at("ceiling_label"), "raw primitive, same rows");
   EXPECT_FALSE(report.at("targets_met").get<bool>());
-  EXPECT_NE(table.find("NOT MET under, share of its ceiling"),
-            std::string::npos)
-      << table;
+  EXPECT_THAT(table, testing::HasSubstr("NOT MET under, share of its ceiling"));
 }
 
 /// `outbox bench` at the hidden tiny scale against a private Redis.
@@ -138,11 +135,10 @@ TEST_F(BenchCommandRun, CheckExitsOneNamingATargetNotMet) {
   // A p99 latency at or below -1 ms cannot be met.
   auto r = bench({"--check", "--target", "latency_p99=-1"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find("outbox bench: target not met: latency_p99 (p99 "
-                       "commit-to-processed at the fixed load, ms)"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("wanted <= -1"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         "outbox bench: target not met: latency_p99 (p99 "
+                         "commit-to-processed at the fixed load, ms)"));
+  EXPECT_THAT(r.err, testing::HasSubstr("wanted <= -1"));
   // The human table names each ceiling in words.
   for (const char* label :
        {"ceilings: the raw primitives the stages are built from",
@@ -150,7 +146,7 @@ TEST_F(BenchCommandRun, CheckExitsOneNamingATargetNotMet) {
         "(one relay's bound), this run",
         "ceiling: Redis inbox script, one call per 256 entries, this run",
         "NOT MET p99 commit-to-processed"})
-    EXPECT_NE(r.out.find(label), std::string::npos) << label << "\n" << r.out;
+    EXPECT_THAT(r.out, testing::HasSubstr(label)) << label << "\n" << r.out;
 }
 
 TEST_F(BenchCommandRun, WithoutCheckAMissedTargetIsReportedNotFatal) {
@@ -170,7 +166,7 @@ TEST_F(BenchCommandRun, WithoutCheckAMissedTargetIsReportedNotFatal) {
       EXPECT_EQ(m.contains("over_ceiling"), m.at("ratio").get<double>() > 1)
           << m;
     }
-  EXPECT_EQ(r.err.find("target not met"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("target not met")));
 }
 
 TEST(BenchCommand, UnknownOrMalformedTargetIsAUsageError) {
@@ -190,13 +186,13 @@ TEST(BenchCommand, UnreachableRedisIsNamedAndExitsOne) {
   auto r = test::run_outbox(
       {"bench", "--quick", "--db", dir.file("o.db"), "--redis", "127.0.0.1:1"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("127.0.0.1:1"));
 }
 
 TEST(BenchCommand, UnknownFlagIsAUsageError) {
   auto r = test::run_outbox({"bench", "--fast"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--fast"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("--fast"));
 }
 
 } // namespace

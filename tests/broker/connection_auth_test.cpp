@@ -9,6 +9,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -104,14 +105,13 @@ TEST_F(BrokerConnectionAuth, AWrongPasswordNamesTheUserAndTheAddress) {
                       " refused user \"app\": wrong password"),
             std::string::npos)
       << what;
-  EXPECT_EQ(what.find("N0tTh1s"), std::string::npos) << what;
+  EXPECT_THAT(what, testing::Not(testing::HasSubstr("N0tTh1s")));
   // A password alone is the default user's.
   auto o = server_->connection_options();
   o.password = "N0tTh1s";
   std::string as_default = refusal(o).what();
-  EXPECT_NE(as_default.find("refused user \"default\": wrong password"),
-            std::string::npos)
-      << as_default;
+  EXPECT_THAT(as_default,
+              testing::HasSubstr("refused user \"default\": wrong password"));
 }
 
 TEST_F(BrokerConnectionAuth, NoPasswordWhereOneIsRequiredSaysSo) {
@@ -124,13 +124,12 @@ TEST_F(BrokerConnectionAuth, NoPasswordWhereOneIsRequiredSaysSo) {
       << what;
   o.db = 2; // the SELECT is refused the same way
   std::string selecting = refusal(o).what();
-  EXPECT_NE(selecting.find("requires a password (NOAUTH)"), std::string::npos)
-      << selecting;
+  EXPECT_THAT(selecting, testing::HasSubstr("requires a password (NOAUTH)"));
 }
 
 TEST_F(BrokerConnectionAuth, ADatabaseRedisDoesNotHaveIsNamed) {
   std::string what = refusal(as_app("apppw", 16)).what();
-  EXPECT_NE(what.find("has no logical database 16"), std::string::npos) << what;
+  EXPECT_THAT(what, testing::HasSubstr("has no logical database 16"));
 }
 
 } // namespace

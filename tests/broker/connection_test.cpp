@@ -5,6 +5,7 @@
 #include "redis_fixture.hpp"
 #include "support/redis_server.hpp"
 
+#include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 
 #include <chrono>
@@ -125,8 +126,7 @@ TEST(BrokerConnectionDown, SameConnectionWorksAgainAfterRedisRestarts) {
   // The open context now points at a dead server: the call fails and the
   // context is dropped.
   auto lost = unavailable_message([&] { conn.command({"PING"}); });
-  EXPECT_NE(lost.find(server.endpoint().to_string()), std::string::npos)
-      << lost;
+  EXPECT_THAT(lost, testing::HasSubstr(server.endpoint().to_string()));
   // Nothing listens: a fresh connect is refused.
   auto refused = unavailable_message([&] { conn.command({"PING"}); });
   EXPECT_NE(
@@ -144,8 +144,7 @@ TEST(BrokerConnectionDown, SameConnectionWorksAgainAfterRedisRestarts) {
   EXPECT_LT(std::chrono::steady_clock::now() - start,
             std::chrono::milliseconds(1500))
       << timed_out;
-  EXPECT_NE(timed_out.find("no reply within the I/O timeout (200 ms)"),
-            std::string::npos)
-      << timed_out;
+  EXPECT_THAT(timed_out,
+              testing::HasSubstr("no reply within the I/O timeout (200 ms)"));
   EXPECT_EQ(reply_text(*conn.command({"PING"})), "PONG");
 }

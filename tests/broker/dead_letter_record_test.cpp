@@ -2,6 +2,7 @@
 
 #include "event_entries.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -64,8 +65,7 @@ TEST(BrokerDeadLetterRecord, ATruncatedEntryShowsItsIdsButCannotBeReplayed) {
   EXPECT_EQ(d.event_id, "e-1");
   EXPECT_EQ(d.aggregate_id, "order-1");
   EXPECT_FALSE(d.replayable());
-  EXPECT_NE(d.not_replayable.find("truncated"), std::string::npos)
-      << d.not_replayable;
+  EXPECT_THAT(d.not_replayable, testing::HasSubstr("truncated"));
 }
 
 TEST(BrokerDeadLetterRecord, AMalformedEntryIsNotReplayableAndSaysWhy) {
@@ -74,9 +74,8 @@ TEST(BrokerDeadLetterRecord, AMalformedEntryIsNotReplayableAndSaysWhy) {
   EXPECT_EQ(d.event_id, "e-2");
   EXPECT_EQ(d.seq, 0);
   EXPECT_FALSE(d.replayable());
-  EXPECT_NE(d.not_replayable.find("seq must be an integer >= 1"),
-            std::string::npos)
-      << d.not_replayable;
+  EXPECT_THAT(d.not_replayable,
+              testing::HasSubstr("seq must be an integer >= 1"));
 
   auto junk = parse_dead_letter(0, record_of("this is not json"));
   EXPECT_EQ(junk.record_problem, "");
@@ -122,7 +121,7 @@ TEST(BrokerDeadLetterRecord,
   EXPECT_EQ(d.record_problem, "");
   EXPECT_TRUE(d.not_utf8);
   EXPECT_TRUE(is_utf8(d.entry));
-  EXPECT_NE(d.entry.find("ki\xEF\xBF\xBDi"), std::string::npos) << d.entry;
+  EXPECT_THAT(d.entry, testing::HasSubstr("ki\xEF\xBF\xBDi"));
   EXPECT_EQ(d.event_id, "e-1");
   EXPECT_FALSE(d.replayable());
 }

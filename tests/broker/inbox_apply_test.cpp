@@ -3,6 +3,8 @@
 #include "broker/broker_error.hpp"
 #include "inbox_fixture.hpp"
 
+#include <gmock/gmock.h>
+
 // One entry at a time through the inbox script: dedup, the effect, the
 // order check, and what happens when Redis or its data is not as expected.
 
@@ -114,10 +116,8 @@ TEST_F(BrokerInbox, PoisonEffectIsDeadLetteredAndItsAggregateMovesOn) {
   auto first = order_placed("e1", "o1", 1, "A", 1);
   auto poisoned = box.apply(first);
   EXPECT_EQ(poisoned.result, outcome::dead_lettered);
-  EXPECT_NE(poisoned.reason.find("effect failed"), std::string::npos)
-      << poisoned.reason;
-  EXPECT_NE(poisoned.reason.find("not an integer"), std::string::npos)
-      << poisoned.reason;
+  EXPECT_THAT(poisoned.reason, testing::HasSubstr("effect failed"));
+  EXPECT_THAT(poisoned.reason, testing::HasSubstr("not an integer"));
   // Applied nowhere: no dedup record, no partial effect; the entry and why
   // wait in the dead letters.
   EXPECT_EQ(hash_field(names_.processed, "e1"), "");
@@ -153,7 +153,7 @@ TEST_F(BrokerInbox, OverflowingEffectIsDeadLettered) {
   conn().command({"HSET", names_.reserved, "A", "9223372036854775800"});
   auto r = box.apply(order_placed("e1", "o1", 1, "A", 100));
   EXPECT_EQ(r.result, outcome::dead_lettered);
-  EXPECT_NE(r.reason.find("overflow"), std::string::npos) << r.reason;
+  EXPECT_THAT(r.reason, testing::HasSubstr("overflow"));
   EXPECT_EQ(hash_field(names_.reserved, "A"), "9223372036854775800");
   EXPECT_EQ(hash_field(names_.processed, "e1"), "");
 }

@@ -8,6 +8,7 @@
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -128,7 +129,7 @@ TEST_F(BrokerInboxScriptFromOutside, FencedCallOfALapsedHolderChangesNothing) {
   const auto& lock = keys_[6];
   command({"SET", lock, "token-a"});
   auto r = call("token-b", {entry});
-  EXPECT_NE(r.out.find("OUTBOX_FENCED"), std::string::npos) << r.out << r.err;
+  EXPECT_THAT(r.out, testing::HasSubstr("OUTBOX_FENCED")) << r.out << r.err;
   EXPECT_EQ(conn_.command({"EXISTS", keys_[0]})->integer, 0);
   auto held = call("token-a", {entry});
   EXPECT_EQ(lines_of(held.out).front(), "ok") << held.out << held.err;

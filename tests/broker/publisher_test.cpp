@@ -4,6 +4,7 @@
 #include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
 using namespace outbox::broker;
@@ -142,9 +143,9 @@ TEST_F(BrokerPublisher, EntryOverMaxEntryBytesRefusesTheWholeBatch) {
   } catch (const broker_error& e) {
     EXPECT_EQ(e.code(), broker_errc::rejected);
     std::string what = e.what();
-    EXPECT_NE(what.find(big.event_id), std::string::npos) << what;
-    EXPECT_NE(what.find("max_entry_bytes (1024)"), std::string::npos) << what;
-    EXPECT_NE(what.find(" bytes encoded"), std::string::npos) << what;
+    EXPECT_THAT(what, testing::HasSubstr(big.event_id));
+    EXPECT_THAT(what, testing::HasSubstr("max_entry_bytes (1024)"));
+    EXPECT_THAT(what, testing::HasSubstr(" bytes encoded"));
   }
   // All or nothing: the small entry of the batch was not pushed either.
   for (std::size_t p = 0; p < names.partitions; ++p)

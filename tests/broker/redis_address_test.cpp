@@ -1,5 +1,6 @@
 #include "broker/redis_address.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -79,7 +80,7 @@ TEST(BrokerRedisAddress, MalformedAddressesAreRefusedWithoutQuotingThem) {
         "app:s3cret@h:1", "redis://app:s3cret@h:1/-1"}) {
     auto why = refusal(text);
     EXPECT_FALSE(why.empty()) << text;
-    EXPECT_EQ(why.find("s3cret"), std::string::npos) << why;
+    EXPECT_THAT(why, testing::Not(testing::HasSubstr("s3cret")));
   }
 }
 
@@ -88,9 +89,8 @@ TEST(BrokerRedisAddress, TlsIsRefusedNamingWhatToUseInstead) {
   EXPECT_TRUE(asks_for_tls("REDISS://h:1"));
   EXPECT_FALSE(asks_for_tls("redis://h:1"));
   auto why = refusal("rediss://app:s3cret@h:6380/1");
-  EXPECT_NE(why.find("rediss:// (TLS) is not supported"), std::string::npos)
-      << why;
-  EXPECT_NE(why.find("stunnel"), std::string::npos) << why;
-  EXPECT_NE(why.find("redis://"), std::string::npos) << why;
-  EXPECT_EQ(why.find("s3cret"), std::string::npos) << why;
+  EXPECT_THAT(why, testing::HasSubstr("rediss:// (TLS) is not supported"));
+  EXPECT_THAT(why, testing::HasSubstr("stunnel"));
+  EXPECT_THAT(why, testing::HasSubstr("redis://"));
+  EXPECT_THAT(why, testing::Not(testing::HasSubstr("s3cret")));
 }

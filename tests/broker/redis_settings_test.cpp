@@ -3,6 +3,7 @@
 #include "broker/connection.hpp"
 #include "support/redis_server.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -55,8 +56,7 @@ TEST(BrokerRedisSettings, AofOrRdbSnapshotsArePersistence) {
 
 TEST(BrokerRedisSettings, RenamedConfigLeavesTheSettingsUnknown) {
   auto seen = settings_of({false, {"--rename-command", "CONFIG", ""}});
-  EXPECT_NE(seen.config_error.find("CONFIG"), std::string::npos)
-      << seen.config_error;
+  EXPECT_THAT(seen.config_error, testing::HasSubstr("CONFIG"));
   EXPECT_FALSE(seen.maxmemory_policy.has_value());
   EXPECT_FALSE(seen.appendonly.has_value());
   EXPECT_FALSE(seen.save.has_value());

@@ -7,6 +7,7 @@
 #include "support/redis_lists.hpp"
 #include "support/redis_server.hpp"
 
+#include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
@@ -87,10 +88,10 @@ TEST_F(CliDeadLetters, ListsRecordsOldestFirstWithJunkAsSuch) {
   ASSERT_EQ(lines.size(), 5u) << r.out;
   EXPECT_EQ(lines[0].rfind("INDEX  EVENT_ID", 0), 0u) << r.out;
   EXPECT_EQ(lines[1].rfind("    0  e-1       order-1", 0), 0u) << r.out;
-  EXPECT_NE(lines[1].find("rrr..."), std::string::npos) << "long reason cut";
-  EXPECT_EQ(lines[1].find(long_reason), std::string::npos);
-  EXPECT_NE(lines[2].find("malformed record: record is not valid JSON"),
-            std::string::npos)
+  EXPECT_THAT(lines[1], testing::HasSubstr("rrr...")) << "long reason cut";
+  EXPECT_THAT(lines[1], testing::Not(testing::HasSubstr(long_reason)));
+  EXPECT_THAT(lines[2],
+              testing::HasSubstr("malformed record: record is not valid JSON"))
       << r.out;
   EXPECT_EQ(lines[3].rfind("    2  e-2", 0), 0u) << r.out;
   EXPECT_EQ(lines[4].rfind("3 dead-lettered entries, 2 replayable", 0), 0u)
@@ -130,9 +131,9 @@ TEST_F(CliDeadLetters, ControlCharactersNeverReachTheTerminal) {
   for (unsigned char c : r.out)
     EXPECT_TRUE((c >= 0x20 && c != 0x7f) || c == '\n')
         << "raw control byte " << int(c);
-  EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << "C1 CSI";
-  EXPECT_NE(r.out.find("e-\\e[2J"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("order-\\u009b"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, testing::Not(testing::HasSubstr("\xc2\x9b"))) << "C1 CSI";
+  EXPECT_THAT(r.out, testing::HasSubstr("e-\\e[2J"));
+  EXPECT_THAT(r.out, testing::HasSubstr("order-\\u009b"));
 
   auto j = outbox_r({"dead-letters", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
@@ -176,14 +177,13 @@ TEST_F(CliDeadLetters, ReplayAllSkipsAndReportsWhatCannotGoBack) {
   // Some went back, some stay: partly done (exit 4), the rest named.
   auto r = outbox_r({"dead-letters", "replay", "--all"});
   ASSERT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_NE(r.err.find("2 records cannot be replayed and stay in the list: "
-                       "partly done"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.out.find("replayed 2 entries"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("LEFT IN THE LIST BECAUSE"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("truncated"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("malformed record"), std::string::npos) << r.out;
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         "2 records cannot be replayed and stay in the list: "
+                         "partly done"));
+  EXPECT_THAT(r.out, testing::HasSubstr("replayed 2 entries"));
+  EXPECT_THAT(r.out, testing::HasSubstr("LEFT IN THE LIST BECAUSE"));
+  EXPECT_THAT(r.out, testing::HasSubstr("truncated"));
+  EXPECT_THAT(r.out, testing::HasSubstr("malformed record"));
   EXPECT_EQ(list(names_.queue_for("order-1")), std::vector<std::string>{first});
   EXPECT_EQ(list(names_.queue_for("order-3")).back(), other);
   EXPECT_EQ(list(names_.dead_letter),
@@ -192,8 +192,7 @@ TEST_F(CliDeadLetters, ReplayAllSkipsAndReportsWhatCannotGoBack) {
   // Only unreplayable records left: nothing was done (exit 2).
   auto again = outbox_r({"dead-letters", "replay", "--all", "--json"});
   ASSERT_EQ(again.exit_code, 2) << again.err;
-  EXPECT_NE(again.err.find("nothing was replayed"), std::string::npos)
-      << again.err;
+  EXPECT_THAT(again.err, testing::HasSubstr("nothing was replayed"));
   auto out = json_of(again);
   EXPECT_EQ(out.at("count"), 0);
   ASSERT_EQ(out.at("skipped").size(), 2u);
@@ -209,14 +208,12 @@ TEST_F(CliDeadLetters, ATruncatedOrUnknownIdExits2AndChangesNothing) {
 
   auto truncated = outbox_r({"dead-letters", "replay", "e-1", "e-2"});
   EXPECT_EQ(truncated.exit_code, 2);
-  EXPECT_NE(truncated.err.find("e-2 (index 1): truncated"), std::string::npos)
-      << truncated.err;
-  EXPECT_NE(truncated.err.find("nothing was replayed"), std::string::npos);
+  EXPECT_THAT(truncated.err, testing::HasSubstr("e-2 (index 1): truncated"));
+  EXPECT_THAT(truncated.err, testing::HasSubstr("nothing was replayed"));
 
   auto unknown = outbox_r({"dead-letters", "replay", "e-1", "e-9", "--json"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("e-9: no record"), std::string::npos)
-      << unknown.err;
+  EXPECT_THAT(unknown.err, testing::HasSubstr("e-9: no record"));
   auto out = json_of(unknown);
   EXPECT_EQ(out.at("count"), 0);
   EXPECT_EQ(out.at("refused").at(0).at("event_id"), "e-9");
@@ -238,11 +235,11 @@ TEST_F(CliDeadLetters, RedisDownIsARuntimeFailure) {
   redis_.stop();
   auto r = outbox_r({"dead-letters"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("Redis"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("Redis"));
+  EXPECT_THAT(r.err, testing::HasSubstr(where));
   auto replay = outbox_r({"dead-letters", "replay", "--all"});
   EXPECT_EQ(replay.exit_code, 1);
-  EXPECT_NE(replay.err.find("Redis"), std::string::npos) << replay.err;
+  EXPECT_THAT(replay.err, testing::HasSubstr("Redis"));
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -51,8 +52,7 @@ TEST_F(CliDefaultFolder, ReadingCommandsStillRefuseAMissingDatabase) {
   for (const char* command : {"status", "verify", "failed"}) {
     auto r = outbox({command});
     EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;
-    EXPECT_NE(r.err.find("run `outbox init` first"), std::string::npos)
-        << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("run `outbox init` first"));
   }
   EXPECT_FALSE(fs::exists(var()));
 }
@@ -60,9 +60,9 @@ TEST_F(CliDefaultFolder, ReadingCommandsStillRefuseAMissingDatabase) {
 /// What a writing command says for a named folder that does not exist.
 void expect_refused_folder(const process_result& r, const std::string& what) {
   EXPECT_EQ(r.exit_code, 1) << what << ": " << r.err;
-  EXPECT_NE(r.err.find("outbox: database error (io): cannot open database "
-                       "nodir/x.db: folder nodir does not exist"),
-            std::string::npos)
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         "outbox: database error (io): cannot open database "
+                         "nodir/x.db: folder nodir does not exist"))
       << what << ": " << r.err;
   EXPECT_TRUE(r.out.empty()) << what << ": " << r.out;
 }

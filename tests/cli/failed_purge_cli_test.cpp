@@ -3,6 +3,7 @@
 
 #include "storage/types.hpp"
 
+#include <gmock/gmock.h>
 #include <string>
 
 namespace outbox::test {
@@ -47,19 +48,20 @@ TEST_F(CliFailedPurge, FailedListsEveryFailedRow) {
 
   auto text = outbox({"failed"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("ev-1"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("ev-3"), std::string::npos) << text.out;
-  EXPECT_EQ(text.out.find("ev-2"), std::string::npos) << text.out;
-  EXPECT_EQ(text.out.find(long_error), std::string::npos) << "cut in the table";
-  EXPECT_NE(text.out.find("..."), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("2 FAILED rows"), std::string::npos) << text.out;
+  EXPECT_THAT(text.out, testing::HasSubstr("ev-1"));
+  EXPECT_THAT(text.out, testing::HasSubstr("ev-3"));
+  EXPECT_THAT(text.out, testing::Not(testing::HasSubstr("ev-2")));
+  EXPECT_THAT(text.out, testing::Not(testing::HasSubstr(long_error)))
+      << "cut in the table";
+  EXPECT_THAT(text.out, testing::HasSubstr("..."));
+  EXPECT_THAT(text.out, testing::HasSubstr("2 FAILED rows"));
 }
 
 TEST_F(CliFailedPurge, FailedSaysSoWhenThereAreNone) {
   init();
   auto r = outbox({"failed"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("no FAILED rows"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, testing::HasSubstr("no FAILED rows"));
   auto json = outbox({"failed", "--json"});
   EXPECT_EQ(json.exit_code, 0);
   EXPECT_EQ(json_of(json).at("count"), 0);
@@ -87,7 +89,7 @@ TEST_F(CliFailedPurge, PurgeDeletesOldPublishedRows) {
   // processes above were.
   auto text = outbox({"purge", "--published-older-than", "1h"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("deleted 0"), std::string::npos) << text.out;
+  EXPECT_THAT(text.out, testing::HasSubstr("deleted 0"));
 }
 
 TEST_F(CliFailedPurge, PurgeRefusesBadDurationsAndBatches) {
@@ -100,7 +102,7 @@ TEST_F(CliFailedPurge, PurgeRefusesBadDurationsAndBatches) {
   }
   auto r = outbox({"purge", "--published-older-than", "1d", "--batch", "0"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--batch"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("--batch"));
   EXPECT_NE(r.err.find('0'), std::string::npos) << r.err;
   auto missing = outbox({"purge"});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
@@ -111,7 +113,7 @@ TEST_F(CliFailedPurge, MissingDatabaseIsRefused) {
                               {"purge", "--published-older-than", "1d"}}) {
     auto r = outbox(command);
     EXPECT_EQ(r.exit_code, 1) << command[0] << ": " << r.err;
-    EXPECT_NE(r.err.find("outbox init"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("outbox init"));
   }
   EXPECT_FALSE(std::filesystem::exists(db_path()));
 }

@@ -1,6 +1,7 @@
 #include "support/build_paths.hpp"
 #include "support/process.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -143,22 +144,17 @@ TEST(CliHelpReadme, EveryFlagOfEveryCommandIsInTheReadmeSynopsis) {
 TEST(CliHelpReadme, HelpShowsDefaultsWithTheirConfigKeys) {
   auto run = run_outbox({"run", "--help"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("(default 2, run.relays)"), std::string::npos)
-      << run.out;
-  EXPECT_NE(run.out.find("(default 4, broker.partitions)"), std::string::npos)
-      << run.out;
-  EXPECT_NE(run.out.find("(default 0, crash.relay_pause)"), std::string::npos)
-      << run.out;
+  EXPECT_THAT(run.out, testing::HasSubstr("(default 2, run.relays)"));
+  EXPECT_THAT(run.out, testing::HasSubstr("(default 4, broker.partitions)"));
+  EXPECT_THAT(run.out, testing::HasSubstr("(default 0, crash.relay_pause)"));
   auto status = run_outbox({"status", "--help"});
   ASSERT_EQ(status.exit_code, 0) << status.err;
-  EXPECT_NE(status.out.find("(default var/outbox.db, db.path)"),
-            std::string::npos)
-      << status.out;
-  EXPECT_NE(
-      status.out.find("(default 127.0.0.1:6379, redis.host and redis.port)"),
-      std::string::npos)
-      << status.out;
-  EXPECT_NE(status.out.find("(default warn)"), std::string::npos) << status.out;
+  EXPECT_THAT(status.out,
+              testing::HasSubstr("(default var/outbox.db, db.path)"));
+  EXPECT_THAT(status.out,
+              testing::HasSubstr(
+                  "(default 127.0.0.1:6379, redis.host and redis.port)"));
+  EXPECT_THAT(status.out, testing::HasSubstr("(default warn)"));
 }
 
 TEST(CliHelpReadme, HelpCommandPrintsTheCommandsHelp) {
@@ -182,9 +178,8 @@ TEST(CliHelpReadme, HelpCommandPrintsTheCommandsHelp) {
 
   auto unknown = run_outbox({"help", "frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("outbox: help: no command 'frobnicate'"),
-            std::string::npos)
-      << unknown.err;
+  EXPECT_THAT(unknown.err,
+              testing::HasSubstr("outbox: help: no command 'frobnicate'"));
   EXPECT_TRUE(unknown.out.empty()) << unknown.out;
 }
 

@@ -1,6 +1,7 @@
 #include "cli/audit_fixture.hpp"
 #include "cli/hand_rows.hpp"
 
+#include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
@@ -145,17 +146,16 @@ TEST_F(CliHostileBytes, FailedAndDeadLettersListTheRowsEscaped) {
   fill_both_stores();
   auto failed = run_checked({"failed"});
   EXPECT_EQ(failed.exit_code, 0) << failed.err;
-  EXPECT_NE(failed.out.find(shown), std::string::npos) << failed.out;
-  EXPECT_NE(failed.out.find("Type\\e]0;title\\x07"), std::string::npos)
-      << failed.out;
-  EXPECT_NE(failed.out.find("\\u009b"), std::string::npos) << failed.out;
+  EXPECT_THAT(failed.out, testing::HasSubstr(shown));
+  EXPECT_THAT(failed.out, testing::HasSubstr("Type\\e]0;title\\x07"));
+  EXPECT_THAT(failed.out, testing::HasSubstr("\\u009b"));
   auto failed_json = run_checked({"failed", "--json"});
   ASSERT_EQ(failed_json.exit_code, 0) << failed_json.err;
   EXPECT_EQ(json_of(failed_json).at("count"), 1);
 
   auto letters = run_checked({"dead-letters"});
   EXPECT_EQ(letters.exit_code, 0) << letters.err;
-  EXPECT_NE(letters.out.find("e-\\e[2J"), std::string::npos) << letters.out;
+  EXPECT_THAT(letters.out, testing::HasSubstr("e-\\e[2J"));
   auto letters_json = run_checked({"dead-letters", "--json"});
   ASSERT_EQ(letters_json.exit_code, 0) << letters_json.err;
   EXPECT_EQ(json_of(letters_json).at("count"), 2);
@@ -163,7 +163,7 @@ TEST_F(CliHostileBytes, FailedAndDeadLettersListTheRowsEscaped) {
   // A refusal names the id it was given, escaped.
   auto replay = run_checked({"dead-letters", "replay", hostile});
   EXPECT_EQ(replay.exit_code, 2) << replay.err;
-  EXPECT_NE(replay.err.find(shown), std::string::npos) << replay.err;
+  EXPECT_THAT(replay.err, testing::HasSubstr(shown));
   auto retry = run_checked({"retry", hostile + "x"});
   EXPECT_EQ(retry.exit_code, 2) << retry.err;
   EXPECT_NE(retry.err.find(shown + "x"), std::string::npos) << retry.err;
@@ -189,12 +189,12 @@ TEST_F(CliHostileBytes, FlagValuesAreEscapedInErrorMessages) {
     auto r = outbox(c.args);
     check_output(c.args, r);
     EXPECT_EQ(r.exit_code, 2) << c.echoed << ": " << r.err;
-    EXPECT_NE(r.err.find(c.echoed), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr(c.echoed));
   }
   auto unknown = outbox_r({hostile});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err.find('\x1b'), std::string::npos) << unknown.err;
-  EXPECT_NE(unknown.err.find(shown), std::string::npos) << unknown.err;
+  EXPECT_THAT(unknown.err, testing::HasSubstr(shown));
 }
 
 } // namespace outbox::test
@@ -231,10 +231,9 @@ TEST_F(CliHostileBytes, ARunThatMeetsSuchAnEntryStillReports) {
   // The inbox script refuses such an id: dead-lettered with the reason,
   // never applied, so the run has nothing to report against it.
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.err.find("event_id must be UTF-8 text without control "
-                       "characters"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err,
+              testing::HasSubstr("event_id must be UTF-8 text without control "
+                                 "characters"));
   EXPECT_EQ(conn_.command({"HLEN", names_.processed})->integer, 0);
   EXPECT_EQ(conn_.command({"LLEN", names_.dead_letter})->integer, 1);
 }

@@ -1,5 +1,6 @@
 #include "cli/cli_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ protected:
                                 const std::vector<std::string>& extra = {}) {
     auto r = outbox({"status", "--config", write_config(name, text)}, extra);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr(says));
     return r;
   }
 };
@@ -34,10 +35,9 @@ TEST_F(CliHostileFlags, StatusIntervalMustBeFinite) {
     auto r = outbox({"status", "--watch", "--interval", value},
                     {"--redis", no_redis});
     EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
-    EXPECT_NE(r.err.find("--interval"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("must be a finite number between 0.05 and 3600"),
-              std::string::npos)
-        << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("--interval"));
+    EXPECT_THAT(r.err, testing::HasSubstr(
+                           "must be a finite number between 0.05 and 3600"));
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
 }
@@ -46,9 +46,8 @@ TEST_F(CliHostileFlags, RunProbabilitiesMustBeFinite) {
   for (auto value : {"nan", "inf", "1e999"}) {
     auto r = outbox({"run", "--followup-share", value}, {"--redis", no_redis});
     EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
-    EXPECT_NE(r.err.find("run.followup_share: must be between 0 and 1"),
-              std::string::npos)
-        << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr(
+                           "run.followup_share: must be between 0 and 1"));
   }
 }
 
@@ -84,7 +83,7 @@ TEST_F(CliHostileFlags, WorkerCountsAreCapped) {
   // The limit itself is accepted: refused later, for the missing Redis.
   auto at_limit = outbox({"run", "--relays", "64"}, {"--redis", no_redis});
   EXPECT_EQ(at_limit.exit_code, 1) << at_limit.err;
-  EXPECT_EQ(at_limit.err.find("run.relays"), std::string::npos) << at_limit.err;
+  EXPECT_THAT(at_limit.err, testing::Not(testing::HasSubstr("run.relays")));
 }
 
 TEST_F(CliHostileFlags, NoMessageShowsTheRedisPassword) {
@@ -94,14 +93,13 @@ TEST_F(CliHostileFlags, NoMessageShowsTheRedisPassword) {
         "redis://u:s3cret@127.0.0.1:1/x", "rediss://u:s3cret@127.0.0.1:1"}) {
     auto r = outbox({"status"}, {"--redis", redis});
     EXPECT_EQ(r.exit_code, 2) << redis << ": " << r.err;
-    EXPECT_NE(r.err.find("--redis"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("***"), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
-    EXPECT_EQ(r.out.find("s3cret"), std::string::npos) << r.out;
+    EXPECT_THAT(r.err, testing::HasSubstr("--redis"));
+    EXPECT_THAT(r.err, testing::HasSubstr("***"));
+    EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("s3cret")));
+    EXPECT_THAT(r.out, testing::Not(testing::HasSubstr("s3cret")));
   }
   auto named = outbox({"status"}, {"--redis", "redis://u:s3cret@h:1/x"});
-  EXPECT_NE(named.err.find("got 'redis://u:***@h:1/x'"), std::string::npos)
-      << named.err;
+  EXPECT_THAT(named.err, testing::HasSubstr("got 'redis://u:***@h:1/x'"));
   // Well formed, with nobody listening: the address is named, the password
   // is not.
   for (const std::string redis :
@@ -111,16 +109,16 @@ TEST_F(CliHostileFlags, NoMessageShowsTheRedisPassword) {
     EXPECT_EQ(r.exit_code, 1) << redis << ": " << r.err;
     EXPECT_NE((r.out + r.err).find("127.0.0.1:1"), std::string::npos)
         << r.out << r.err;
-    EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
-    EXPECT_EQ(r.out.find("s3cret"), std::string::npos) << r.out;
+    EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("s3cret")));
+    EXPECT_THAT(r.out, testing::Not(testing::HasSubstr("s3cret")));
   }
 
   // The same address written into a config file.
   auto r = refused_config(
       "secret.json", R"({"redis": {"host": "redis://u:s3cret@127.0.0.1"}})",
       "redis.host: must be a host name or an IP address");
-  EXPECT_NE(r.err.find("redis://u:***@127.0.0.1"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("redis://u:***@127.0.0.1"));
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("s3cret")));
 }
 
 TEST_F(CliHostileFlags, ChoiceValuesAreEchoedWithoutSecrets) {
@@ -129,8 +127,8 @@ TEST_F(CliHostileFlags, ChoiceValuesAreEchoedWithoutSecrets) {
                           "db.synchronous: must be one of FULL, NORMAL, OFF",
                           {"--redis", no_redis});
   // Choices are compared upper case: the echo is too.
-  EXPECT_EQ(r.err.find("S3CRET"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("REDIS://U:***@H"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("S3CRET")));
+  EXPECT_THAT(r.err, testing::HasSubstr("REDIS://U:***@H"));
 }
 
 } // namespace

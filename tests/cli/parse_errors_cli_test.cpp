@@ -1,5 +1,6 @@
 #include "cli/cli_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <string>
 #include <vector>
 
@@ -82,8 +83,7 @@ TEST_F(CliParseErrors, NoOrUnknownCommandListsTheCommands) {
   EXPECT_EQ(none.exit_code, 2) << none.err;
   EXPECT_EQ(none.err.rfind("outbox: no command given (commands: init ", 0), 0)
       << none.err;
-  EXPECT_NE(none.err.find("; see outbox --help)"), std::string::npos)
-      << none.err;
+  EXPECT_THAT(none.err, testing::HasSubstr("; see outbox --help)"));
 
   auto unknown = outbox({"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2) << unknown.err;

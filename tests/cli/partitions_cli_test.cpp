@@ -3,6 +3,7 @@
 #include "cli/status_tables.hpp"
 
 #include <csignal>
+#include <gmock/gmock.h>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ TEST_F(CliPartitions, ASecondProcessWithAnotherCountExitsTwoNamingBoth) {
        {"broker.partitions is 2 here, but 4 is recorded in Redis "
         "(pipeline:outbox.events.partitions)",
         "drain the queues", "DEL pipeline:outbox.events.partitions", "Use 4"})
-    EXPECT_NE(second.err.find(mention), std::string::npos)
+    EXPECT_THAT(second.err, testing::HasSubstr(mention))
         << "stderr does not name '" << mention << "': " << second.err;
   // Consumers only, or relays only: the same refusal.
   EXPECT_EQ(outbox_r({"run", "--relays", "0", "--consumers", "1",

@@ -1,6 +1,7 @@
 #include "cli/audit_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
+#include <gmock/gmock.h>
 
 #include <string>
 
@@ -52,7 +53,7 @@ protected:
   process_result purge_one_row_a_batch() {
     auto r =
         outbox_r({"purge", "--published-older-than", "1h", "--batch", "1"});
-    EXPECT_NE(r.err.find("refused by the test"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("refused by the test"));
     return r;
   }
 };
@@ -62,10 +63,9 @@ TEST_F(CliPartlyDone, PurgeStoppedAfterACommittedBatchExits4) {
 
   auto r = purge_one_row_a_batch();
   EXPECT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_NE(r.err.find("outbox purge: partly done: stopped after 1 committed "
-                       "batch (1 row deleted); run it again to finish"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         "outbox purge: partly done: stopped after 1 committed "
+                         "batch (1 row deleted); run it again to finish"));
   EXPECT_EQ(count("outbox"), 1) << "the first batch stays committed";
 }
 
@@ -76,7 +76,7 @@ TEST_F(CliPartlyDone, PurgeStoppedBeforeAnyCommitIsThePlainFailure) {
   // The store reports a refusing trigger as invalid input (exit 2; a lock
   // would be 1): nothing was done, so not 4.
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err.find("partly done"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("partly done")));
   EXPECT_EQ(count("outbox"), 2);
 }
 

@@ -1,6 +1,7 @@
 #include "cli/cli_fixture.hpp"
 
 #include <SQLiteCpp/Transaction.h>
+#include <gmock/gmock.h>
 
 #include <filesystem>
 
@@ -12,11 +13,10 @@ using CliPlaceOrder = cli_fixture;
 TEST_F(CliPlaceOrder, InitCreatesThenFindsItCurrent) {
   auto first = outbox({"init"});
   EXPECT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_NE(first.out.find("created"), std::string::npos);
+  EXPECT_THAT(first.out, testing::HasSubstr("created"));
   auto second = outbox({"init"});
   EXPECT_EQ(second.exit_code, 0) << second.err;
-  EXPECT_NE(second.out.find("already at schema version"), std::string::npos)
-      << second.out;
+  EXPECT_THAT(second.out, testing::HasSubstr("already at schema version"));
   EXPECT_EQ(count("orders"), 0);
 }
 
@@ -53,7 +53,7 @@ TEST_F(CliPlaceOrder, ConflictingRequestIdExits3AndWritesNothing) {
   auto r = outbox(
       {"place-order", "--sku", "apple", "--qty", "4", "--request-id", "r-1"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.err.find("r-1"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("r-1"));
   EXPECT_TRUE(r.out.empty());
   EXPECT_EQ(count("orders"), 1);
   EXPECT_EQ(count("outbox"), 1);
@@ -88,7 +88,7 @@ TEST_F(CliPlaceOrder, BadInputExits2AndCreatesNothing) {
       return args;
     }(), dir_.path().string());
     EXPECT_EQ(r.exit_code, 2) << c.names << ": " << r.err;
-    EXPECT_NE(r.err.find(c.names), std::string::npos)
+    EXPECT_THAT(r.err, testing::HasSubstr(c.names))
         << "message should name " << c.names << ": " << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(db_path()));
@@ -99,7 +99,7 @@ TEST_F(CliPlaceOrder, BadConfigFileExits2NamingTheKey) {
   auto r = outbox(
       {"place-order", "--sku", "apple", "--qty", "1", "--config", config});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("lease.ttl"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("lease.ttl"));
   EXPECT_FALSE(std::filesystem::exists(db_path()));
 }
 
@@ -113,7 +113,7 @@ TEST_F(CliPlaceOrder, LockedDatabaseExits1AndWritesNothing) {
     auto r = outbox(
         {"place-order", "--sku", "apple", "--qty", "1", "--config", config});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.err.find("lock"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("lock"));
   }
   EXPECT_EQ(count("orders"), 0);
   EXPECT_EQ(count("outbox"), 0);
@@ -124,7 +124,7 @@ TEST_F(CliPlaceOrder, UnwritablePathExits1) {
                        dir_.file("missing-folder/app.db")},
                       dir_.path().string());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("missing-folder"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("missing-folder"));
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "cli/audit_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
+#include <gmock/gmock.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,8 +82,8 @@ protected:
     for (const auto& command : writers) {
       auto r = as_nobody(command);
       EXPECT_EQ(r.exit_code, 1) << when << ", " << command[0] << ": " << r.err;
-      EXPECT_NE(r.err.find("outbox: "), std::string::npos) << r.err;
-      EXPECT_NE(r.err.find("this user may only read it"), std::string::npos)
+      EXPECT_THAT(r.err, testing::HasSubstr("outbox: "));
+      EXPECT_THAT(r.err, testing::HasSubstr("this user may only read it"))
           << when << ", " << command[0] << ": " << r.err;
     }
     SQLite::Database db{db_path()};

@@ -3,6 +3,7 @@
 #include "cli/status_tables.hpp"
 
 #include <filesystem>
+#include <gmock/gmock.h>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ TEST_F(CliRedisSettings, AnEvictingPolicyIsRefusedNamingTheSettingAndTheFix) {
        {"maxmemory-policy is allkeys-lru", "queued events",
         "CONFIG SET maxmemory-policy noeviction", "--allow-evicting-redis",
         "redis.allow_evicting"})
-    EXPECT_NE(r.err.find(mention), std::string::npos)
+    EXPECT_THAT(r.err, testing::HasSubstr(mention))
         << "stderr does not name '" << mention << "': " << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_FALSE(std::filesystem::exists(db_path())) << "refused before the "
@@ -36,10 +37,9 @@ TEST_F(CliRedisSettings, AnEvictingPolicyIsRefusedNamingTheSettingAndTheFix) {
       run_outbox({"lab", "--dir", dir_.file("lab"), "--redis", redis_address()},
                  dir_.path().string(), 30'000);
   EXPECT_EQ(lab.exit_code, 1) << lab.out << lab.err;
-  EXPECT_NE(lab.err.find("outbox lab: refusing to start: Redis "
-                         "maxmemory-policy is allkeys-lru"),
-            std::string::npos)
-      << lab.err;
+  EXPECT_THAT(lab.err,
+              testing::HasSubstr("outbox lab: refusing to start: Redis "
+                                 "maxmemory-policy is allkeys-lru"));
 }
 
 TEST_F(CliRedisSettings, TheOverrideRunsWithOneWarning) {
@@ -48,7 +48,7 @@ TEST_F(CliRedisSettings, TheOverrideRunsWithOneWarning) {
   EXPECT_EQ(flag.exit_code, 0) << flag.out << flag.err;
   EXPECT_EQ(occurrences(flag.err, "maxmemory-policy is allkeys-lru"), 1u)
       << flag.err;
-  EXPECT_NE(flag.err.find("starting anyway"), std::string::npos) << flag.err;
+  EXPECT_THAT(flag.err, testing::HasSubstr("starting anyway"));
 
   // The same switch as a config key.
   auto config =
@@ -65,16 +65,16 @@ TEST_F(CliRedisSettings, NoPersistenceIsWarnedAboutOnce) {
   EXPECT_EQ(occurrences(r.err, "Redis has no persistence"), 1u) << r.err;
   for (const char* mention : {"appendonly no", "every queued event",
                               "every dedup record", "CONFIG SET appendonly"})
-    EXPECT_NE(r.err.find(mention), std::string::npos)
+    EXPECT_THAT(r.err, testing::HasSubstr(mention))
         << "stderr does not name '" << mention << "': " << r.err;
-  EXPECT_EQ(r.err.find("refusing"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("refusing")));
 }
 
 TEST_F(CliRedisSettings, AofIsQuiet) {
   start_redis({true});
   auto r = outbox_r(short_run());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("warning")));
 }
 
 TEST_F(CliRedisSettings, RenamedConfigIsSaidOnceAndTheRunGoesOn) {
@@ -82,10 +82,8 @@ TEST_F(CliRedisSettings, RenamedConfigIsSaidOnceAndTheRunGoesOn) {
   auto r = outbox_r(short_run());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(occurrences(r.err, "cannot read Redis's settings"), 1u) << r.err;
-  EXPECT_NE(r.err.find("maxmemory-policy must be noeviction"),
-            std::string::npos)
-      << r.err;
-  EXPECT_EQ(r.err.find("no persistence"), std::string::npos)
+  EXPECT_THAT(r.err, testing::HasSubstr("maxmemory-policy must be noeviction"));
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("no persistence")))
       << "unknown is not judged: " << r.err;
 
   auto json = outbox_r({"status", "--json"});

@@ -1,5 +1,6 @@
 #include "cli/audit_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ TEST_F(CliStatusCheck, HealthyPipelineExitsZero) {
       << "the documented default, 5m";
   auto text = outbox_r({"status", "--check"});
   EXPECT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("HEALTH  ok"), std::string::npos) << text.out;
+  EXPECT_THAT(text.out, testing::HasSubstr("HEALTH  ok"));
 }
 
 TEST_F(CliStatusCheck, FailedRowsAreUnhealthy) {
@@ -37,7 +38,7 @@ TEST_F(CliStatusCheck, FailedRowsAreUnhealthy) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   auto problems = problems_of(json_of(r));
   ASSERT_EQ(problems.size(), 1u) << r.out;
-  EXPECT_NE(problems[0].find("1 FAILED row"), std::string::npos);
+  EXPECT_THAT(problems[0], testing::HasSubstr("1 FAILED row"));
   // Without --check a FAILED row is shown, not judged.
   EXPECT_EQ(outbox_r({"status"}).exit_code, 0);
 }
@@ -53,14 +54,11 @@ TEST_F(CliStatusCheck, AnOldUnpublishedRowIsUnhealthy) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   auto problems = problems_of(json_of(r));
   ASSERT_EQ(problems.size(), 1u) << r.out;
-  EXPECT_NE(problems[0].find("oldest unpublished row is 10m"),
-            std::string::npos)
-      << problems[0];
+  EXPECT_THAT(problems[0], testing::HasSubstr("oldest unpublished row is 10m"));
   auto text = outbox_r({"status", "--check"});
   EXPECT_EQ(text.exit_code, 1);
-  EXPECT_NE(text.out.find("HEALTH  the oldest unpublished row"),
-            std::string::npos)
-      << text.out;
+  EXPECT_THAT(text.out,
+              testing::HasSubstr("HEALTH  the oldest unpublished row"));
   // A threshold above its age: healthy again.
   auto relaxed =
       outbox_r({"status", "--check", "--max-unpublished-age", "15m"});
@@ -92,7 +90,7 @@ TEST_F(CliStatusCheck, FlagsThatNeedAnotherAreRefused) {
   for (const auto& c : cases) {
     auto r = outbox_r(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args.back() << ": " << r.err;
-    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr(c.says));
     EXPECT_EQ(r.out, "") << "nothing done";
   }
 }

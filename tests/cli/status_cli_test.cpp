@@ -2,6 +2,7 @@
 #include "cli/status_tables.hpp"
 
 #include <csignal>
+#include <gmock/gmock.h>
 #include <string>
 #include <vector>
 
@@ -171,7 +172,7 @@ TEST_F(CliAudit, StatusWatchRefreshesUntilInterrupted) {
 TEST_F(CliAudit, StatusWatchRefusesAnIntervalOutOfRange) {
   auto r = outbox_r({"status", "--watch", "--interval", "0"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--interval"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("--interval"));
 }
 
 TEST_F(CliAudit, RedisDownIsARuntimeFailure) {
@@ -179,7 +180,7 @@ TEST_F(CliAudit, RedisDownIsARuntimeFailure) {
   redis_.stop();
   auto verify = outbox_r({"verify"});
   EXPECT_EQ(verify.exit_code, 1);
-  EXPECT_NE(verify.err.find("Redis"), std::string::npos) << verify.err;
+  EXPECT_THAT(verify.err, testing::HasSubstr("Redis"));
   auto status = outbox_r({"status"});
   EXPECT_EQ(status.exit_code, 1);
   // The database half is still shown, in full.
@@ -190,7 +191,7 @@ TEST_F(CliAudit, RedisDownIsARuntimeFailure) {
       << status.out;
   auto redis = table_titled(status.out, "REDIS");
   ASSERT_EQ(redis.size(), 1u) << status.out;
-  EXPECT_NE(redis[0].find("unavailable"), std::string::npos) << status.out;
+  EXPECT_THAT(redis[0], testing::HasSubstr("unavailable")) << status.out;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "cli/audit_fixture.hpp"
 #include "cli/status_tables.hpp"
 
+#include <gmock/gmock.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -64,7 +65,7 @@ TEST_F(CliStatusProcesses, RowsOfADeadRelayWaitForTheirLeases) {
   EXPECT_EQ(row[1], "2");
   EXPECT_EQ(row[4], "gone");
   EXPECT_EQ(row[5].rfind("their leases to expire: all in 5", 0), 0u) << row[5];
-  EXPECT_NE(row[5].find("(the relay is gone)"), std::string::npos) << row[5];
+  EXPECT_THAT(row[5], testing::HasSubstr("(the relay is gone)"));
 }
 
 TEST_F(CliStatusProcesses, RowsOfARunningRelayWaitForItsAck) {

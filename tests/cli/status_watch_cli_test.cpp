@@ -1,6 +1,7 @@
 #include "cli/audit_fixture.hpp"
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -226,9 +227,9 @@ TEST_F(CliStatusWatch, EveryJsonLineHasItsTime) {
 TEST_F(CliStatusWatch, IntervalWithoutWatchIsRefused) {
   auto r = outbox_r({"status", "--interval", "5"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("outbox: status --interval only applies with --watch"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err,
+              testing::HasSubstr(
+                  "outbox: status --interval only applies with --watch"));
   EXPECT_EQ(r.out, "");
 }
 

@@ -2,6 +2,7 @@
 #include "storage/sqlite/database.hpp"
 
 #include <SQLiteCpp/Database.h>
+#include <gmock/gmock.h>
 
 #include <string>
 #include <vector>
@@ -40,21 +41,19 @@ TEST_F(CliTerminalOutput, PlaceOrderSaysWhatItDidOnATerminal) {
   auto placed = on_terminal(
       {"place-order", "--sku", "apple", "--qty", "3", "--request-id", "r-1"});
   ASSERT_EQ(placed.exit_code, 0) << placed.out << placed.err;
-  EXPECT_NE(placed.out.find("placed order 1 ("), std::string::npos)
-      << placed.out;
-  EXPECT_NE(placed.out.find("3 x apple"), std::string::npos) << placed.out;
-  EXPECT_NE(placed.out.find("waits in the outbox for a relay"),
-            std::string::npos)
-      << placed.out;
+  EXPECT_THAT(placed.out, testing::HasSubstr("placed order 1 ("));
+  EXPECT_THAT(placed.out, testing::HasSubstr("3 x apple"));
+  EXPECT_THAT(placed.out,
+              testing::HasSubstr("waits in the outbox for a relay"));
   EXPECT_EQ(placed.out.find('{'), std::string::npos) << placed.out;
 
   auto again = on_terminal(
       {"place-order", "--sku", "apple", "--qty", "3", "--request-id", "r-1"});
   ASSERT_EQ(again.exit_code, 0) << again.out;
-  EXPECT_NE(again.out.find("order 1 was already placed with request_id 'r-1'"),
-            std::string::npos)
-      << again.out;
-  EXPECT_NE(again.out.find("nothing new was written"), std::string::npos);
+  EXPECT_THAT(
+      again.out,
+      testing::HasSubstr("order 1 was already placed with request_id 'r-1'"));
+  EXPECT_THAT(again.out, testing::HasSubstr("nothing new was written"));
 
   // --json on a terminal, and a pipe without it: the JSON scripts get.
   auto json =
@@ -73,17 +72,14 @@ TEST_F(CliTerminalOutput, RetrySaysWhatItDidOnATerminal) {
   ASSERT_FALSE(event_id.empty());
   auto r = on_terminal({"retry", event_id});
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("retried 1 FAILED row: back to PENDING with attempts "
-                       "reset"),
-            std::string::npos)
-      << r.out;
+  EXPECT_THAT(r.out, testing::HasSubstr(
+                         "retried 1 FAILED row: back to PENDING with attempts "
+                         "reset"));
   EXPECT_EQ(r.out.find('{'), std::string::npos) << r.out;
 
   auto none = on_terminal({"retry", "--all-failed"});
   ASSERT_EQ(none.exit_code, 0) << none.out;
-  EXPECT_NE(none.out.find("no FAILED rows: nothing to retry"),
-            std::string::npos)
-      << none.out;
+  EXPECT_THAT(none.out, testing::HasSubstr("no FAILED rows: nothing to retry"));
 
   auto piped = outbox_r({"retry", "--all-failed"});
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
@@ -100,13 +96,11 @@ TEST_F(CliTerminalOutput, RetryOfSomeRowsIsPartlyDoneExit4) {
   auto out = json_of(r);
   EXPECT_EQ(out.at("retried"), 1);
   EXPECT_EQ(out.at("refused"), nlohmann::json::array({"no-such-event"}));
-  EXPECT_NE(r.err.find("no-such-event is not a FAILED outbox row"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("outbox retry: partly done: 1 FAILED row retried, 1 "
-                       "refused"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err,
+              testing::HasSubstr("no-such-event is not a FAILED outbox row"));
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         "outbox retry: partly done: 1 FAILED row retried, 1 "
+                         "refused"));
   auto status = outbox_r({"status", "--json"});
   EXPECT_EQ(json_of(status).at("outbox").at("by_status").at("PENDING"), 1);
 
@@ -114,9 +108,8 @@ TEST_F(CliTerminalOutput, RetryOfSomeRowsIsPartlyDoneExit4) {
   auto again = outbox_r({"retry", event_id});
   EXPECT_EQ(again.exit_code, 2) << again.err;
   EXPECT_EQ(json_of(again).at("retried"), 0);
-  EXPECT_NE(again.err.find("outbox retry: nothing was retried"),
-            std::string::npos)
-      << again.err;
+  EXPECT_THAT(again.err,
+              testing::HasSubstr("outbox retry: nothing was retried"));
 }
 
 TEST_F(CliTerminalOutput, InitSaysWhatItFoundAndDid) {

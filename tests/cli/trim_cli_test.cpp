@@ -6,6 +6,7 @@
 #include "broker/keys.hpp"
 #include "storage/types.hpp"
 
+#include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
@@ -112,7 +113,7 @@ TEST_F(CliTrim, ForgetsOldRecordsOfDeliveredEventsAndVerifyStillHolds) {
 
   auto again = outbox_r({"trim", "--processed-older-than", "7d"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_NE(again.out.find("trimmed 0 of 2"), std::string::npos) << again.out;
+  EXPECT_THAT(again.out, testing::HasSubstr("trimmed 0 of 2"));
 }
 
 TEST_F(CliTrim, KeepsTheRecordOfAnEventStillInAQueue) {
@@ -153,25 +154,23 @@ TEST_F(CliTrim, KeepsARecordNoPurgeAccountsFor) {
 TEST_F(CliTrim, RefusesBadInputNamingIt) {
   auto bad = outbox_r({"trim", "--processed-older-than", "7 days"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("'7 days'"), std::string::npos) << bad.err;
+  EXPECT_THAT(bad.err, testing::HasSubstr("'7 days'"));
 
   auto batch =
       outbox_r({"trim", "--processed-older-than", "7d", "--batch", "0"});
   EXPECT_EQ(batch.exit_code, 2);
-  EXPECT_NE(batch.err.find("--batch"), std::string::npos) << batch.err;
+  EXPECT_THAT(batch.err, testing::HasSubstr("--batch"));
 
   // The defaults: lease.ttl_ms 10 s x lease.max_attempts 8.
   auto short_window = outbox_r({"trim", "--processed-older-than", "1m"});
   EXPECT_EQ(short_window.exit_code, 2);
-  EXPECT_NE(short_window.err.find("redelivery window"), std::string::npos)
-      << short_window.err;
-  EXPECT_NE(short_window.err.find("80s"), std::string::npos)
-      << short_window.err;
+  EXPECT_THAT(short_window.err, testing::HasSubstr("redelivery window"));
+  EXPECT_THAT(short_window.err, testing::HasSubstr("80s"));
 
   auto no_redis = outbox({"trim", "--processed-older-than", "7d"},
                          {"--redis", "127.0.0.1:1"});
   EXPECT_EQ(no_redis.exit_code, 1);
-  EXPECT_NE(no_redis.err.find("Redis"), std::string::npos) << no_redis.err;
+  EXPECT_THAT(no_redis.err, testing::HasSubstr("Redis"));
 }
 
 } // namespace outbox::test

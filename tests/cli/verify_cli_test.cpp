@@ -1,5 +1,6 @@
 #include "cli/audit_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ TEST_F(CliAudit, ReadCommandsRefuseAMissingDatabase) {
   for (const auto& command : commands) {
     auto r = outbox_r(command);
     EXPECT_EQ(r.exit_code, 1) << command[0] << ": " << r.err;
-    EXPECT_NE(r.err.find("outbox init"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("outbox init"));
   }
   EXPECT_FALSE(std::filesystem::exists(db_path()));
 }
@@ -60,7 +61,7 @@ TEST_F(CliAudit, VerifyFailsOnAnOrphanEffect) {
   conn_.command({"HSET", names_.processed, "not-an-outbox-event", "{}"});
   auto r = outbox_r({"verify"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("not-an-outbox-event"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, testing::HasSubstr("not-an-outbox-event"));
 }
 
 TEST_F(CliAudit, VerifySkipsTheDeliveryCheckWhileQueued) {
@@ -89,7 +90,7 @@ TEST_F(CliAudit, VerifyJsonStillPrintsItsJsonWhenRedisIsDown) {
   EXPECT_FALSE(out.at("error").at("message").get<std::string>().empty());
   EXPECT_TRUE(out.at("checks").empty()) << "no check could run";
   // The reason on stderr too, as without --json.
-  EXPECT_NE(r.err.find("outbox: Redis error"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("outbox: Redis error"));
 }
 
 TEST_F(CliAudit, VerifyJsonStillPrintsItsJsonWithoutADatabase) {
@@ -107,7 +108,7 @@ TEST_F(CliAudit, RetryRefusesUnknownIdsAndRetriesFailedRows) {
   place("apple", 2);
   auto unknown = outbox_r({"retry", "no-such-event"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("no-such-event"), std::string::npos);
+  EXPECT_THAT(unknown.err, testing::HasSubstr("no-such-event"));
   auto neither = outbox_r({"retry"});
   EXPECT_EQ(neither.exit_code, 2);
 

@@ -2,6 +2,7 @@
 
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -230,7 +231,7 @@ TEST_P(ConfigMalformed, ThrowsConfigErrorNamingTheKey) {
     std::string message = e.what();
     EXPECT_EQ(e.key(), key) << message;
     EXPECT_EQ(message.rfind(key + ": ", 0), 0u) << message;
-    EXPECT_NE(message.find(c.fragment), std::string::npos)
+    EXPECT_THAT(message, testing::HasSubstr(c.fragment))
         << "message: " << message << "\nexpected to contain: " << c.fragment;
   }
 }

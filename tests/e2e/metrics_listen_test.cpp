@@ -3,6 +3,7 @@
 #include "support/scrape.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -77,9 +78,9 @@ protected:
         << run.wait(5'000).err;
     for (const auto& host : reachable_from) {
       auto response = scrape_response(host, port);
-      EXPECT_NE(response.find(" 200 "), std::string::npos)
+      EXPECT_THAT(response, testing::HasSubstr(" 200 "))
           << "no metrics from " << host << ": " << response;
-      EXPECT_NE(response.find("outbox_probe_up"), std::string::npos);
+      EXPECT_THAT(response, testing::HasSubstr("outbox_probe_up"));
     }
     for (const auto& host : unreachable_from)
       EXPECT_EQ(scrape_response(host, port), "")
@@ -120,8 +121,8 @@ TEST_F(E2EMetricsListen, RefusesMalformedAddressesBeforeStarting) {
                          "--redis", redis_.endpoint().to_string()},
                         dir_.path().string(), 30'000);
     EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
-    EXPECT_NE(r.err.find("outbox: "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("--metrics-listen"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("outbox: "));
+    EXPECT_THAT(r.err, testing::HasSubstr("--metrics-listen"));
   }
   auto both = run_outbox({"run", "--metrics-port", "9100", "--metrics-listen",
                           "127.0.0.1:9100", "--db", dir_.file("app.db"),

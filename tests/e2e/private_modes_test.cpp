@@ -10,6 +10,7 @@
 #include "support/temp_dir.hpp"
 
 #include <SQLiteCpp/Database.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -72,8 +73,8 @@ TEST(E2EPrivateModes, InitTightensADatabaseOthersCouldRead) {
       << init.err;
   auto again = run_outbox({"init", "--db", db}, dir.path().string());
   EXPECT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(again.err.find("open to other users"), std::string::npos)
-      << again.err;
+  EXPECT_THAT(again.err,
+              testing::Not(testing::HasSubstr("open to other users")));
 }
 
 using E2EPrivateLabModes = lab_fixture;

@@ -11,6 +11,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -88,8 +89,8 @@ protected:
 
   static void expect_no_password(const process_result& r,
                                  const std::string& password = app_password) {
-    EXPECT_EQ(r.out.find(password), std::string::npos) << r.out;
-    EXPECT_EQ(r.err.find(password), std::string::npos) << r.err;
+    EXPECT_THAT(r.out, testing::Not(testing::HasSubstr(password)));
+    EXPECT_THAT(r.err, testing::Not(testing::HasSubstr(password)));
   }
 
   /// A config naming the ACL user and database 3, its password in a file
@@ -214,12 +215,10 @@ TEST_F(E2ERedisAuth, ThePasswordFromTheEnvironmentOrAFile) {
   // A password file others may read is refused before anything is done.
   auto shared = outbox({"status"}, {}, config_with_password_file(0644));
   EXPECT_EQ(shared.exit_code, 2) << shared.out << shared.err;
-  EXPECT_NE(shared.err.find("redis.password_file: "), std::string::npos)
-      << shared.err;
-  EXPECT_NE(shared.err.find("readable or writable by other users (mode "
-                            "0644)"),
-            std::string::npos)
-      << shared.err;
+  EXPECT_THAT(shared.err, testing::HasSubstr("redis.password_file: "));
+  EXPECT_THAT(shared.err,
+              testing::HasSubstr("readable or writable by other users (mode "
+                                 "0644)"));
   expect_no_password(shared);
 }
 
@@ -231,8 +230,8 @@ TEST_F(E2ERedisAuth, PsShowsNoPasswordGivenByFileOrEnvironment) {
     ASSERT_TRUE(run.wait_for_stderr("outbox run: running", 30'000));
     std::ifstream cmdline{"/proc/" + std::to_string(run.pid()) + "/cmdline"};
     std::string text{std::istreambuf_iterator<char>{cmdline}, {}};
-    EXPECT_NE(text.find("run"), std::string::npos) << text;
-    EXPECT_EQ(text.find(app_password), std::string::npos) << text;
+    EXPECT_THAT(text, testing::HasSubstr("run"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr(app_password)));
     run.signal(SIGTERM);
     auto r = run.wait(30'000);
     EXPECT_EQ(r.signal, 0) << r.out << r.err; // it stopped on its own

@@ -3,6 +3,7 @@
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -59,16 +60,14 @@ TEST_F(E2ERunInterrupt, SigintSaysInterruptedAndWhatWasLeftUndone) {
   auto r = run.wait(60'000);
   EXPECT_EQ(r.exit_code, 130) << r.out << r.err;
   EXPECT_EQ(count(r.err, "stopping gracefully"), 1u) << r.err;
-  EXPECT_EQ(r.err.find("invariants violated"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("outbox run: SIGINT: interrupted before the run "
-                       "drained; left undone: "),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find(" of 100000 orders not placed"), std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("invariants violated")));
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         "outbox run: SIGINT: interrupted before the run "
+                         "drained; left undone: "));
+  EXPECT_THAT(r.err, testing::HasSubstr(" of 100000 orders not placed"));
   EXPECT_EQ(r.out.rfind("run INTERRUPTED after ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("audit: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("left undone: "), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, testing::HasSubstr("audit: "));
+  EXPECT_THAT(r.out, testing::HasSubstr("left undone: "));
 }
 
 TEST_F(E2ERunInterrupt, SigtermExits143WithTheUndoneInTheReport) {
@@ -98,12 +97,10 @@ TEST_F(E2ERunInterrupt, AConsumerOnlyRunOverPendingRowsNamesWhyAndEnds) {
       run_outbox(args({"--until-drained", "--relays", "0", "--consumers", "1"}),
                  dir_.path().string(), 60'000);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find("PENDING rows but no relay in this process"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("no relay runs in this process to publish them"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err,
+              testing::HasSubstr("PENDING rows but no relay in this process"));
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         "no relay runs in this process to publish them"));
 }
 
 TEST_F(E2ERunInterrupt, AnInjectedRelayPauseIsLoggedAtInfo) {
@@ -120,11 +117,10 @@ TEST_F(E2ERunInterrupt, AnInjectedRelayPauseIsLoggedAtInfo) {
   auto r = run.wait(30'000);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // Which relay, how long, what it holds.
-  EXPECT_NE(r.err.find(": injected pause (crash.relay_pause): frozen for 600 "
-                       "ms, past its 400 ms lease, holding "),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("relay relay-"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr(
+                         ": injected pause (crash.relay_pause): frozen for 600 "
+                         "ms, past its 400 ms lease, holding "));
+  EXPECT_THAT(r.err, testing::HasSubstr("relay relay-"));
 }
 
 } // namespace

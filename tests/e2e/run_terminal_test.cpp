@@ -2,6 +2,7 @@
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -130,10 +131,10 @@ TEST_P(E2ERunTerminal, TheScreenHoldsOneProgressLine) {
       progress.push_back(row);
   }
   ASSERT_EQ(progress.size(), 1u) << all;
-  EXPECT_NE(progress[0].find("orders 2000/2000"), std::string::npos) << all;
+  EXPECT_THAT(progress[0], testing::HasSubstr("orders 2000/2000")) << all;
   EXPECT_LT(progress[0].size(), static_cast<std::size_t>(columns)) << all;
-  EXPECT_NE(all.find("exit=0"), std::string::npos) << all;
-  EXPECT_NE(all.find("run OK after"), std::string::npos) << all;
+  EXPECT_THAT(all, testing::HasSubstr("exit=0"));
+  EXPECT_THAT(all, testing::HasSubstr("run OK after"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Columns, E2ERunTerminal, ::testing::Values(80, 120));

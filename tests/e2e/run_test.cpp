@@ -3,6 +3,7 @@
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -191,7 +192,7 @@ TEST_F(E2ERun, AWorkerThatCannotSetItselfUpStopsTheRun) {
   auto r = run_process(argv, dir_.path().string(), 60'000);
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find("cannot start relay-"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("cannot start relay-"));
   EXPECT_LT(took, std::chrono::seconds(20));
   // What the run committed before it stopped is whole.
   expect_verify_passes();

@@ -7,6 +7,7 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,7 +80,7 @@ TEST_P(FaultBadConfig, ExitsTwoNamingTheCulpritAndCreatesNothing) {
   for (auto mention : c.mentions) {
     if (mention == "<config>")
       mention = config;
-    EXPECT_NE(r.err.find(mention), std::string::npos)
+    EXPECT_THAT(r.err, testing::HasSubstr(mention))
         << "stderr does not name '" << mention << "': " << r.err;
   }
   EXPECT_EQ(listing(dir_.path()), before) << "something was created";

@@ -8,6 +8,7 @@
 #include "faults/fault_world.hpp"
 
 #include <SQLiteCpp/Database.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -88,9 +89,9 @@ TEST_F(FaultDatabase, PlaceOrderLockedPastBusyTimeoutFailsCleanly) {
     auto took = steady::now() - started;
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_NE(r.err.find("busy"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(db_path_), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("busy"));
+    EXPECT_THAT(r.err, testing::HasSubstr(db_path_));
+    EXPECT_THAT(r.err, testing::HasSubstr("locked"));
     // It waited for the lock (busy_timeout) before giving up.
     EXPECT_GE(took, std::chrono::milliseconds(250));
 
@@ -100,7 +101,7 @@ TEST_F(FaultDatabase, PlaceOrderLockedPastBusyTimeoutFailsCleanly) {
     // Other writers fail the same way, naming the file.
     auto retry = outbox({"retry", "--all-failed"}, db_path_);
     EXPECT_EQ(retry.exit_code, 1) << retry.err;
-    EXPECT_NE(retry.err.find(db_path_), std::string::npos) << retry.err;
+    EXPECT_THAT(retry.err, testing::HasSubstr(db_path_));
   }
   // Nothing half-written: no order, no outbox row, no request key.
   EXPECT_EQ(count_rows(db_path_, "orders"), 0);
@@ -188,10 +189,10 @@ TEST_F(FaultDatabase, UnusablePathsGiveClearErrorsAndCreateNothing) {
       bool creates = command[0] == "init" || command[0] == "place-order" ||
                      command[0] == "run";
       if (creates) {
-        EXPECT_NE(r.err.find(c.fragment), std::string::npos)
+        EXPECT_THAT(r.err, testing::HasSubstr(c.fragment))
             << command[0] << ": " << r.err;
       }
-      EXPECT_NE(r.err.find(c.db), std::string::npos)
+      EXPECT_THAT(r.err, testing::HasSubstr(c.db))
           << command[0] << ": " << r.err;
     }
     EXPECT_EQ(before(), listing) << "something was created";
@@ -217,12 +218,12 @@ TEST_F(FaultDatabase, UnopenableWalFileFailsWithoutWriting) {
   fs::create_directory(db_path_ + "-wal");
   auto r = outbox({"place-order", "--sku", "pear", "--qty", "3"}, db_path_);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find(db_path_), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr(db_path_));
   auto run = outbox({"run", "--relays", "1", "--consumers", "1", "--orders",
                      "5", "--until-drained"},
                     db_path_);
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_NE(run.err.find(db_path_), std::string::npos) << run.err;
+  EXPECT_THAT(run.err, testing::HasSubstr(db_path_));
 
   // Trouble over: the order of before is there, nothing else was written.
   fs::remove(db_path_ + "-wal");
@@ -241,8 +242,8 @@ TEST_F(FaultDatabase, ReadOnlyFileIsRefusedNamingIt) {
   auto r = outbox({"place-order", "--sku", "fig", "--qty", "1"}, db_path_);
   ::chmod(db_path_.c_str(), 0644);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find(db_path_), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr(db_path_));
+  EXPECT_THAT(r.err, testing::HasSubstr("read-only"));
   EXPECT_EQ(count_rows(db_path_, "orders"), 0);
 }
 

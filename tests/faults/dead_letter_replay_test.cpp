@@ -11,6 +11,7 @@
 #include "support/pipeline_keys.hpp"
 #include "support/redis_lists.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -144,8 +145,7 @@ TEST_F(FaultDeadLetterReplay, AnEntryTakenOutOfItsQueueGoesBackAndApplies) {
 
   auto replay = outbox({"dead-letters", "replay", kiwi_id});
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
-  EXPECT_NE(replay.out.find("replayed 1 entry"), std::string::npos)
-      << replay.out;
+  EXPECT_THAT(replay.out, testing::HasSubstr("replayed 1 entry"));
   EXPECT_EQ(list(queue), std::vector<std::string>{entry});
 
   auto second = consume_all();
@@ -175,9 +175,8 @@ TEST_F(FaultDeadLetterReplay, AMalformedEntryIsRefusedByName) {
   EXPECT_EQ(listed.at("dead_letters").at(0).at("replayable"), false);
   auto replay = outbox({"dead-letters", "replay", "bad-1"});
   EXPECT_EQ(replay.exit_code, 2);
-  EXPECT_NE(replay.err.find("bad-1 (index 0): malformed entry (seq must be"),
-            std::string::npos)
-      << replay.err;
+  EXPECT_THAT(replay.err, testing::HasSubstr(
+                              "bad-1 (index 0): malformed entry (seq must be"));
   EXPECT_EQ(dead_letters().at("count"), 1);
   EXPECT_TRUE(check().ok());
 }

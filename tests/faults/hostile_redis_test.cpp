@@ -6,6 +6,7 @@
 #include "faults/fault_world.hpp"
 #include "support/redis_lists.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -120,7 +121,7 @@ TEST_F(FaultHostileRedis, AnOversizedEntryIsDeadLetteredUnreadAndTheRunGoesOn) {
   EXPECT_LT(stored->len, 2 * max_consume_bytes);
   auto table = outbox({"dead-letters"});
   EXPECT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("huge-1"), std::string::npos) << table.out;
+  EXPECT_THAT(table.out, testing::HasSubstr("huge-1"));
 
   auto replay = outbox({"dead-letters", "replay", "huge-1"});
   EXPECT_EQ(replay.exit_code, 2) << replay.out << replay.err;
@@ -159,12 +160,12 @@ TEST_F(FaultHostileRedis, ForeignKeysUnderTheProcessingPrefixAreLeftAlone) {
       << "the consumers started and consumed";
 
   // One warning names them all; the escape is not written raw.
-  EXPECT_NE(r.err.find("recovery leaves 4 keys under broker.processing_prefix "
-                       "alone"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err,
+              testing::HasSubstr(
+                  "recovery leaves 4 keys under broker.processing_prefix "
+                  "alone"));
   for (const auto& key : {after_hash, no_partition, wrong_type})
-    EXPECT_NE(r.err.find(key), std::string::npos) << key << "\n" << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr(key)) << key << "\n" << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "a raw escape logged";
 
   // Untouched.

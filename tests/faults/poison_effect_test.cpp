@@ -5,6 +5,7 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 
 #include <chrono>
@@ -49,7 +50,7 @@ TEST_F(FaultPoisonEffect, APoisonEffectIsDeadLetteredAndTheRestMovesOn) {
   EXPECT_NE(report.at("violations").dump().find("dead-letter"),
             std::string::npos)
       << report.at("violations").dump();
-  EXPECT_NE(r.err.find("effect failed"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("effect failed"));
 
   // Every other event was applied: the partitions moved on, including the
   // poisoned orders' own follow-ups, in order.
@@ -101,10 +102,9 @@ TEST_F(FaultPoisonEffect, APoisonEffectIsDeadLetteredAndTheRestMovesOn) {
   EXPECT_EQ(verify.exit_code, 1) << verify.out << verify.err;
   auto verdict = json::parse(verify.out, nullptr, false);
   ASSERT_FALSE(verdict.is_discarded()) << verify.out << verify.err;
-  EXPECT_NE(verify.out.find("inventory.reserved[sku-7] is not an integer"),
-            std::string::npos)
-      << verify.out;
-  EXPECT_EQ(verify.err.find("stoll"), std::string::npos) << verify.err;
+  EXPECT_THAT(verify.out, testing::HasSubstr(
+                              "inventory.reserved[sku-7] is not an integer"));
+  EXPECT_THAT(verify.err, testing::Not(testing::HasSubstr("stoll")));
 
   // The cause fixed, the dead letters replayed: each is applied once, late
   // on purpose (no order violation), and the pipeline adds up.

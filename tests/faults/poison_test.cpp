@@ -12,6 +12,7 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -180,8 +181,7 @@ TEST_F(FaultPoison, BacksOffFailsBlocksOnlyItsAggregateAndRetryFinishesIt) {
   EXPECT_EQ(backing_off.status, "PENDING");
   EXPECT_EQ(backing_off.attempts, 1);
   EXPECT_GT(backing_off.available_at, read_at) << "no backoff";
-  EXPECT_NE(backing_off.last_error.find(events.poison), std::string::npos)
-      << backing_off.last_error;
+  EXPECT_THAT(backing_off.last_error, testing::HasSubstr(events.poison));
 
   ASSERT_TRUE(run.wait_for_stderr("row FAILED", 15'000));
   auto waited = steady::now() - first_refusal;
@@ -196,9 +196,8 @@ TEST_F(FaultPoison, BacksOffFailsBlocksOnlyItsAggregateAndRetryFinishesIt) {
   auto failed = row(events.poison);
   EXPECT_EQ(failed.status, "FAILED");
   EXPECT_EQ(failed.attempts, 3);
-  EXPECT_NE(failed.last_error.find(events.poison), std::string::npos);
-  EXPECT_NE(failed.last_error.find("max_entry_bytes (2048)"), std::string::npos)
-      << failed.last_error;
+  EXPECT_THAT(failed.last_error, testing::HasSubstr(events.poison));
+  EXPECT_THAT(failed.last_error, testing::HasSubstr("max_entry_bytes (2048)"));
   EXPECT_EQ(row(events.head).status, "PUBLISHED");
   auto blocked = row(events.blocked);
   EXPECT_EQ(blocked.status, "PENDING");
@@ -218,7 +217,7 @@ TEST_F(FaultPoison, BacksOffFailsBlocksOnlyItsAggregateAndRetryFinishesIt) {
   // A row of the FAILED table, which starts with the event_id.
   EXPECT_NE(text.out.find("\n" + events.poison + "  "), std::string::npos)
       << text.out;
-  EXPECT_NE(text.out.find("max_entry_bytes"), std::string::npos) << text.out;
+  EXPECT_THAT(text.out, testing::HasSubstr("max_entry_bytes"));
   auto status =
       run_outbox(args({"status", "--json"}, strict), dir_.path().string());
   ASSERT_EQ(status.exit_code, 0) << status.err;
@@ -265,7 +264,7 @@ TEST_F(FaultPoison, BacksOffFailsBlocksOnlyItsAggregateAndRetryFinishesIt) {
   auto wrong =
       run_outbox(args({"retry", events.blocked}, strict), dir_.path().string());
   EXPECT_EQ(wrong.exit_code, 2) << wrong.out << wrong.err;
-  EXPECT_NE(wrong.err.find(events.blocked), std::string::npos) << wrong.err;
+  EXPECT_THAT(wrong.err, testing::HasSubstr(events.blocked));
 
   // ...and, once the limit is raised (the cause fixed), lets the poison and
   // the row behind it through, in seq order.
@@ -335,9 +334,8 @@ TEST_F(FaultPoison, HugePayloadOverTheDefaultLimitWaitsForRetryAllFailed) {
   auto failed = row(events.poison);
   EXPECT_EQ(failed.status, "FAILED");
   EXPECT_EQ(failed.attempts, 2);
-  EXPECT_NE(failed.last_error.find("max_entry_bytes (1048576)"),
-            std::string::npos)
-      << failed.last_error;
+  EXPECT_THAT(failed.last_error,
+              testing::HasSubstr("max_entry_bytes (1048576)"));
 
   auto raised = write_config("raised.json", {{"max_entry_bytes", 4 << 20}},
                              {{"ttl_ms", 4000},

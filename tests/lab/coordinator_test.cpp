@@ -9,6 +9,7 @@
 
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -145,7 +146,7 @@ TEST_F(LabCoordinator, TakeoverAfterARelayCrashWaitsForTheLeaseOnTheLabsClock) {
   EXPECT_EQ(outcome->failure, "");
   auto line = file_text(files_.atleastonce_out());
   EXPECT_EQ(line.rfind("DUPLICATE event_id=", 0), 0u) << line;
-  EXPECT_NE(line.find(" count=2\n"), std::string::npos) << line;
+  EXPECT_THAT(line, testing::HasSubstr(" count=2\n"));
   lab_view view{setup_for({}).settings, files_};
   auto rows = view.outbox(*clock_ms_);
   EXPECT_EQ(rows.published, 1);

@@ -3,6 +3,7 @@
 
 #include "lab/lab_fixture.hpp"
 
+#include <gmock/gmock.h>
 #include <unistd.h>
 
 namespace outbox::test {
@@ -13,10 +14,10 @@ using LabBadInput = lab_fixture;
 TEST_F(LabBadInput, UnknownStepExits2AndListsTheSteps) {
   auto r = lab_step("rellay");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("unknown step 'rellay'"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("unknown step 'rellay'"));
   for (auto step : {"init", "dualwrite", "place_order", "relay", "order_check",
                     "relay_crash", "consumer", "report"})
-    EXPECT_NE(r.err.find(step), std::string::npos) << step;
+    EXPECT_THAT(r.err, testing::HasSubstr(step)) << step;
   EXPECT_FALSE(std::filesystem::exists(dir_));
 }
 
@@ -29,7 +30,7 @@ TEST_F(LabBadInput, DbFlagAndMissingDirAreUsageErrors) {
   EXPECT_FALSE(std::filesystem::exists(tmp_.file("x.db")));
   auto no_dir = run_outbox({"lab", "--redis", redis}, tmp_.path().string());
   EXPECT_EQ(no_dir.exit_code, 2) << no_dir.err;
-  EXPECT_NE(no_dir.err.find("--dir"), std::string::npos) << no_dir.err;
+  EXPECT_THAT(no_dir.err, testing::HasSubstr("--dir"));
 }
 
 TEST_F(LabBadInput, UnwritableDirExits1) {
@@ -38,8 +39,7 @@ TEST_F(LabBadInput, UnwritableDirExits1) {
   auto redis = redis_.endpoint().to_string();
   auto not_a_folder = lab_all(file);
   EXPECT_EQ(not_a_folder.exit_code, 1) << not_a_folder.err;
-  EXPECT_NE(not_a_folder.err.find("is not a folder"), std::string::npos)
-      << not_a_folder.err;
+  EXPECT_THAT(not_a_folder.err, testing::HasSubstr("is not a folder"));
   auto under_a_file = lab_all(file + "/lab");
   EXPECT_EQ(under_a_file.exit_code, 1) << under_a_file.err;
   EXPECT_NE(under_a_file.err.find("cannot create --dir " + file + "/lab"),
@@ -53,7 +53,7 @@ TEST_F(LabBadInput, UnwritableDirExits1) {
                                      std::filesystem::perms::owner_exec);
     auto r = lab_all(locked);
     EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.err.find("cannot write in --dir"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("cannot write in --dir"));
     std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
   }
   // Still a plain file, untouched.
@@ -97,7 +97,7 @@ TEST_F(LabBadInput, UnreachableRedisExits1AndChangesNothing) {
       << all.err;
   auto relay = lab_step("relay");
   EXPECT_EQ(relay.exit_code, 1) << relay.err;
-  EXPECT_NE(relay.err.find(endpoint), std::string::npos) << relay.err;
+  EXPECT_THAT(relay.err, testing::HasSubstr(endpoint));
   EXPECT_EQ(app_db_number("SELECT COUNT(*) FROM orders"), 1);
   EXPECT_EQ(app_db_number("SELECT COUNT(*) FROM outbox WHERE status = "
                           "'PENDING'"),

@@ -5,6 +5,7 @@
 #include "lab/lab_fixture.hpp"
 #include "support/file_checks.hpp"
 
+#include <gmock/gmock.h>
 #include <unistd.h>
 
 namespace outbox::test {
@@ -26,8 +27,7 @@ TEST_F(LabDirSafety, ReportReplacesALinkInsteadOfOverwritingItsTarget) {
   EXPECT_EQ(text_of(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(report));
   EXPECT_TRUE(fs::is_regular_file(report));
-  EXPECT_NE(text_of(report).find("orders="), std::string::npos)
-      << text_of(report);
+  EXPECT_THAT(text_of(report), testing::HasSubstr("orders="));
   EXPECT_EQ(mode_of(report), 0600);
 }
 
@@ -38,9 +38,8 @@ TEST_F(LabDirSafety, WorldWritableDirWithoutStickyBitIsRefused) {
     auto r = lab_step(step);
     EXPECT_EQ(r.exit_code, 2) << step << ": " << r.err;
     EXPECT_NE(r.err.find("refusing --dir " + dir_), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("world-writable without the sticky bit"),
-              std::string::npos)
-        << r.err;
+    EXPECT_THAT(r.err,
+                testing::HasSubstr("world-writable without the sticky bit"));
   }
   EXPECT_TRUE(fs::is_empty(dir_));
 

@@ -3,6 +3,8 @@
 
 #include "lab/lab_fixture.hpp"
 
+#include <gmock/gmock.h>
+
 namespace outbox::test {
 namespace {
 
@@ -64,9 +66,8 @@ TEST_F(LabSequence, FullLabTwiceIntoFreshFoldersGivesTheSameReport) {
   auto second = lab_all(second_dir);
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
   // It said what it reset, and the first lab's keys were among them.
-  EXPECT_NE(second.out.find("Resetting"), std::string::npos) << second.out;
-  EXPECT_NE(second.out.find("DEL outbox.events processed"), std::string::npos)
-      << second.out;
+  EXPECT_THAT(second.out, testing::HasSubstr("Resetting"));
+  EXPECT_THAT(second.out, testing::HasSubstr("DEL outbox.events processed"));
   EXPECT_EQ(lines_of("report.txt", second_dir), expected);
   for (auto name : {"dualwrite.out", "order_check.out", "atleastonce.out"})
     EXPECT_FALSE(lines_of(name, second_dir).empty()) << name;

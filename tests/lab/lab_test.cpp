@@ -6,6 +6,7 @@
 #include "broker/entry.hpp"
 
 #include <SQLiteCpp/Statement.h>
+#include <gmock/gmock.h>
 
 #include <regex>
 #include <set>
@@ -51,9 +52,8 @@ TEST_F(LabStep, InitCreatesTheSeedsTablesAndPartialIndex) {
                                  "type = 'index' AND tbl_name = 'outbox' AND "
                                  "name = 'outbox_pending'")
                        .getString();
-  EXPECT_NE(index_sql.find("outbox(status) WHERE status = 'PENDING'"),
-            std::string::npos)
-      << index_sql;
+  EXPECT_THAT(index_sql,
+              testing::HasSubstr("outbox(status) WHERE status = 'PENDING'"));
   // A row inserted without a status gets PENDING.
   db.exec("INSERT INTO outbox (event_id, aggregate_id, seq, event_type, "
           "payload, created_at) VALUES ('e', 'a', 1, 'T', '{}', 0)");
@@ -149,7 +149,7 @@ TEST_F(LabStep, OrderCheckReportsEventsOutOfOrder) {
                                      "T", "{}", 0, 0})});
   auto r = lab_step("order_check");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find("agg-x"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("agg-x"));
   auto lines = lines_of("order_check.out");
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines[0], "ORDER OK");

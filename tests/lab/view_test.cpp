@@ -2,6 +2,7 @@
 
 #include "broker/entry.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace outbox::lab {
@@ -27,8 +28,7 @@ TEST(LabOrderCheck, IgnoresRedeliveriesButNotFirstDeliveriesOutOfOrder) {
                   .ok());
   auto verdict = check_queue_order({entry("a2", "a", 2), entry("a1", "a", 1)});
   ASSERT_EQ(verdict.problems.size(), 1u);
-  EXPECT_NE(verdict.problems[0].find("aggregate a: seq 1"), std::string::npos)
-      << verdict.problems[0];
+  EXPECT_THAT(verdict.problems[0], testing::HasSubstr("aggregate a: seq 1"));
 }
 
 TEST(LabOrderCheck, MalformedEntriesAreProblems) {

@@ -5,6 +5,7 @@
 #include "support/scrape.hpp"
 #include "support/temp_dir.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <prometheus/text_serializer.h>
@@ -153,12 +154,11 @@ TEST_F(MetricsE2E, ScrapesCountersAndStoreGaugesWhileRunning) {
 
   auto first = scrape(port);
   ASSERT_FALSE(first.empty());
-  EXPECT_NE(first.find("# TYPE outbox_claims_total counter"), std::string::npos)
-      << first;
-  EXPECT_NE(first.find("# HELP outbox_acked_total "), std::string::npos);
-  EXPECT_NE(first.find("# TYPE outbox_commit_to_processed_seconds histogram"),
-            std::string::npos)
-      << first;
+  EXPECT_THAT(first, testing::HasSubstr("# TYPE outbox_claims_total counter"));
+  EXPECT_THAT(first, testing::HasSubstr("# HELP outbox_acked_total "));
+  EXPECT_THAT(first,
+              testing::HasSubstr(
+                  "# TYPE outbox_commit_to_processed_seconds histogram"));
 
   // 3000 orders at 1000/s: about 3 s; polled, bounded at 60 s.
   std::string last;
@@ -237,7 +237,7 @@ TEST_F(MetricsE2E, IdleAndHalfSentConnectionsDoNotHoldAScrapeBack) {
   auto start = std::chrono::steady_clock::now();
   auto text = scrape(port);
   auto took = std::chrono::steady_clock::now() - start;
-  EXPECT_NE(text.find("outbox_claims_total"), std::string::npos) << text;
+  EXPECT_THAT(text, testing::HasSubstr("outbox_claims_total"));
   // One civetweb thread and its 30 s default timeout took 30 s here.
   EXPECT_LT(took, std::chrono::seconds(3));
 
@@ -254,7 +254,7 @@ TEST_F(MetricsE2E, BusyPortExits1AndStartsNothing) {
                        std::to_string(busy.port()) + " for metrics: "),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(r.err.find("running;"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("running;")));
   EXPECT_TRUE(r.out.empty()) << r.out;
   auto status =
       run_outbox({"status", "--json", "--db", dir_.file("app.db"), "--redis",
