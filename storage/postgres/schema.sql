@@ -127,9 +127,11 @@ INSERT INTO schema_version (singleton, version) VALUES (1, 1);
 -- several aggregates in one transaction: take them in one order (sorted),
 -- or two such transactions may deadlock (40P01, retryable).
 -- given_event_id: set by outbox's own order path (its request key names the
--- event first); NULL makes a new one.
+-- event first); NULL makes a new one. at: created_at and available_at, the
+-- database's clock when NULL (the contract tests pass their own time).
 CREATE FUNCTION outbox_append(aggregate_id text, event_type text,
                               payload json, given_event_id uuid DEFAULT NULL,
+                              at timestamptz DEFAULT NULL,
                               OUT event_id uuid, OUT seq bigint)
   LANGUAGE sql VOLATILE
 BEGIN ATOMIC
@@ -139,10 +141,12 @@ BEGIN ATOMIC
     ON CONFLICT ON CONSTRAINT aggregate_heads_pkey
       DO UPDATE SET last_seq = h.last_seq + 1
     RETURNING h.last_seq)
-  INSERT INTO outbox (event_id, aggregate_id, seq, event_type, payload)
+  INSERT INTO outbox (event_id, aggregate_id, seq, event_type, payload,
+                      created_at, available_at)
     SELECT COALESCE(given_event_id, gen_random_uuid()),
            outbox_append.aggregate_id, head.last_seq,
-           outbox_append.event_type, outbox_append.payload
+           outbox_append.event_type, outbox_append.payload,
+           COALESCE(at, clock_timestamp()), COALESCE(at, clock_timestamp())
     FROM head
   RETURNING outbox.event_id, outbox.seq;
 END;

@@ -1,0 +1,363 @@
+-- outbox on PostgreSQL: every statement the stores run, as PREPAREs so that
+-- psql can load this file and EXECUTE them (docs/postgres-protocol.md).
+-- The C++ backend prepares the bodies (after AS) under the same names with
+-- the same parameter types (PQprepare with paramTypes, or the casts kept).
+--
+-- Time parameters named now_ms are milliseconds since the epoch or NULL:
+-- NULL means the database's clock_timestamp(), what production binds, so
+-- leases, backoff and publish times follow one clock whatever host a relay
+-- or writer runs on; the contract tests bind their own clock. Durations
+-- (ttl_ms, delays) are milliseconds.
+--
+-- Every statement runs in READ COMMITTED, as one implicit transaction
+-- unless marked otherwise. Relay statements (claim, ack, renew, release,
+-- fail) may run with synchronous_commit = off (a lost ack republishes; the
+-- inbox absorbs it); order statements never.
+
+------------------------------------------------------------------ orders --
+
+-- 1. A keyed order claims its request key first. A row back: the key is
+-- ours, then run place_order_rows with its order_id and event_id. No row:
+-- another transaction holds or committed the key (ON CONFLICT waited for it
+-- to end); run find_request_key, which sees it (a new statement, a new
+-- snapshot). If that finds nothing either (the holder rolled back, or a
+-- purge removed the key), run place_order_key again. No unique violation
+-- ever reaches the caller, and a batch of orders never needs a savepoint.
+-- $1 request_id, $2 fingerprint, $3 now_ms
+PREPARE place_order_key (text, text, bigint) AS
+INSERT INTO request_keys (request_id, fingerprint, order_id, event_id,
+                          created_at)
+VALUES ($1, $2, nextval('orders_id_seq'), gen_random_uuid(),
+        COALESCE(outbox_ts($3), clock_timestamp()))
+ON CONFLICT (request_id) DO NOTHING
+RETURNING order_id, event_id;
+
+-- $1 request_id -> the original request: same fingerprint = replayed,
+-- another = conflict.
+PREPARE find_request_key (text) AS
+SELECT fingerprint, order_id, event_id FROM request_keys
+WHERE request_id = $1;
+
+-- 2. The order and its OrderPlaced row. $1 order_id (NULL: a new one, for
+-- an order without a request key), $2 sku, $3 qty, $4 event_id (NULL: a new
+-- one), $5 now_ms. The payload is the text SQLite's writer makes
+-- ({"order_id":N,"sku":"S","qty":Q}, to_json escapes like nlohmann).
+PREPARE place_order_rows (bigint, text, bigint, uuid, bigint) AS
+WITH t AS MATERIALIZED (
+  SELECT COALESCE(outbox_ts($5), clock_timestamp()) AS now),
+o AS (
+  INSERT INTO orders (id, sku, qty, created_at)
+  SELECT COALESCE($1, nextval('orders_id_seq')), $2, $3, t.now FROM t
+  RETURNING id, created_at)
+SELECT o.id AS order_id, 'order-' || o.id AS aggregate_id, a.event_id, a.seq
+FROM o CROSS JOIN LATERAL outbox_append(
+  'order-' || o.id, 'OrderPlaced',
+  format('{"order_id":%s,"sku":%s,"qty":%s}', o.id, to_json($2::text),
+         $3)::json,
+  $4, CASE WHEN $5 IS NULL THEN NULL ELSE o.created_at END) AS a;
+
+-- append_event: $1 aggregate_id, $2 event_type, $3 payload, $4 now_ms.
+PREPARE append_event (text, text, json, bigint) AS
+SELECT event_id, seq FROM outbox_append($1, $2, $3, NULL, outbox_ts($4));
+
+------------------------------------------------------------------- claim --
+
+-- One statement, one short transaction. Parameters:
+-- $1 owner, $2 now_ms, $3 ttl_ms, $4 batch, $5 scan bound (aggregates
+-- looked at, claim_scan_bound), $6 start after this aggregate_id ('' = the
+-- first; the resume point the previous claim returned), $7 max_attempts.
+--
+-- walk: a loose index scan of outbox_unpublished, one probe per aggregate
+-- with unpublished rows, from $6 on and round to the start once: each
+-- probe returns the aggregate's head (its lowest unpublished seq, whatever
+-- its status) and whether that head is claimable now (PENDING and due, or
+-- SENDING with an expired lease). A head that is SENDING under a live
+-- lease, not yet due, or FAILED blocks its aggregate: nothing behind it is
+-- read. The walk stops after $4 claimable heads or $5 aggregates.
+-- run: from each claimable head, its unpublished rows in seq order, as
+-- long as they are claimable and none before was given up (at most $4 rows
+-- in all).
+-- locked: those rows locked FOR UPDATE SKIP LOCKED, their state checked
+-- again on the latest version (READ COMMITTED re-evaluates the WHERE on a
+-- row another transaction changed).
+-- chosen: per aggregate, the locked rows that still form an unbroken run
+-- from the head: a head another claim holds (skipped) drops its whole
+-- aggregate, a skipped row cuts its run. Never the trap of
+-- ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED (skip a locked head, take
+-- the next): the head is chosen first, without locks, and only that row
+-- may start a run.
+-- A row already at max_attempts becomes FAILED instead of SENDING (and
+-- ends its run: it blocks its aggregate).
+-- Returns one row per claimed or given-up row (given_up), each repeating
+-- the walk's summary (scanned, resume_after, lease_until); a claim that
+-- takes nothing returns one row with only the summary (event_id NULL).
+PREPARE claim (text, bigint, bigint, integer, integer, text, integer) AS
+WITH RECURSIVE
+t AS MATERIALIZED (SELECT COALESCE(outbox_ts($2), clock_timestamp()) AS now),
+walk AS (
+  SELECT 0 AS n, 0 AS found, $6::text COLLATE "C" AS aggregate_id,
+         NULL::bigint AS seq, false AS ready, false AS wrapped
+  UNION ALL
+  SELECT w.n + 1, w.found + h.ready::integer, h.aggregate_id, h.seq,
+         h.ready, h.wrapped
+  FROM walk w CROSS JOIN t CROSS JOIN LATERAL (
+    SELECT * FROM (
+      (SELECT o.aggregate_id, o.seq, w.wrapped,
+              (o.status = 'PENDING' AND o.available_at <= t.now)
+              OR (o.status = 'SENDING' AND o.lease_until <= t.now) AS ready
+       FROM outbox o
+       WHERE o.published_at IS NULL AND o.aggregate_id > w.aggregate_id
+         AND (NOT w.wrapped OR o.aggregate_id <= $6)
+       ORDER BY o.aggregate_id, o.seq LIMIT 1)
+      UNION ALL
+      (SELECT o.aggregate_id, o.seq, true,
+              (o.status = 'PENDING' AND o.available_at <= t.now)
+              OR (o.status = 'SENDING' AND o.lease_until <= t.now)
+       FROM outbox o
+       WHERE NOT w.wrapped AND $6 <> '' AND o.published_at IS NULL
+       ORDER BY o.aggregate_id, o.seq LIMIT 1)
+    ) AS next LIMIT 1) AS h
+  WHERE w.n < $5 AND w.found < $4),
+summary AS (
+  SELECT count(*) - 1 AS scanned,
+         (SELECT aggregate_id FROM walk ORDER BY n DESC LIMIT 1)
+           AS resume_after
+  FROM walk),
+run AS (
+  SELECT h.n, h.seq AS head_seq, r.id
+  FROM walk h CROSS JOIN t CROSS JOIN LATERAL (
+    SELECT x.id FROM (
+      SELECT o.id, o.seq,
+             bool_and((o.status = 'PENDING' AND o.available_at <= t.now)
+                      OR (o.status = 'SENDING' AND o.lease_until <= t.now))
+               OVER w AS unbroken,
+             coalesce(bool_or(o.attempts >= $7)
+               OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+               false) AS after_give_up
+      FROM outbox o
+      WHERE o.aggregate_id = h.aggregate_id AND o.published_at IS NULL
+        AND o.seq >= h.seq
+      WINDOW w AS (ORDER BY o.seq)
+      ORDER BY o.seq LIMIT $4) AS x
+    WHERE x.unbroken AND NOT x.after_give_up) AS r
+  WHERE h.ready
+  LIMIT $4),
+locked AS (
+  SELECT o.id, o.aggregate_id, o.seq, o.status, o.owner, o.attempts
+  FROM outbox o CROSS JOIN t
+  WHERE o.id IN (SELECT id FROM run) AND o.published_at IS NULL
+    AND ((o.status = 'PENDING' AND o.available_at <= t.now)
+         OR (o.status = 'SENDING' AND o.lease_until <= t.now))
+  FOR UPDATE OF o SKIP LOCKED),
+chosen AS (
+  SELECT * FROM (
+    SELECT l.*, r.n, r.head_seq,
+           row_number() OVER w AS k,
+           coalesce(bool_or(l.attempts >= $7)
+             OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+             false) AS after_give_up
+    FROM locked l JOIN run r USING (id)
+    WINDOW w AS (PARTITION BY l.aggregate_id ORDER BY l.seq)) AS c
+  WHERE c.seq = c.head_seq + c.k - 1 AND NOT c.after_give_up),
+taken AS (
+  UPDATE outbox o SET
+    status = CASE WHEN c.attempts >= $7 THEN 'FAILED' ELSE 'SENDING' END,
+    owner = CASE WHEN c.attempts >= $7 THEN NULL ELSE $1 END,
+    lease_until = CASE WHEN c.attempts >= $7 THEN NULL
+                       ELSE t.now + $3 * interval '1 millisecond' END,
+    lease_epoch = o.lease_epoch + (c.attempts < $7)::integer,
+    attempts = o.attempts + (c.attempts < $7)::integer,
+    last_error = CASE
+      WHEN c.attempts < $7 THEN o.last_error
+      WHEN c.status = 'SENDING' THEN format(
+        'lease expired %s times without an acknowledgement (max_attempts %s)',
+        c.attempts, $7)
+      ELSE format('gave up after %s attempts (max_attempts %s)', c.attempts,
+                  $7) || coalesce('; last error: ' || nullif(o.last_error, ''),
+                                  '') END
+  FROM chosen c CROSS JOIN t
+  WHERE o.id = c.id
+  RETURNING c.n, o.id, o.event_id, o.aggregate_id, o.seq, o.event_type,
+            o.payload, o.lease_epoch, o.attempts,
+            outbox_ms(o.created_at) AS created_at,
+            o.status = 'FAILED' AS given_up,
+            c.status = 'SENDING' AND c.attempts < $7 AS taken_over,
+            CASE WHEN c.status = 'SENDING' THEN c.owner END AS previous_owner,
+            o.last_error)
+SELECT s.scanned, s.resume_after,
+       outbox_ms((SELECT now FROM t) + $3 * interval '1 millisecond')
+         AS lease_until,
+       k.id, k.event_id, k.aggregate_id, k.seq, k.event_type, k.payload,
+       k.lease_epoch, k.attempts, k.created_at, k.given_up, k.taken_over,
+       k.previous_owner, k.last_error
+FROM summary s LEFT JOIN taken k ON true
+ORDER BY k.n, k.seq;
+
+------------------------------------------------- fenced updates of leases --
+
+-- Each takes one owner and the leases as two arrays (event_ids, epochs) and
+-- changes only rows still leased to that owner by that claim: the fence is
+-- (event_id, owner, lease_epoch, status = 'SENDING'). The event_ids it
+-- returns are the rows it changed; the others are rejected (taken over,
+-- released, or unknown). An expired lease not yet taken over still holds:
+-- no one else has the row, and its epoch is unchanged. One statement each.
+
+-- $1 owner, $2 event_ids, $3 epochs, $4 now_ms
+PREPARE ack (text, uuid[], bigint[], bigint) AS
+UPDATE outbox o SET status = 'PUBLISHED', owner = NULL, lease_until = NULL,
+  published_at = COALESCE(outbox_ts($4), clock_timestamp()),
+  last_error = NULL
+FROM unnest($2, $3) AS l(event_id, epoch)
+WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
+  AND o.status = 'SENDING'
+RETURNING o.event_id;
+
+-- Renewal: lease_until from the same clock as the claim's. $1 owner,
+-- $2 event_ids, $3 epochs, $4 now_ms, $5 ttl_ms. Returns the new
+-- lease_until with each row still held.
+PREPARE renew (text, uuid[], bigint[], bigint, bigint) AS
+UPDATE outbox o SET lease_until = COALESCE(outbox_ts($4), clock_timestamp())
+                                  + $5 * interval '1 millisecond'
+FROM unnest($2, $3) AS l(event_id, epoch)
+WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
+  AND o.status = 'SENDING'
+RETURNING o.event_id, outbox_ms(o.lease_until) AS lease_until;
+
+-- Release on a graceful stop: PENDING, due as it was, the claim's attempt
+-- refunded. $1 owner, $2 event_ids, $3 epochs
+PREPARE release (text, uuid[], bigint[]) AS
+UPDATE outbox o SET status = 'PENDING', owner = NULL, lease_until = NULL,
+  attempts = greatest(o.attempts - 1, 0)
+FROM unnest($2, $3) AS l(event_id, epoch)
+WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
+  AND o.status = 'SENDING'
+RETURNING o.event_id;
+
+-- A publish error: back off (PENDING, due after delays_ms[attempts]) or
+-- FAILED once attempts reached max_attempts. The delays come from the
+-- shared rule (backoff_delay(a, policy) for a = 1..max_attempts), so the
+-- rule stays in one place. $1 owner, $2 event_ids, $3 epochs, $4 error,
+-- $5 now_ms, $6 max_attempts, $7 delays_ms. Returns each row changed and
+-- its new status.
+PREPARE fail (text, uuid[], bigint[], text, bigint, integer, bigint[]) AS
+UPDATE outbox o SET
+  status = CASE WHEN o.attempts >= $6 THEN 'FAILED' ELSE 'PENDING' END,
+  owner = NULL, lease_until = NULL, last_error = $4,
+  available_at = CASE WHEN o.attempts >= $6 THEN o.available_at
+    ELSE COALESCE(outbox_ts($5), clock_timestamp())
+         + $7[least(o.attempts, cardinality($7))]
+           * interval '1 millisecond' END
+FROM unnest($2, $3) AS l(event_id, epoch)
+WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
+  AND o.status = 'SENDING'
+RETURNING o.event_id, o.status;
+
+------------------------------------------------------------------ views --
+
+-- FAILED -> PENDING, attempts reset, due now. $1 event_ids, $2 now_ms.
+-- Returns the ids retried; the others were not FAILED rows.
+PREPARE retry (uuid[], bigint) AS
+UPDATE outbox SET status = 'PENDING', attempts = 0, lease_until = NULL,
+  available_at = COALESCE(outbox_ts($2), clock_timestamp())
+WHERE event_id = ANY ($1) AND status = 'FAILED'
+RETURNING event_id;
+
+-- $1 now_ms. Through outbox_failed; returns the count.
+PREPARE retry_all_failed (bigint) AS
+WITH r AS (
+  UPDATE outbox SET status = 'PENDING', attempts = 0, lease_until = NULL,
+    available_at = COALESCE(outbox_ts($1), clock_timestamp())
+  WHERE status = 'FAILED' RETURNING 1)
+SELECT count(*) FROM r;
+
+-- stats: run the three in one REPEATABLE READ READ ONLY transaction (one
+-- snapshot, no lock). Counts of the unpublished statuses come from
+-- outbox_unpublished (bounded by the backlog); PUBLISHED is exact, an
+-- index-only scan of outbox_id_key (grows with the history: `outbox
+-- status` pays it, the relays never do). $1 now_ms
+PREPARE stats_counts (bigint) AS
+WITH t AS MATERIALIZED (SELECT COALESCE(outbox_ts($1), clock_timestamp()) AS now),
+u AS (
+  SELECT count(*) FILTER (WHERE status = 'PENDING') AS pending,
+         count(*) FILTER (WHERE status = 'SENDING') AS sending,
+         count(*) FILTER (WHERE status = 'FAILED') AS failed,
+         min(created_at) FILTER (WHERE status IN ('PENDING', 'SENDING'))
+           AS oldest,
+         count(*) FILTER (WHERE status = 'SENDING' AND lease_until <= t.now)
+           AS expired
+  FROM outbox CROSS JOIN t WHERE published_at IS NULL)
+SELECT u.pending, u.sending, u.failed,
+       (SELECT count(*) FROM outbox WHERE published_at IS NOT NULL)
+         AS published,
+       (SELECT count(*) FROM orders) AS orders,
+       greatest(outbox_ms(t.now) - outbox_ms(u.oldest), 0) AS oldest_age,
+       u.expired
+FROM u CROSS JOIN t;
+
+PREPARE leases_by_owner AS
+SELECT owner, count(*), outbox_ms(min(lease_until)),
+       outbox_ms(max(lease_until))
+FROM outbox WHERE status = 'SENDING' GROUP BY owner ORDER BY owner;
+
+-- A page of FAILED rows after id $1, at most $2 (stats: 0 and 100).
+PREPARE failed_page (bigint, integer) AS
+SELECT id, event_id, aggregate_id, seq, event_type, attempts,
+       COALESCE(last_error, '')
+FROM outbox WHERE status = 'FAILED' AND id > $1 ORDER BY id LIMIT $2;
+
+--------------------------------------------------------------- retention --
+
+-- One purge batch, one statement: walks at most $3 rows (purge_scan_bound)
+-- in id order after $1 and deletes up to $2 PUBLISHED rows published before
+-- $4 (cutoff_ms), with their request keys. A row goes only with every lower
+-- seq of its aggregate: seqs are gap-free and purge removes prefixes, so the
+-- rows left of an aggregate are min_seq..last; a row at seq s goes when the
+-- batch also takes the s - min_seq rows below it. aggregate_heads keeps
+-- every aggregate's last seq already, so nothing else is written. A row
+-- created at or after the cutoff ends the purge (done), as on SQLite.
+-- Returns deleted, request_keys, newest (rows that were their aggregate's
+-- last), last_id (start the next batch after it) and done.
+PREPARE purge (bigint, integer, integer, bigint) AS
+WITH w AS (
+  SELECT id, event_id, aggregate_id, seq, status, published_at, created_at
+  FROM outbox WHERE id > $1 ORDER BY id LIMIT $3),
+stop AS (SELECT min(id) AS id FROM w WHERE created_at >= outbox_ts($4)),
+candidates AS (
+  SELECT w.*, count(*) OVER (PARTITION BY aggregate_id ORDER BY seq) - 1
+                AS below
+  FROM w
+  WHERE w.status = 'PUBLISHED' AND w.published_at < outbox_ts($4)
+    AND w.id < COALESCE((SELECT id FROM stop), 9223372036854775807)),
+doomed AS (
+  SELECT c.id, c.event_id, c.seq = h.last_seq AS newest
+  FROM candidates c
+  CROSS JOIN LATERAL (SELECT min(seq) AS seq FROM outbox x
+                      WHERE x.aggregate_id = c.aggregate_id) m
+  JOIN aggregate_heads h ON h.aggregate_id = c.aggregate_id
+  WHERE c.below = c.seq - m.seq
+  ORDER BY c.id LIMIT $2),
+keys AS (
+  DELETE FROM request_keys k USING doomed d WHERE k.event_id = d.event_id
+  RETURNING 1),
+gone AS (
+  DELETE FROM outbox o USING doomed d
+  WHERE o.id = d.id AND o.status = 'PUBLISHED'
+  RETURNING o.id, d.newest)
+SELECT (SELECT count(*) FROM gone) AS deleted,
+       (SELECT count(*) FROM keys) AS request_keys,
+       (SELECT count(*) FROM gone WHERE newest) AS newest,
+       CASE WHEN (SELECT count(*) FROM doomed) >= $2
+            THEN (SELECT max(id) FROM doomed)
+            ELSE COALESCE((SELECT id - 1 FROM stop), (SELECT max(id) FROM w),
+                          $1) END AS last_id,
+       (SELECT count(*) FROM doomed) < $2
+         AND ((SELECT id FROM stop) IS NOT NULL
+              OR (SELECT count(*) FROM w) < $3) AS done;
+
+---------------------------------------------------------------- identity --
+
+PREPARE schema_version AS
+SELECT version FROM schema_version;
+
+PREPARE database_identity AS
+SELECT id, first_schema FROM database_identity;
