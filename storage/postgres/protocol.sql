@@ -56,9 +56,19 @@ FROM o CROSS JOIN LATERAL outbox_append(
          $3)::json,
   $4, CASE WHEN $5 IS NULL THEN NULL ELSE o.created_at END) AS a;
 
--- append_event: $1 aggregate_id, $2 event_type, $3 payload, $4 now_ms.
-PREPARE append_event (text, text, json, bigint) AS
-SELECT event_id, seq FROM outbox_append($1, $2, $3, NULL, outbox_ts($4));
+-- After a connection lost in COMMIT: whether an event the writer appended
+-- (with an event_id it made itself) was committed. A keyed order asks
+-- find_request_key instead. (pg_xact_status is no answer: after a crash an
+-- xid that never reached the WAL reads as "in the future", and may be
+-- handed out again.) $1 event_id
+PREPARE event_exists (uuid) AS
+SELECT status FROM outbox WHERE event_id = $1;
+
+-- append_event: $1 aggregate_id, $2 event_type, $3 payload, $4 event_id
+-- (made by the writer, as on SQLite; NULL: the database makes one),
+-- $5 now_ms.
+PREPARE append_event (text, text, json, uuid, bigint) AS
+SELECT event_id, seq FROM outbox_append($1, $2, $3, $4, outbox_ts($5));
 
 ------------------------------------------------------------------- claim --
 
@@ -251,6 +261,18 @@ FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
   AND o.status = 'SENDING'
 RETURNING o.event_id, o.status;
+
+-- After a reconnect, when the answer to a claim was lost (the connection
+-- broke after the claim may have committed): hands back every row still
+-- leased to this owner that the relay does not know it holds ($2), with the
+-- attempt refunded, so a database outage charges no attempt. Safe only
+-- because an owner name belongs to one relay process (never reused by a
+-- restart while the old process may live). $1 owner, $2 held event_ids
+PREPARE release_unknown (text, uuid[]) AS
+UPDATE outbox SET status = 'PENDING', owner = NULL, lease_until = NULL,
+  attempts = greatest(attempts - 1, 0)
+WHERE owner = $1 AND status = 'SENDING' AND NOT (event_id = ANY ($2))
+RETURNING event_id;
 
 ------------------------------------------------------------------ views --
 

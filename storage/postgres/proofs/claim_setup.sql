@@ -1,0 +1,30 @@
+-- (b) 300 aggregates of 20 events, and two observers filled by triggers,
+-- independent of the relays: every lease handed out (with the lower
+-- unpublished rows of its aggregate that were not in the same claim at that
+-- moment), and every row "published" to the stand-in broker.
+SELECT count(*) AS events FROM (
+  SELECT outbox_append(format('agg-%s', lpad(a::text, 4, '0')), 'T', '{}')
+  FROM generate_series(1, 20) i, generate_series(1, 300) a) x;
+
+CREATE TABLE proof_claims (
+  event_id uuid, aggregate_id text, seq bigint, owner text, epoch bigint,
+  blockers bigint, at timestamptz DEFAULT clock_timestamp(),
+  UNIQUE (event_id, epoch));
+CREATE TABLE proof_published (
+  id bigserial PRIMARY KEY, aggregate_id text, seq bigint, owner text);
+
+CREATE FUNCTION proof_note_claim() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO proof_claims (event_id, aggregate_id, seq, owner, epoch, blockers)
+  SELECT NEW.event_id, NEW.aggregate_id, NEW.seq, NEW.owner, NEW.lease_epoch,
+         count(*)
+  FROM outbox o
+  WHERE o.aggregate_id = NEW.aggregate_id AND o.seq < NEW.seq
+    AND o.published_at IS NULL
+    AND NOT (o.status = 'SENDING' AND o.owner = NEW.owner
+             AND o.lease_until = NEW.lease_until);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER proof_note_claim AFTER UPDATE ON outbox FOR EACH ROW
+  WHEN (NEW.status = 'SENDING' AND NEW.lease_epoch <> OLD.lease_epoch)
+  EXECUTE FUNCTION proof_note_claim();
