@@ -1,7 +1,8 @@
--- (b) 300 aggregates of 20 events, and two observers filled by triggers,
--- independent of the relays: every lease handed out (with the lower
--- unpublished rows of its aggregate that were not in the same claim at that
--- moment), and every row "published" to the stand-in broker.
+-- (b) 300 aggregates of 20 events; the relays all start their walks at one
+-- of the first three, so they race for the same heads. Two observers, filled
+-- by triggers independent of the relays: every lease handed out (with the
+-- lower unpublished rows of its aggregate that were not in the same claim at
+-- that moment), and every row "published" to the stand-in broker.
 SELECT count(*) AS events FROM (
   SELECT outbox_append(format('agg-%s', lpad(a::text, 4, '0')), 'T', '{}')
   FROM generate_series(1, 20) i, generate_series(1, 300) a) x;

@@ -136,7 +136,7 @@ experiment_a() {
 }
 
 experiment_b() {
-  echo "=== (b) claims: two relays at once, then 4 relays for 600 cycles"
+  echo "=== (b) claims: two relays at once, then 4 relays racing"
   fresh proof_b1
   psql_ -d "$uri" -c "SELECT count(*) AS events FROM (SELECT outbox_append(
     'agg-' || a, 'T', '{}') FROM generate_series(1, 3) i,
@@ -148,11 +148,11 @@ experiment_b() {
   wait "$a"
   local cycle
   for cycle in relay_cycle trap_cycle; do
-    echo "--- $cycle: 4 relays, 150 cycles each, over 300 aggregates x 20"
+    echo "--- $cycle: 4 relays, 200 cycles each, over 300 aggregates x 20"
     fresh "proof_$cycle"
     psql_ -d "$uri" -f "$here/claim_setup.sql"
     with_protocol "$here/$cycle.tail" >"$dir/$cycle.pgbench"
-    pgbench_ -c 4 -j 2 -t 150 -f "$dir/$cycle.pgbench" "$uri" 2>&1 |
+    pgbench_ -c 4 -j 2 -t 200 -f "$dir/$cycle.pgbench" "$uri" 2>&1 |
       grep -E "processed|failed"
     psql_ -d "$uri" -f "$here/check_claims.sql"
   done
