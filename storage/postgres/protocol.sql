@@ -125,6 +125,7 @@ walk AS (
               OR (o.status = 'SENDING' AND o.lease_until <= t.now)
        FROM outbox o
        WHERE NOT w.wrapped AND $6 <> '' AND o.published_at IS NULL
+         AND o.aggregate_id <= $6
        ORDER BY o.aggregate_id, o.seq LIMIT 1)
     ) AS next LIMIT 1) AS h
   WHERE w.n < $5 AND w.found < $4),
@@ -166,7 +167,9 @@ chosen AS (
            coalesce(bool_or(l.attempts >= $7)
              OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
              false) AS after_give_up
-    FROM locked l JOIN run r USING (id)
+    FROM locked l
+    JOIN (SELECT id, min(n) AS n, min(head_seq) AS head_seq FROM run
+          GROUP BY id) AS r USING (id)
     WINDOW w AS (PARTITION BY l.aggregate_id ORDER BY l.seq)) AS c
   WHERE c.seq = c.head_seq + c.k - 1 AND NOT c.after_give_up),
 taken AS (

@@ -146,16 +146,33 @@ experiment_b() {
   sleep 0.5
   session -f "$here/claim_b.sql"
   wait "$a"
+  echo "--- fence, takeover, backoff, give-up, retry, release (test clock)"
+  fresh proof_b2
+  session -f "$here/lease.sql"
   local cycle
   for cycle in relay_cycle trap_cycle; do
     echo "--- $cycle: 4 relays, 200 cycles each, over 300 aggregates x 20"
     fresh "proof_$cycle"
-    psql_ -d "$uri" -f "$here/claim_setup.sql"
+    psql_ -d "$uri" -v aggregates=300 -f "$here/claim_setup.sql"
     with_protocol "$here/$cycle.tail" >"$dir/$cycle.pgbench"
     pgbench_ -c 4 -j 2 -t 200 -f "$dir/$cycle.pgbench" "$uri" 2>&1 |
       grep -E "processed|failed"
     psql_ -d "$uri" -f "$here/check_claims.sql"
   done
+  # The end of a backlog, where a walk runs off the last aggregate and wraps
+  # round: the case that once visited an aggregate twice.
+  echo "--- relay_cycle at the end of a backlog: 10 rounds of 30 aggregates x 20"
+  for _ in $(seq 10); do
+    fresh proof_wrap
+    psql_ -d "$uri" -v aggregates=30 -f "$here/claim_setup.sql" >/dev/null
+    pgbench_ -c 4 -j 2 -t 60 -f "$dir/relay_cycle.pgbench" "$uri" \
+      >/dev/null 2>&1
+    psql_ -d "$uri" -Atc "SELECT count(*), count(*) FILTER (WHERE blockers > 0),
+      (SELECT count(*) FROM outbox WHERE status <> 'PUBLISHED')
+      FROM proof_claims"
+  done | awk -F'|' '{ l += $1; v += $2; left += $3 }
+    END { print "rounds " NR ", leases " l ", head_of_line_violations " v \
+          ", left " left }'
 }
 
 explain_case() {
