@@ -14,9 +14,7 @@ SELECT count(*) AS order_violations FROM (
   SELECT seq, lag(seq) OVER (PARTITION BY aggregate_id ORDER BY id) AS prev
   FROM proof_published) x
 WHERE seq <> coalesce(prev, 0) + 1;
--- The leases of any aggregate where head-of-line broke (none: no rows).
-SELECT aggregate_id, seq, owner, epoch, lease_until, blockers, blocked_by,
-       xid, at
-FROM proof_claims
-WHERE aggregate_id IN (SELECT aggregate_id FROM proof_claims WHERE blockers > 0)
-ORDER BY aggregate_id, at, seq;
+-- The first leases that broke head-of-line, if any, and what blocked them
+-- (seq:status:owner:lease_until:epoch).
+SELECT aggregate_id, seq, owner, blockers, left(blocked_by, 60) AS blocked_by
+FROM proof_claims WHERE blockers > 0 ORDER BY at LIMIT 3;

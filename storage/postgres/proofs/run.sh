@@ -146,6 +146,7 @@ experiment_b() {
   sleep 0.5
   session -f "$here/claim_b.sql"
   wait "$a"
+  session -f "$here/claim_b_after.sql"
   echo "--- fence, takeover, backoff, give-up, retry, release (test clock)"
   fresh proof_b2
   session -f "$here/lease.sql"
