@@ -1,0 +1,38 @@
+#include "storage/db_options.hpp"
+
+namespace outbox::storage {
+
+namespace {
+
+/// `uri` with the password of its authority (user:password@) and of a
+/// password= parameter left out.
+std::string without_password(std::string uri) {
+  auto scheme_end = uri.find("://");
+  auto authority = scheme_end == std::string::npos ? 0 : scheme_end + 3;
+  auto at = uri.find('@', authority);
+  auto path = uri.find_first_of("/?", authority);
+  if (at != std::string::npos && (path == std::string::npos || at < path)) {
+    auto colon = uri.find(':', authority);
+    if (colon != std::string::npos && colon < at)
+      uri.erase(colon, at - colon);
+  }
+  for (auto key = uri.find("password=", authority); key != std::string::npos;
+       key = uri.find("password=", key + 1)) {
+    if (key == 0 || (uri[key - 1] != '?' && uri[key - 1] != '&'))
+      continue;
+    auto value = key + 9;
+    auto end = uri.find('&', value);
+    uri.replace(value, end == std::string::npos ? std::string::npos
+                                                 : end - value,
+                "(hidden)");
+  }
+  return uri;
+}
+
+} // namespace
+
+std::string db_options::display_name() const {
+  return postgres() ? without_password(path) : path;
+}
+
+} // namespace outbox::storage
