@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Helpers sourced by scripts/run, scripts/test and scripts/redis. Not run on
-# its own. Everything is relative to the repository root found from this
-# file's location, so the scripts work from any directory and any checkout.
+# Helpers sourced by scripts/run, scripts/test, scripts/redis and
+# scripts/pg. Not run on its own. Everything is relative to the repository
+# root found from this file's location, so the scripts work from any
+# directory and any checkout.
 
 # The repository root (scripts/lib/../..).
 OUTBOX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -10,7 +11,8 @@ export OUTBOX_ROOT
 # Logs, the default database and private services live here (ignored by
 # git); OUTBOX_VAR_DIR puts them elsewhere (the tests of the scripts use a
 # temporary folder). Created 0700 by make_private_var: they hold orders and
-# events.
+# events (0711 when the private PostgreSQL runs as another user: see
+# private_var_mode).
 OUTBOX_VAR="${OUTBOX_VAR_DIR:-$OUTBOX_ROOT/var}"
 
 # The private Redis of scripts/redis: its data folder, the pid it wrote and
@@ -22,6 +24,14 @@ OUTBOX_REDIS_PORTFILE="$OUTBOX_REDIS_DIR/redis.port"
 # so a system Redis there is neither used by mistake nor in the way.
 # shellcheck disable=SC2034 # used by scripts/redis and scripts/run
 OUTBOX_REDIS_DEFAULT_PORT=6390
+
+# The private PostgreSQL of scripts/pg: its folder (the cluster in data/,
+# its log, its unix socket) and its port unless OUTBOX_PG_PORT says
+# otherwise: not PostgreSQL's usual 5432, so a system cluster there (Debian's
+# 15/main) is neither used by mistake nor in the way.
+OUTBOX_PG_DIR="$OUTBOX_VAR/pg"
+# shellcheck disable=SC2034 # used by scripts/pg
+OUTBOX_PG_DEFAULT_PORT=6391
 
 # The Debian 12 packages the build, the tests and scripts/run need
 # (python3-jsonschema: the test that checks queue entries against
@@ -50,12 +60,28 @@ die() {
   exit 1
 }
 
+# The mode var/ must have: 0700, except while var/pg belongs to another
+# user (scripts/pg run as root runs the server as postgres, who must reach
+# var/pg): then 0711, which lets it through without letting it list var/;
+# everything else in var/ stays its owner's only (0700 folders, 0600 files).
+private_var_mode() {
+  if [[ -d $OUTBOX_PG_DIR && ! -O $OUTBOX_PG_DIR ]]; then
+    printf '711'
+  else
+    printf '700'
+  fi
+}
+
 # make_private_var [SUBFOLDER]: creates var/ (and var/SUBFOLDER) for this
-# user only (0700), and tightens a var/ an older version left open.
+# user only (0700, see private_var_mode), and tightens a var/ an older
+# version left open.
 make_private_var() {
   (umask 077 && mkdir -p "$OUTBOX_VAR/${1:-}") ||
     die "cannot create ${OUTBOX_VAR}/${1:-}"
-  chmod 700 "$OUTBOX_VAR" || die "cannot make $OUTBOX_VAR private (chmod 700)"
+  local mode
+  mode="$(private_var_mode)"
+  chmod "$mode" "$OUTBOX_VAR" ||
+    die "cannot make $OUTBOX_VAR private (chmod $mode)"
 }
 
 # Prints the last lines of a log file to stderr, framed.
@@ -75,6 +101,63 @@ missing_packages() {
       printf '%s\n' "$package"
     fi
   done
+}
+
+# Installing postgresql-15 where no cluster of that version exists makes its
+# postinst create Debian's cluster 15/main (data in /var/lib/postgresql,
+# port 5432) and start it, for good, at every boot: a server outbox never
+# uses (scripts/pg and the tests run their own). postgresql-common's own
+# switch prevents it: create_main_cluster = false, read from a drop-in in
+# /etc/postgresql-common/createcluster.d/ (its createcluster.conf includes
+# that folder). So ensure_packages writes one just before apt-get and
+# removes it (and the folders it had to create) right after, saying both:
+# no system file is changed for good, and a later install of another
+# version behaves as Debian's default. Not chosen: a policy-rc.d (it only
+# stops the start, the cluster remains, and it holds back every service of
+# the transaction) or pg_dropcluster afterwards (deletes a cluster).
+# A 15/main that exists already is left as it is.
+OUTBOX_NO_CLUSTER_DROPIN=/etc/postgresql-common/createcluster.d
+OUTBOX_NO_CLUSTER_DROPIN+=/outbox-no-main-cluster.conf
+
+# Writes the drop-in (unless one is there: it is then not ours to remove);
+# sets dropin to what no_debian_cluster_end removes. Uses as_root, dropin,
+# dropin_folders and had_main_cluster of ensure_packages.
+no_debian_cluster_begin() {
+  local file=$OUTBOX_NO_CLUSTER_DROPIN folder
+  [[ ! -e $file ]] || return 0
+  dropin_folders=()
+  for folder in "${file%/*/*}" "${file%/*}"; do
+    [[ -d $folder ]] || dropin_folders=("$folder" "${dropin_folders[@]}")
+  done
+  info "writing $file (create_main_cluster = false) for this install only," \
+    "so that postgresql-15 does not create and start Debian's cluster" \
+    "15/main on port 5432 (outbox runs its own: scripts/pg)"
+  "${as_root[@]}" mkdir -p "${file%/*}" || die "cannot create ${file%/*}"
+  printf '%s\n' "# outbox's scripts: for one apt-get install, removed after it" \
+    "create_main_cluster = false" |
+    "${as_root[@]}" tee "$file" >/dev/null || die "cannot write $file"
+  dropin=$file
+  had_main_cluster=0
+  [[ ! -e /etc/postgresql/15/main ]] || had_main_cluster=1
+}
+
+# Removes what no_debian_cluster_begin wrote; says if Debian made its
+# cluster anyway (a createcluster.conf edited not to read the drop-ins).
+no_debian_cluster_end() {
+  [[ -n ${dropin:-} ]] || return 0
+  "${as_root[@]}" rm -f "$dropin" || info "could not remove $dropin: remove it"
+  local folder
+  for folder in "${dropin_folders[@]}"; do
+    "${as_root[@]}" rmdir "$folder" 2>/dev/null || true
+  done
+  info "removed $dropin"
+  if ((had_main_cluster == 0)) && [[ -e /etc/postgresql/15/main ]]; then
+    info "Debian created its cluster 15/main anyway (its createcluster.conf" \
+      "does not read createcluster.d); outbox does not use it: stop it with" \
+      "pg_ctlcluster 15 main stop, or remove it with" \
+      "pg_dropcluster --stop 15 main"
+  fi
+  dropin=""
 }
 
 # Installs the missing packages with apt-get: directly as root, else through
@@ -109,16 +192,23 @@ ensure_packages() {
 
   make_private_var log
   local log="$OUTBOX_VAR/log/packages.log"
+  local dropin="" dropin_folders=() had_main_cluster=0
+  if printf '%s\n' "${missing[@]}" | grep -qx 'postgresql-[0-9]*'; then
+    no_debian_cluster_begin
+  fi
   info "installing ${missing[*]} (log: ${log#"$OUTBOX_ROOT"/})"
+  local installed=0
   {
     printf '=== %s: apt-get install %s\n' "$(date -u +%FT%TZ)" "${missing[*]}"
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update &&
       "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
         apt-get install -y --no-install-recommends "${missing[@]}"
-  } >"$log" 2>&1 </dev/null || {
+  } >"$log" 2>&1 </dev/null || installed=$?
+  no_debian_cluster_end
+  if ((installed != 0)); then
     show_log_tail "$log"
     die "could not install: ${missing[*]}"
-  }
+  fi
 
   mapfile -t missing < <(missing_packages)
   if ((${#missing[@]} > 0)); then
