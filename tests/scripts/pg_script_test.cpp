@@ -198,5 +198,48 @@ TEST_F(PgScript, AForgedPidfileIsNeitherTrustedNorSignalled) {
   EXPECT_EQ(query(uri(), "SELECT 1"), "1");
 }
 
+TEST_F(PgScript, OtherScriptsKeepVarPassableForPostgres) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "as another user than root, var/ stays 0700";
+  auto start = pg({"start"});
+  ASSERT_EQ(start.exit_code, 0) << start.err;
+  ASSERT_EQ(mode_of(var_), 0711);
+  // scripts/redis (like scripts/run and scripts/test) makes var/ private
+  // again: not so private that postgres can no longer reach var/pg.
+  auto redis = script("redis", {"start"});
+  ASSERT_EQ(redis.exit_code, 0) << redis.err;
+  EXPECT_EQ(mode_of(var_), 0711);
+  EXPECT_EQ(mode_of(redis_dir()), 0700);
+  ASSERT_EQ(pg({"stop"}).exit_code, 0);
+  auto again = pg({"start"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(query(uri(), "SELECT 1"), "1");
+}
+
+TEST_F(PgScript, AsAnotherUserTheServerRunsAsThatUser) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to run the script as another user";
+  constexpr uid_t nobody = 65534;
+  // A folder of that user's own, as a fresh clone in their home would be.
+  ASSERT_EQ(::chown(tmp_.path().c_str(), nobody, nobody), 0);
+  launcher_ = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+               "--clear-groups", "--"};
+  auto start = pg({"start"}, {"HOME=" + tmp_.path().string()});
+  ASSERT_EQ(start.exit_code, 0) << start.out << start.err;
+  EXPECT_EQ(start.out, uri() + "\n");
+  auto pid = recorded_pg_pid();
+  ASSERT_TRUE(running(pid));
+  EXPECT_THAT(text_of("/proc/" + std::to_string(pid) + "/status"),
+              HasSubstr("\nUid:\t65534\t"));
+  struct stat var_stat {};
+  ASSERT_EQ(::stat(var_.c_str(), &var_stat), 0);
+  EXPECT_EQ(var_stat.st_uid, nobody);
+  EXPECT_EQ(mode_of(var_), 0700);
+  EXPECT_EQ(query(uri(), "SELECT 1"), "1");
+  auto stop = pg({"stop"}, {"HOME=" + tmp_.path().string()});
+  EXPECT_EQ(stop.exit_code, 0) << stop.err;
+  EXPECT_TRUE(ends_within(pid, 5'000));
+}
+
 } // namespace
 } // namespace outbox::test
