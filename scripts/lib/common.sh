@@ -194,6 +194,8 @@ ensure_packages() {
   local log="$OUTBOX_VAR/log/packages.log"
   local dropin="" dropin_folders=() had_main_cluster=0
   if printf '%s\n' "${missing[@]}" | grep -qx 'postgresql-[0-9]*'; then
+    # Removed even when the install is interrupted.
+    trap no_debian_cluster_end EXIT
     no_debian_cluster_begin
   fi
   info "installing ${missing[*]} (log: ${log#"$OUTBOX_ROOT"/})"
@@ -205,6 +207,7 @@ ensure_packages() {
         apt-get install -y --no-install-recommends "${missing[@]}"
   } >"$log" 2>&1 </dev/null || installed=$?
   no_debian_cluster_end
+  trap - EXIT
   if ((installed != 0)); then
     show_log_tail "$log"
     die "could not install: ${missing[*]}"
