@@ -42,6 +42,7 @@ OUTBOX_PACKAGES=(
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev redis-server clang-format python3-jsonschema tmux
+  postgresql-15 libpq-dev
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).
