@@ -1,17 +1,14 @@
 #include "support/pg_server.hpp"
 
+#include "support/pg_programs.hpp"
+#include "support/pg_template.hpp"
 #include "support/redis_server.hpp" // free_loopback_port
 
 #include <libpq-fe.h>
 
-#include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
+#include <sys/shm.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -19,149 +16,87 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace outbox::test {
 
 namespace {
 
-constexpr const char* pg_bin = "/usr/lib/postgresql/15/bin";
 constexpr int start_deadline_ms = 30'000;
-constexpr int initdb_deadline_ms = 120'000;
+constexpr int copy_deadline_ms = 60'000;
 constexpr int stop_deadline_ms = 10'000;
 
 using clock_type = std::chrono::steady_clock;
 
-/// Whom the cluster's programs run as: ourselves, or postgres when we are
-/// root (initdb and postgres refuse to run as root). Looked up before
-/// fork(): the child may only make system calls.
-struct server_user {
-  bool switch_user = false;
-  uid_t uid = 0;
-  gid_t gid = 0;
-  std::vector<gid_t> groups;
-};
-
-server_user find_server_user() {
-  server_user who;
-  if (::geteuid() != 0)
-    return who;
-  passwd entry{};
-  passwd* found = nullptr;
-  std::vector<char> buffer(16384);
-  if (::getpwnam_r("postgres", &entry, buffer.data(), buffer.size(), &found) !=
-          0 ||
-      found == nullptr)
-    throw std::runtime_error(
-        "running as root, and there is no user postgres to run PostgreSQL "
-        "as (Debian's postgresql-common creates it)");
-  who.switch_user = true;
-  who.uid = entry.pw_uid;
-  who.gid = entry.pw_gid;
-  int count = 16;
-  who.groups.resize(static_cast<size_t>(count));
-  while (::getgrouplist("postgres", entry.pw_gid, who.groups.data(), &count) <
-         0)
-    who.groups.resize(static_cast<size_t>(count));
-  who.groups.resize(static_cast<size_t>(count));
-  return who;
+/// `address` as a one-host network for pg_hba.conf.
+std::string host_network(const std::string& address) {
+  return address + (address.find(':') == std::string::npos ? "/32" : "/128");
 }
 
-/// Forks and execs `args` as `who`, stdout and stderr appended to `log`,
-/// stdin /dev/null, no other descriptor of ours inherited. The child gets
-/// SIGKILL if this thread dies (set after the user switch, which would
-/// clear it).
-pid_t spawn(const std::vector<std::string>& args, const server_user& who,
-            const std::string& log) {
-  int log_fd =
-      ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (log_fd < 0)
-    throw std::runtime_error("cannot open " + log);
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& arg : copy)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  auto parent = ::getpid();
-  pid_t child = ::fork();
-  if (child < 0) {
-    ::close(log_fd);
-    throw std::runtime_error("fork failed");
+/// pg_hba.conf: scram-sha-256 for the role outbox only, from 127.0.0.1,
+/// from the other addresses it listens on (a client on this host) and
+/// from the allowed networks; nothing else (no unix socket, no trust).
+std::string hba_rules(const pg_server::options& opts) {
+  std::string rules = "# TYPE DATABASE USER ADDRESS METHOD\n";
+  auto allow = [&rules](const std::string& network) {
+    rules += "host all outbox " + network + " scram-sha-256\n";
+  };
+  allow("127.0.0.1/32");
+  for (const auto& address : opts.listen_addresses)
+    allow(host_network(address));
+  for (const auto& network : opts.allowed_networks)
+    allow(network);
+  return rules;
+}
+
+/// Removes the System V segment a postmaster killed by SIGKILL leaves
+/// behind (it removes it itself on any other shutdown), once its children,
+/// which exit when they see it gone, no longer attach it; waits for that
+/// at most `wait_ms`.
+void remove_leftover_segments(pid_t postmaster, int wait_ms) {
+  auto deadline = clock_type::now() + std::chrono::milliseconds(wait_ms);
+  for (auto segments = pg::segments_created_by(postmaster); !segments.empty();
+       segments = pg::segments_created_by(postmaster)) {
+    bool attached = false;
+    for (auto [id, processes] : segments) {
+      if (processes == 0)
+        ::shmctl(id, IPC_RMID, nullptr);
+      attached = attached || processes > 0;
+    }
+    if (!attached || clock_type::now() > deadline)
+      return;
+    // Polling with a deadline: no event tells when a process detaches.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  if (child == 0) {
-    if (who.switch_user &&
-        (::setgroups(who.groups.size(), who.groups.data()) != 0 ||
-         ::setgid(who.gid) != 0 || ::setuid(who.uid) != 0))
-      ::_exit(126);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) // the parent died before prctl
-      ::_exit(1);
-    int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0)
-      ::dup2(null_fd, STDIN_FILENO);
-    ::dup2(log_fd, STDOUT_FILENO);
-    ::dup2(log_fd, STDERR_FILENO);
-    // Not the test's sockets and pipes: a server holding one open would
-    // keep a reader from ever seeing its end.
-    if (::syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
-      for (int fd = 3; fd < 1024; ++fd)
-        ::close(fd);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(log_fd);
-  return child;
-}
-
-std::string log_tail(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto all = text.str();
-  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
-}
-
-/// libpq's key=value form of a connection over the unix socket in `dir`,
-/// which only our server can have made.
-std::string socket_conninfo(const std::string& dir, int port,
-                            const std::string& database) {
-  return "host='" + dir + "' port=" + std::to_string(port) +
-         " user=outbox dbname=" + database + " connect_timeout=5";
 }
 
 } // namespace
 
-pg_server::pg_server(options opts) : options_(std::move(opts)) {
-  auto who = find_server_user();
-  auto data = dir() + "/data";
-  auto initdb_log = dir() + "/initdb.log";
+pg_server::server_folder::~server_folder() {
+  if (path.empty())
+    return;
   try {
-    if (who.switch_user && ::chown(dir().c_str(), who.uid, who.gid) != 0)
-      throw std::runtime_error("cannot give " + dir() + " to postgres");
-    // --no-sync: a test's cluster need not survive a power loss.
-    pid_t initdb =
-        spawn({std::string(pg_bin) + "/initdb", "-D", data, "-U", "outbox",
-               "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"},
-              who, initdb_log);
-    int status = 0;
-    auto deadline =
-        clock_type::now() + std::chrono::milliseconds(initdb_deadline_ms);
-    while (::waitpid(initdb, &status, WNOHANG) == 0) {
-      if (clock_type::now() > deadline) {
-        ::kill(initdb, SIGKILL);
-        ::waitpid(initdb, &status, 0);
-        throw std::runtime_error("initdb did not finish within 120 s");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw std::runtime_error(
-          "initdb failed" +
-          std::string(who.switch_user
-                          ? " (every folder above " + dir() +
-                                " must let the user postgres through)"
-                          : "") +
-          ": " + log_tail(initdb_log));
+    pg::remove_server_folder(path);
+  } catch (...) {
+    // What is left goes with the temporary directory around it.
+  }
+}
 
+pg_server::pg_server(options opts) : options_(std::move(opts)) {
+  const auto& cluster = pg::shared_template();
+  pg::let_server_through(dir());
+  pg::write_new_file(passfile(), "*:*:*:outbox:" + cluster.password + "\n",
+                     0600);
+  pg::write_new_file(dir() + "/pg_hba.conf", hba_rules(options_), 0640, true);
+  pg::make_server_folder(data_dir());
+  data_.path = data_dir();
+  // As the server's user, who owns both clusters; a reflink where the
+  // file system has them.
+  pg::run(
+      {"/bin/cp", "-a", "--reflink=auto", cluster.data_dir + "/.", data_dir()},
+      dir() + "/pg.log", "copying the template cluster", copy_deadline_ms);
+  try {
     bool started = false;
     for (int attempt = 0; attempt < 3 && !started; ++attempt) {
       port_ = free_loopback_port();
@@ -169,21 +104,9 @@ pg_server::pg_server(options opts) : options_(std::move(opts)) {
     }
     if (!started)
       throw std::runtime_error("postgres did not start: " +
-                               log_tail(dir() + "/pg.log"));
-
-    std::unique_ptr<PGconn, decltype(&PQfinish)> admin{
-        PQconnectdb(socket_conninfo(dir(), port_, "postgres").c_str()),
-        &PQfinish};
-    if (PQstatus(admin.get()) != CONNECTION_OK)
-      throw std::runtime_error(std::string("cannot connect to postgres: ") +
-                               PQerrorMessage(admin.get()));
-    std::unique_ptr<PGresult, decltype(&PQclear)> created{
-        PQexec(admin.get(), "CREATE DATABASE outbox"), &PQclear};
-    if (PQresultStatus(created.get()) != PGRES_COMMAND_OK)
-      throw std::runtime_error(std::string("CREATE DATABASE outbox: ") +
-                               PQerrorMessage(admin.get()));
+                               pg::log_tail(dir() + "/pg.log"));
   } catch (...) {
-    // The destructor will not run; the directory goes with dir_.
+    // The destructor will not run; data_ and dir_ go all the same.
     if (pid_ > 0)
       signal_and_reap(SIGQUIT, stop_deadline_ms);
     throw;
@@ -203,28 +126,36 @@ std::string pg_server::uri() const {
 
 std::string pg_server::uri(const std::string& database) const {
   return "postgresql://outbox@127.0.0.1:" + std::to_string(port_) + "/" +
-         database;
+         database + "?passfile=" + pg::uri_escape(passfile());
+}
+
+std::string pg_server::uri_for_host(const std::string& host) const {
+  auto bracketed =
+      host.find(':') == std::string::npos ? host : "[" + host + "]";
+  return "postgresql://outbox@" + bracketed + ":" + std::to_string(port_) +
+         "/outbox?passfile=" + pg::uri_escape(passfile());
 }
 
 bool pg_server::launch() {
-  std::vector<std::string> args = {std::string(pg_bin) + "/postgres",
-                                   "-D",
-                                   dir() + "/data",
-                                   "-p",
-                                   std::to_string(port_),
-                                   "-c",
-                                   "listen_addresses=127.0.0.1",
-                                   "-k",
-                                   dir()};
+  std::string listen = "127.0.0.1";
+  for (const auto& address : options_.listen_addresses)
+    listen += "," + address;
+  std::vector<std::string> args = {
+      std::string(pg::bin_dir) + "/postgres", "-D", data_dir(), "-p",
+      std::to_string(port_), "-c", "listen_addresses=" + listen,
+      // No unix socket: TCP with a password is the only way in.
+      "-c", "unix_socket_directories=",
+      // Outside data/: written by us, read by the server.
+      "-c", "hba_file=" + dir() + "/pg_hba.conf",
+      // Dynamic shared memory as files in data/pg_dynshmem, not in
+      // /dev/shm, where a killed server would leave its segments.
+      "-c", "dynamic_shared_memory_type=mmap"};
   if (!options_.fsync)
     args.insert(args.end(), {"-c", "fsync=off"});
   for (const auto& setting : options_.settings)
     args.insert(args.end(), {"-c", setting});
-  pid_ = spawn(args, find_server_user(), dir() + "/pg.log");
+  pid_ = pg::spawn(args, dir() + "/pg.log");
 
-  // Ready once it answers on its own unix socket: postgres opens that
-  // after its TCP socket, and exits if it cannot bind 127.0.0.1:port.
-  auto conninfo = socket_conninfo(dir(), port_, "postgres");
   auto deadline =
       clock_type::now() + std::chrono::milliseconds(start_deadline_ms);
   while (clock_type::now() < deadline) {
@@ -233,7 +164,7 @@ bool pg_server::launch() {
       pid_ = -1; // exited: most likely the port was taken
       return false;
     }
-    if (PQping(conninfo.c_str()) == PQPING_OK)
+    if (accepts_connections())
       return true;
     // Polling for an event with a deadline, not a sleep to synchronize.
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -241,7 +172,26 @@ bool pg_server::launch() {
   signal_and_reap(SIGQUIT, stop_deadline_ms);
   throw std::runtime_error("postgres on port " + std::to_string(port_) +
                            " did not accept connections within 30 s: " +
-                           log_tail(dir() + "/pg.log"));
+                           pg::log_tail(dir() + "/pg.log"));
+}
+
+bool pg_server::accepts_connections() const {
+  // Another fixture's server (a copy of the same template, so the same
+  // password) may hold the port ours failed to bind: ours is the one
+  // working on our data.
+  auto conninfo = "host=127.0.0.1 port=" + std::to_string(port_) +
+                  " user=outbox dbname=postgres connect_timeout=2"
+                  " sslmode=disable passfile='" +
+                  passfile() + "'";
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn{
+      PQconnectdb(conninfo.c_str()), &PQfinish};
+  if (PQstatus(conn.get()) != CONNECTION_OK)
+    return false;
+  std::unique_ptr<PGresult, decltype(&PQclear)> result{
+      PQexec(conn.get(), "SELECT current_setting('data_directory')"), &PQclear};
+  return PQresultStatus(result.get()) == PGRES_TUPLES_OK &&
+         PQntuples(result.get()) == 1 &&
+         PQgetvalue(result.get(), 0, 0) == data_dir();
 }
 
 void pg_server::start() {
@@ -250,22 +200,25 @@ void pg_server::start() {
   if (!launch())
     throw std::runtime_error("postgres did not restart on port " +
                              std::to_string(port_) + ": " +
-                             log_tail(dir() + "/pg.log"));
+                             pg::log_tail(dir() + "/pg.log"));
 }
 
 void pg_server::signal_and_reap(int signal, int wait_ms) {
-  ::kill(pid_, signal);
+  auto postmaster = pid_;
+  ::kill(postmaster, signal);
+  bool reaped = false;
   auto deadline = clock_type::now() + std::chrono::milliseconds(wait_ms);
-  while (clock_type::now() < deadline) {
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-      pid_ = -1;
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!reaped && clock_type::now() < deadline) {
+    reaped = ::waitpid(postmaster, nullptr, WNOHANG) == postmaster;
+    if (!reaped)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ::kill(pid_, SIGKILL);
-  ::waitpid(pid_, nullptr, 0);
+  if (!reaped) {
+    ::kill(postmaster, SIGKILL);
+    ::waitpid(postmaster, nullptr, 0);
+  }
   pid_ = -1;
+  remove_leftover_segments(postmaster, stop_deadline_ms);
 }
 
 void pg_server::stop() {
