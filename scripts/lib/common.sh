@@ -11,8 +11,8 @@ export OUTBOX_ROOT
 # Logs, the default database and private services live here (ignored by
 # git); OUTBOX_VAR_DIR puts them elsewhere (the tests of the scripts use a
 # temporary folder). Created 0700 by make_private_var: they hold orders and
-# events (0711 when the private PostgreSQL runs as another user: see
-# private_var_mode).
+# events (0710 with the group postgres while the private PostgreSQL runs
+# as postgres: see make_private_var).
 OUTBOX_VAR="${OUTBOX_VAR_DIR:-$OUTBOX_ROOT/var}"
 
 # The private Redis of scripts/redis: its data folder, the pid it wrote and
@@ -61,28 +61,25 @@ die() {
   exit 1
 }
 
-# The mode var/ must have: 0700, except while var/pg belongs to another
-# user (scripts/pg run as root runs the server as postgres, who must reach
-# var/pg): then 0711, which lets it through without letting it list var/;
-# everything else in var/ stays its owner's only (0700 folders, 0600 files).
-private_var_mode() {
-  if [[ -d $OUTBOX_PG_DIR && ! -O $OUTBOX_PG_DIR ]]; then
-    printf '711'
-  else
-    printf '700'
-  fi
-}
-
 # make_private_var [SUBFOLDER]: creates var/ (and var/SUBFOLDER) for this
-# user only (0700, see private_var_mode), and tightens a var/ an older
-# version left open.
+# user only, and tightens a var/ an older version left open: 0700, except
+# while var/pg/data belongs to another user (scripts/pg run as root runs
+# the server as postgres): then 0710 with that user's group, so that it
+# can pass through var/ (and var/pg, root:postgres 0710) to its data
+# without listing either; everything else in var/ stays its owner's only
+# (0700 folders, 0600 files).
 make_private_var() {
   (umask 077 && mkdir -p "$OUTBOX_VAR/${1:-}") ||
     die "cannot create ${OUTBOX_VAR}/${1:-}"
-  local mode
-  mode="$(private_var_mode)"
-  chmod "$mode" "$OUTBOX_VAR" ||
-    die "cannot make $OUTBOX_VAR private (chmod $mode)"
+  local data=$OUTBOX_PG_DIR/data group
+  if [[ -d $data && ! -O $data ]]; then
+    group="$(id -gn "$(stat -c %U "$data")")" ||
+      die "cannot find the group of the owner of $data"
+    { chgrp "$group" "$OUTBOX_VAR" && chmod 710 "$OUTBOX_VAR"; } ||
+      die "cannot make $OUTBOX_VAR private (root:$group 0710)"
+  else
+    chmod 700 "$OUTBOX_VAR" || die "cannot make $OUTBOX_VAR private (chmod 700)"
+  fi
 }
 
 # Prints the last lines of a log file to stderr, framed.

@@ -12,6 +12,7 @@
 
 #include <libpq-fe.h>
 
+#include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
 
@@ -52,7 +53,7 @@ protected:
 
   std::string uri() const {
     return "postgresql://outbox@127.0.0.1:" + std::to_string(pg_port_) +
-           "/outbox";
+           "/outbox?passfile=" + (pg_dir() / "pgpass").string();
   }
 
   /// The pid in the server's pidfile, or -1.
@@ -76,6 +77,11 @@ protected:
 
   int pg_port_ = free_loopback_port();
 };
+
+gid_t group_of(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? info.st_gid : gid_t(-1);
+}
 
 std::string query(const std::string& uri, const std::string& sql) {
   std::unique_ptr<PGconn, decltype(&PQfinish)> conn{PQconnectdb(uri.c_str()),
@@ -105,26 +111,52 @@ TEST_F(PgScript, StartStatusSecondStartStop) {
   EXPECT_EQ(query(uri(), "SELECT current_user || ' ' || current_database()"),
             "outbox outbox");
   EXPECT_EQ(query(uri(), "SHOW listen_addresses"), "127.0.0.1");
+  EXPECT_EQ(query(uri(), "SHOW unix_socket_directories"), "");
+  // The password, in the file the URI names, is the only way in.
+  EXPECT_THAT(text_of(pg_dir() / "pgpass"),
+              ::testing::MatchesRegex("\\*:\\*:\\*:outbox:[0-9a-f]{32}\n"));
+  EXPECT_EQ(mode_of(pg_dir() / "pgpass"), 0600);
+  EXPECT_THAT(query(uri() + "&password=wrong", "SELECT 1"),
+              HasSubstr("password authentication failed"));
+  EXPECT_EQ(query(uri(), "SELECT string_agg(type || ' ' || address || ' ' ||"
+                         " auth_method, '; ') FROM pg_hba_file_rules"),
+            "host 127.0.0.1 scram-sha-256");
+  EXPECT_THAT(start.err, ::testing::Not(HasSubstr(
+                             text_of(pg_dir() / "pgpass").substr(13, 32))));
 
   status = pg({"status"});
   EXPECT_EQ(status.exit_code, 0) << status.err;
   EXPECT_EQ(status.out, "running (pid " + std::to_string(pid) + ", port " +
                             std::to_string(pg_port_) + ") " + uri() + "\n");
 
-  // Its files are its user's only; as root, that user is postgres, and
-  // var/ lets it through without letting it list var/.
-  struct stat dir_stat {};
-  ASSERT_EQ(::stat(pg_dir().c_str(), &dir_stat), 0);
+  // Its files are its user's only. As root the server runs as postgres:
+  // var/ and var/pg let it through to its data without letting it list
+  // them, and it reads pg_hba.conf; everything else there is root's.
+  struct stat data_stat {};
+  ASSERT_EQ(::stat((pg_dir() / "data").c_str(), &data_stat), 0);
+  auto open = not_private_under(pg_dir());
   if (::geteuid() == 0) {
-    EXPECT_EQ(mode_of(var_), 0711);
-    EXPECT_EQ(dir_stat.st_uid, ::getpwnam("postgres")->pw_uid);
+    auto postgres_group = ::getgrnam("postgres")->gr_gid;
+    EXPECT_EQ(mode_of(var_), 0710);
+    EXPECT_EQ(group_of(var_), postgres_group);
+    EXPECT_EQ(mode_of(pg_dir()), 0710);
+    EXPECT_EQ(group_of(pg_dir()), postgres_group);
+    EXPECT_EQ(data_stat.st_uid, ::getpwnam("postgres")->pw_uid);
+    EXPECT_EQ(group_of(pg_dir() / "pg_hba.conf"), postgres_group);
+    EXPECT_EQ(open, std::vector<std::string>{
+                        (pg_dir() / "pg_hba.conf").string() + " 0640"});
   } else {
     EXPECT_EQ(mode_of(var_), 0700);
-    EXPECT_EQ(dir_stat.st_uid, ::geteuid());
+    EXPECT_EQ(mode_of(pg_dir()), 0700);
+    EXPECT_EQ(data_stat.st_uid, ::geteuid());
+    EXPECT_TRUE(open.empty()) << ::testing::PrintToString(open);
   }
-  EXPECT_EQ(mode_of(pg_dir()), 0700);
-  auto open = not_private_under(pg_dir());
-  EXPECT_TRUE(open.empty()) << ::testing::PrintToString(open);
+  EXPECT_EQ(mode_of(pg_dir() / "data"), 0700);
+  for (auto root_file : {"pgpass", "pg.log", "initdb.log"}) {
+    struct stat file {};
+    ASSERT_EQ(::stat((pg_dir() / root_file).c_str(), &file), 0) << root_file;
+    EXPECT_EQ(file.st_uid, ::geteuid()) << root_file;
+  }
 
   auto again = pg({"start"});
   EXPECT_EQ(again.exit_code, 0) << again.err;
@@ -171,9 +203,19 @@ TEST_F(PgScript, AForgedPidfileIsNeitherTrustedNorSignalled) {
                            << foreign.dir() << "/data\n0\n"
                            << foreign.port() << "\n";
 
+  // It does not know our password: it cannot be asked who it is.
   auto status = pg({"status"});
   EXPECT_EQ(status.exit_code, 1) << status.out << status.err;
   EXPECT_THAT(status.out, StartsWith("stopped (" + foreign_text + " of "));
+  EXPECT_THAT(status.out, HasSubstr(" is not the server on port " +
+                                    std::to_string(foreign.port()) +
+                                    ": the PostgreSQL there does not let "
+                                    "outbox ask it who it is"));
+  // Even with its password, it works on other data.
+  auto ours = text_of(pg_dir() / "pgpass");
+  std::ofstream{pg_dir() / "pgpass"} << text_of(foreign.passfile());
+  status = pg({"status"});
+  EXPECT_EQ(status.exit_code, 1) << status.out << status.err;
   EXPECT_THAT(status.out,
               HasSubstr(", the server on port " +
                         std::to_string(foreign.port()) + ", works on " +
@@ -186,13 +228,14 @@ TEST_F(PgScript, AForgedPidfileIsNeitherTrustedNorSignalled) {
   EXPECT_TRUE(running(foreign.pid())) << "the foreign server was stopped";
   EXPECT_EQ(query(foreign.uri(), "SELECT 1"), "1");
 
+  std::ofstream{pg_dir() / "pgpass"} << ours;
   auto again = pg({"start"});
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_THAT(again.err, HasSubstr("ignoring the old pidfile"));
   EXPECT_EQ(again.out, uri() + "\n");
-  auto ours = recorded_pg_pid();
-  EXPECT_NE(ours, foreign.pid());
-  EXPECT_TRUE(running(ours));
+  auto ours_pid = recorded_pg_pid();
+  EXPECT_NE(ours_pid, foreign.pid());
+  EXPECT_TRUE(running(ours_pid));
   EXPECT_TRUE(running(foreign.pid()));
   EXPECT_EQ(query(foreign.uri(), "SELECT 1"), "1");
   EXPECT_EQ(query(uri(), "SELECT 1"), "1");
@@ -203,12 +246,12 @@ TEST_F(PgScript, OtherScriptsKeepVarPassableForPostgres) {
     GTEST_SKIP() << "as another user than root, var/ stays 0700";
   auto start = pg({"start"});
   ASSERT_EQ(start.exit_code, 0) << start.err;
-  ASSERT_EQ(mode_of(var_), 0711);
+  ASSERT_EQ(mode_of(var_), 0710);
   // scripts/redis (like scripts/run and scripts/test) makes var/ private
   // again: not so private that postgres can no longer reach var/pg.
   auto redis = script("redis", {"start"});
   ASSERT_EQ(redis.exit_code, 0) << redis.err;
-  EXPECT_EQ(mode_of(var_), 0711);
+  EXPECT_EQ(mode_of(var_), 0710);
   EXPECT_EQ(mode_of(redis_dir()), 0700);
   ASSERT_EQ(pg({"stop"}).exit_code, 0);
   auto again = pg({"start"});
