@@ -36,13 +36,16 @@ OUTBOX_PG_DEFAULT_PORT=6391
 # The Debian 12 packages the build, the tests and scripts/run need
 # (python3-jsonschema: the test that checks queue entries against
 # broker/queue_entry.schema.json; tmux: the tests that read what a real
-# terminal shows of `outbox run`).
+# terminal shows of `outbox run`; postgresql-15 and libpq-dev: the
+# PostgreSQL backend and its tests' own clusters; nftables and iproute2:
+# the tests that put relays on hosts of their own, network namespaces
+# joined by veth pairs (ip) and cut off from one server (nft)).
 OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev redis-server clang-format python3-jsonschema tmux
-  postgresql-15 libpq-dev
+  postgresql-15 libpq-dev nftables iproute2
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).
@@ -101,62 +104,8 @@ missing_packages() {
   done
 }
 
-# Installing postgresql-15 where no cluster of that version exists makes its
-# postinst create Debian's cluster 15/main (data in /var/lib/postgresql,
-# port 5432) and start it, for good, at every boot: a server outbox never
-# uses (scripts/pg and the tests run their own). postgresql-common's own
-# switch prevents it: create_main_cluster = false, read from a drop-in in
-# /etc/postgresql-common/createcluster.d/ (its createcluster.conf includes
-# that folder). So ensure_packages writes one just before apt-get and
-# removes it (and the folders it had to create) right after, saying both:
-# no system file is changed for good, and a later install of another
-# version behaves as Debian's default. Not chosen: a policy-rc.d (it only
-# stops the start, the cluster remains, and it holds back every service of
-# the transaction) or pg_dropcluster afterwards (deletes a cluster).
-# A 15/main that exists already is left as it is.
-OUTBOX_NO_CLUSTER_DROPIN=/etc/postgresql-common/createcluster.d
-OUTBOX_NO_CLUSTER_DROPIN+=/outbox-no-main-cluster.conf
-
-# Writes the drop-in (unless one is there: it is then not ours to remove);
-# sets dropin to what no_debian_cluster_end removes. Uses as_root, dropin,
-# dropin_folders and had_main_cluster of ensure_packages.
-no_debian_cluster_begin() {
-  local file=$OUTBOX_NO_CLUSTER_DROPIN folder
-  [[ ! -e $file ]] || return 0
-  dropin_folders=()
-  for folder in "${file%/*/*}" "${file%/*}"; do
-    [[ -d $folder ]] || dropin_folders=("$folder" "${dropin_folders[@]}")
-  done
-  info "writing $file (create_main_cluster = false) for this install only," \
-    "so that postgresql-15 does not create and start Debian's cluster" \
-    "15/main on port 5432 (outbox runs its own: scripts/pg)"
-  "${as_root[@]}" mkdir -p "${file%/*}" || die "cannot create ${file%/*}"
-  printf '%s\n' "# outbox's scripts: for one apt-get install, removed after it" \
-    "create_main_cluster = false" |
-    "${as_root[@]}" tee "$file" >/dev/null || die "cannot write $file"
-  dropin=$file
-  had_main_cluster=0
-  [[ ! -e /etc/postgresql/15/main ]] || had_main_cluster=1
-}
-
-# Removes what no_debian_cluster_begin wrote; says if Debian made its
-# cluster anyway (a createcluster.conf edited not to read the drop-ins).
-no_debian_cluster_end() {
-  [[ -n ${dropin:-} ]] || return 0
-  "${as_root[@]}" rm -f "$dropin" || info "could not remove $dropin: remove it"
-  local folder
-  for folder in "${dropin_folders[@]}"; do
-    "${as_root[@]}" rmdir "$folder" 2>/dev/null || true
-  done
-  info "removed $dropin"
-  if ((had_main_cluster == 0)) && [[ -e /etc/postgresql/15/main ]]; then
-    info "Debian created its cluster 15/main anyway (its createcluster.conf" \
-      "does not read createcluster.d); outbox does not use it: stop it with" \
-      "pg_ctlcluster 15 main stop, or remove it with" \
-      "pg_dropcluster --stop 15 main"
-  fi
-  dropin=""
-}
+# shellcheck source-path=SCRIPTDIR source=no_main_cluster.sh
+source "$(dirname "${BASH_SOURCE[0]}")/no_main_cluster.sh"
 
 # Installs the missing packages with apt-get: directly as root, else through
 # sudo; fails naming them if neither is possible. Quiet unless it fails (the
@@ -172,6 +121,7 @@ ensure_packages() {
     return 0
   fi
 
+  settle_leftover_dropin
   local missing=()
   mapfile -t missing < <(missing_packages)
   if ((${#missing[@]} == 0)); then
@@ -190,10 +140,13 @@ ensure_packages() {
 
   make_private_var log
   local log="$OUTBOX_VAR/log/packages.log"
-  local dropin="" dropin_folders=() had_main_cluster=0
+  local dropin="" dropin_folders=() had_main_cluster=0 caller_trap=""
   if printf '%s\n' "${missing[@]}" | grep -qx 'postgresql-[0-9]*'; then
-    # Removed even when the install is interrupted.
-    trap no_debian_cluster_end EXIT
+    # Settled even when the install is interrupted; the caller's own EXIT
+    # trap, if any, still runs, and is back in place afterwards.
+    caller_trap="$(trap -p EXIT)"
+    # shellcheck disable=SC2064 # the caller's command, as it is now
+    trap "no_debian_cluster_end; $(exit_trap_command "$caller_trap")" EXIT
     no_debian_cluster_begin
   fi
   info "installing ${missing[*]} (log: ${log#"$OUTBOX_ROOT"/})"
@@ -205,7 +158,11 @@ ensure_packages() {
         apt-get install -y --no-install-recommends "${missing[@]}"
   } >"$log" 2>&1 </dev/null || installed=$?
   no_debian_cluster_end
-  trap - EXIT
+  if [[ -n $caller_trap ]]; then
+    eval "$caller_trap"
+  else
+    trap - EXIT
+  fi
   if ((installed != 0)); then
     show_log_tail "$log"
     die "could not install: ${missing[*]}"
