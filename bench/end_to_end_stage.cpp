@@ -9,6 +9,7 @@
 #include "bench/cpu_meter.hpp"
 #include "bench/stages.hpp"
 #include "storage/types.hpp"
+#include "text/plural.hpp"
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -72,11 +73,8 @@ void measure_end_to_end(stage_context& ctx) {
   auto orders = ctx.scale.end_to_end_orders;
   ctx.progress("end to end: as fast as possible");
   auto s = run_settings(ctx, orders, 0);
-  auto count = [](int n, const std::string& what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-  };
-  auto shape =
-      count(s.run.relays, "relay") + ", " + count(s.run.consumers, "consumer");
+  auto shape = text::plural(s.run.relays, "relay") + ", " +
+               text::plural(s.run.consumers, "consumer");
   cpu_meter cpu{s};
   auto full = pipeline_run(ctx, s);
   auto seconds = full.at("seconds").get<double>();

@@ -3,6 +3,7 @@
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 #include "broker/lua_script.hpp"
+#include "text/plural.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -72,10 +73,6 @@ end
 return #ARGV / 3
 )lua"};
   return source;
-}
-
-std::string plural_records(std::size_t n) {
-  return n == 1 ? "record" : "records";
 }
 
 /// Which records the request picks, or why it cannot be done.
@@ -171,8 +168,8 @@ replay_result replay_dead_letters(connection& conn, const keys& names,
       throw broker_error(
           broker_errc::rejected,
           "the dead-letter list kept changing under the replay (" +
-              std::to_string(result.replayed.size()) + " " +
-              plural_records(result.replayed.size()) +
+              text::plural(static_cast<std::int64_t>(result.replayed.size()),
+                           "record") +
               " to replay); nothing was replayed, try again");
   }
 }

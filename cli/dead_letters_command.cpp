@@ -12,6 +12,7 @@
 #include "cli/keyspace_check.hpp"
 #include "cli/text_table.hpp"
 #include "text/json_text.hpp"
+#include "text/plural.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -117,8 +118,9 @@ int list(const dead_letters_options& options) {
   std::size_t replayable = 0;
   for (const auto& d : letters)
     replayable += d.replayable() ? 1 : 0;
-  std::cout << letters.size() << " dead-lettered "
-            << (letters.size() == 1 ? "entry" : "entries") << ", " << replayable
+  std::cout << text::plural(static_cast<std::int64_t>(letters.size()),
+                            "dead-lettered entry", "dead-lettered entries")
+            << ", " << replayable
             << " replayable once the cause is fixed (outbox dead-letters "
                "replay EVENT_ID... or --all; --json says why the others "
                "are not)\n";
@@ -155,8 +157,9 @@ void print_replayed(const broker::replay_result& result) {
                      cell(d.aggregate_id), std::to_string(d.seq.value_or(0)),
                      cell(d.event_type), p.queue});
     }
-    std::cout << table.render() << "replayed " << result.replayed.size()
-              << (result.replayed.size() == 1 ? " entry" : " entries")
+    std::cout << table.render() << "replayed "
+              << text::plural(static_cast<std::int64_t>(result.replayed.size()),
+                              "entry", "entries")
               << " to the head of their queues\n";
   }
   if (!result.skipped.empty()) {
@@ -224,8 +227,9 @@ int replay(const dead_letters_options& options) {
   // --all leaves what cannot go back: the list is not empty afterwards, so
   // this is not "done"; partly done when some went back, else nothing was.
   if (!result.skipped.empty()) {
-    std::cerr << "outbox dead-letters replay: " << result.skipped.size()
-              << (result.skipped.size() == 1 ? " record" : " records")
+    std::cerr << "outbox dead-letters replay: "
+              << text::plural(static_cast<std::int64_t>(result.skipped.size()),
+                              "record")
               << " cannot be replayed and stay in the list";
     if (result.replayed.empty()) {
       std::cerr << ": nothing was replayed\n";

@@ -8,6 +8,7 @@
 #include "storage/failed_listing.hpp"
 #include "storage/outbox_views.hpp"
 #include "text/json_text.hpp"
+#include "text/plural.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -55,7 +56,8 @@ int failed(const failed_options& options) {
     std::cout << "no FAILED rows\n";
   } else {
     print_table(rows);
-    std::cout << rows.size() << " FAILED row" << (rows.size() == 1 ? "" : "s")
+    std::cout << text::plural(static_cast<std::int64_t>(rows.size()),
+                              "FAILED row")
               << " (outbox retry EVENT_ID... or --all-failed puts them back)\n";
   }
   return exit_ok;

@@ -8,6 +8,7 @@
 #include "storage/retention_store.hpp"
 #include "storage/store_error.hpp"
 #include "text/json_text.hpp"
+#include "text/plural.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -37,9 +38,9 @@ int purge(const retention_options& options) {
     std::cerr << "outbox purge: database error ("
               << to_string(stopped_by->code())
               << "): " << text::escaped(stopped_by->what()) << '\n'
-              << "outbox purge: partly done: stopped after " << batches
-              << (batches == 1 ? " committed batch (" : " committed batches (")
-              << deleted << (deleted == 1 ? " row" : " rows")
+              << "outbox purge: partly done: stopped after "
+              << text::plural(batches, "committed batch", "committed batches")
+              << " (" << text::plural(deleted, "row")
               << " deleted); run it again to finish\n";
     return exit_partial;
   }

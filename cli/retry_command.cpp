@@ -5,6 +5,7 @@
 #include "cli/output_mode.hpp"
 #include "storage/outbox_views.hpp"
 #include "text/json_text.hpp"
+#include "text/plural.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -26,7 +27,7 @@ struct retry_options {
 };
 
 std::string rows(std::size_t n) {
-  return std::to_string(n) + (n == 1 ? " FAILED row" : " FAILED rows");
+  return text::plural(static_cast<std::int64_t>(n), "FAILED row");
 }
 
 int retry(const retry_options& options) {

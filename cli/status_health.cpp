@@ -1,6 +1,7 @@
 // `outbox status --check`: the verdict a probe or a script acts on.
 
 #include "cli/status_snapshot.hpp"
+#include "text/plural.hpp"
 
 namespace outbox::cli {
 
@@ -10,8 +11,7 @@ health judge(const status_snapshot& snapshot,
   verdict.max_unpublished_age = max_unpublished_age;
   const auto& db = snapshot.outbox;
   if (auto failed = db.count("FAILED"); failed > 0)
-    verdict.problems.push_back(std::to_string(failed) + " FAILED row" +
-                               (failed == 1 ? "" : "s") +
+    verdict.problems.push_back(text::plural(failed, "FAILED row") +
                                " (outbox failed lists them)");
   auto unpublished = db.count("PENDING") + db.count("SENDING");
   if (unpublished > 0 && db.oldest_unpublished_age > max_unpublished_age)

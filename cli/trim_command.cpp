@@ -13,6 +13,7 @@
 #include "cli/keyspace_check.hpp"
 #include "cli/retention_flags.hpp"
 #include "text/json_text.hpp"
+#include "text/plural.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
@@ -58,8 +59,8 @@ int trim(const retention_options& options) {
     if (totals.batches == 0)
       throw;
     std::cerr << "outbox trim: " << text::escaped(e.what()) << '\n'
-              << "outbox trim: partly done: stopped after " << totals.batches
-              << (totals.batches == 1 ? " batch (" : " batches (")
+              << "outbox trim: partly done: stopped after "
+              << text::plural(totals.batches, "batch", "batches") << " ("
               << totals.trimmed
               << " dedup records trimmed); run it again to finish\n";
     return exit_partial;

@@ -1,8 +1,8 @@
 #pragma once
 
 // Where the database is and how to open it: the config's "db" section,
-// read by the factory that picks the backend (storage/database.hpp
-// (storage::connect)).
+// read by storage::connect (storage/database.hpp), the factory that picks
+// the backend.
 
 #include <string>
 
