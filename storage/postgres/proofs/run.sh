@@ -159,6 +159,8 @@ experiment_a() {
     wait $!
     psql_ -d "$uri" -v agg="$agg" -f "$here/check_append.sql"
   done
+  echo "--- other ways in"
+  psql_ -d "$uri" -f "$here/direct_insert.sql" 2>&1
 }
 
 experiment_b() {
