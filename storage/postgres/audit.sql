@@ -71,15 +71,18 @@ CREATE FUNCTION pg_temp.audit_qty(event_type text, payload json)
       THEN CASE WHEN (payload ->> 'qty')::boolean THEN 1 ELSE 0 END
     ELSE 0 END;
 
+-- An outbox row as a ledger row (without `later`).
+CREATE TEMP VIEW audit_outbox_rows AS
+SELECT o.id AS ord, o.event_id, o.aggregate_id, o.seq, o.event_type,
+       o.status, pg_temp.audit_sku(o.event_type, o.payload) AS sku,
+       pg_temp.audit_qty(o.event_type, o.payload) AS qty,
+       COALESCE(outbox_ms(o.published_at), 0) AS published_at
+FROM outbox o;
+
 -- 1. The ledger, one snapshot. Returns the rows copied.
 PREPARE audit_copy_ledger AS
 WITH copied AS (
-  INSERT INTO pg_temp.audit_ledger
-  SELECT o.id, o.event_id, o.aggregate_id, o.seq, o.event_type, o.status,
-         pg_temp.audit_sku(o.event_type, o.payload),
-         pg_temp.audit_qty(o.event_type, o.payload),
-         COALESCE(outbox_ms(o.published_at), 0), false
-  FROM outbox o
+  INSERT INTO pg_temp.audit_ledger SELECT r.*, false FROM audit_outbox_rows r
   RETURNING 1)
 SELECT count(*) AS rows FROM copied;
 
@@ -87,14 +90,9 @@ SELECT count(*) AS rows FROM copied;
 -- counts.
 PREPARE audit_copy_later AS
 WITH later AS (
-  INSERT INTO pg_temp.audit_ledger
-  SELECT o.id, o.event_id, o.aggregate_id, o.seq, o.event_type, o.status,
-         pg_temp.audit_sku(o.event_type, o.payload),
-         pg_temp.audit_qty(o.event_type, o.payload),
-         COALESCE(outbox_ms(o.published_at), 0), true
-  FROM outbox o
+  INSERT INTO pg_temp.audit_ledger SELECT r.*, true FROM audit_outbox_rows r
   WHERE NOT EXISTS (SELECT 1 FROM pg_temp.audit_ledger l
-                    WHERE l.event_id = o.event_id)
+                    WHERE l.event_id = r.event_id)
   RETURNING 1),
 heads AS (
   INSERT INTO pg_temp.audit_heads

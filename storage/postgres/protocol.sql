@@ -271,9 +271,7 @@ UPDATE outbox o SET status = 'PUBLISHED', owner = NULL, lease_until = NULL,
   last_error = NULL
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
-  AND outbox_require(length($1) > 0 AND cardinality($2) = cardinality($3),
-                     'ack: owner empty, or event_ids and epochs differ in length')
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'ack')
 RETURNING o.event_id;
 
 -- Renewal: lease_until from the same clock as the claim's. $1 owner,
@@ -284,9 +282,7 @@ UPDATE outbox o SET lease_until = COALESCE(outbox_ts($4), clock_timestamp())
                                   + $5 * interval '1 millisecond'
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
-  AND outbox_require(length($1) > 0 AND cardinality($2) = cardinality($3),
-                     'renew: owner empty, or event_ids and epochs differ in length')
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'renew')
   AND outbox_require($5 > 0, 'renew: ttl_ms must be above 0')
 RETURNING o.event_id, outbox_ms(o.lease_until) AS lease_until;
 
@@ -297,9 +293,7 @@ UPDATE outbox o SET status = 'PENDING', owner = NULL, lease_until = NULL,
   attempts = greatest(o.attempts - 1, 0)
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
-  AND outbox_require(length($1) > 0 AND cardinality($2) = cardinality($3),
-                     'release: owner empty, or event_ids and epochs differ in length')
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'release')
 RETURNING o.event_id;
 
 -- A publish error: back off (PENDING, due after delays_ms[attempts]) or
@@ -319,9 +313,7 @@ UPDATE outbox o SET
            * interval '1 millisecond' END
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
-  AND outbox_require(length($1) > 0 AND cardinality($2) = cardinality($3),
-                     'fail: owner empty, or event_ids and epochs differ in length')
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'fail')
   AND outbox_require($6 >= 1, 'fail: max_attempts must be at least 1')
   AND outbox_require(cardinality($7) >= 1 AND array_position($7, NULL) IS NULL
                      AND 0 <= ALL ($7),
