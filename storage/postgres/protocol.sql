@@ -1,7 +1,8 @@
--- outbox on PostgreSQL: every statement the stores run, as PREPAREs so that
--- psql can load this file and EXECUTE them (docs/postgres-protocol.md).
--- The C++ backend prepares the bodies (after AS) under the same names with
--- the same parameter types (PQprepare with paramTypes, or the casts kept).
+-- outbox on PostgreSQL: every statement the stores run, as PREPAREs
+-- (docs/postgres-protocol.md). The C++ backend runs this file as it is,
+-- with one PQexec per connection, then calls the statements by name
+-- (PQexecPrepared, text parameters); psql can load it and EXECUTE them.
+-- Plain SQL only: no psql commands. `outbox verify` adds audit.sql.
 --
 -- Time parameters named now_ms are milliseconds since the epoch or NULL:
 -- NULL means the database's clock_timestamp(), what production binds, so
