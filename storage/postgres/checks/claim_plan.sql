@@ -10,8 +10,11 @@
 --   no_seq_scan: no sequential scan of outbox anywhere;
 --   run_indexes: the indexes the run step uses (for the log).
 -- A test makes the statistics stale first (docs/postgres-protocol.md,
--- proof f) and asserts the three booleans. pg_temp: the function goes with
--- the session.
+-- proof f: proofs/gen_stale.sql) and asserts the three booleans. The table
+-- must not be tiny: on a table of a page or two a sequential scan is the
+-- right plan, and locks_by_id and no_seq_scan are false (one row: false;
+-- gen_stale.sql at 1/100 of its counts, 2000 rows analyzed and 225
+-- unpublished since: all true). pg_temp: the function goes with the session.
 CREATE OR REPLACE FUNCTION pg_temp.outbox_claim_plan(mode text)
   RETURNS TABLE (n integer, line text) LANGUAGE plpgsql AS $$
 DECLARE
