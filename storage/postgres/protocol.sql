@@ -107,8 +107,9 @@ SELECT event_id, seq FROM outbox_append($1, $2, $3, $4, outbox_ts($5));
 -- aggregate, to wrap round) under LIMIT 1: the wrap is taken only when the
 -- first branch has no row. That rests on PostgreSQL's Append running its
 -- children one after the other, in the order written, and Limit stopping
--- once it has its row (nodeAppend.c, nodeLimit.c): the second branch is
--- "never executed" in every plan in the proofs. The exceptions cannot
+-- once it has its row (nodeAppend.c, nodeLimit.c): EXPLAIN ANALYZE of a
+-- claim that wraps shows the second branch run once (loops=1), at the one
+-- step where the first came back empty. The exceptions cannot
 -- apply: a Parallel Append (the statement locks and writes rows, so it is
 -- never planned in parallel) and a Merge Append (only for an ORDER BY above
 -- the UNION ALL; there is none). Only the unique (aggregate_id
