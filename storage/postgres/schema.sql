@@ -1,7 +1,9 @@
--- outbox on PostgreSQL: schema version 1 (docs/postgres-protocol.md).
+-- outbox on PostgreSQL: schema version 5 (docs/postgres-protocol.md).
 --
 -- The same tables and columns as the SQLite schema (storage/sqlite/
--- schema.cpp, version 5), in PostgreSQL's types. `outbox init` runs this
+-- schema.cpp), in PostgreSQL's types, under the same version number: one
+-- number names one data model on both backends (storage::schema_version),
+-- so PostgreSQL's first schema is 5. `outbox init` runs this
 -- file in one transaction, after
 --   SELECT pg_advisory_xact_lock(hashtext('outbox.migrate'));
 -- and only when schema_version is missing (to_regclass('schema_version') IS
@@ -148,7 +150,7 @@ CREATE TABLE schema_version (
   version integer NOT NULL CHECK (version >= 1),
   migrated_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
-INSERT INTO schema_version (singleton, version) VALUES (1, 1);
+INSERT INTO schema_version (singleton, version) VALUES (1, 5);
 
 -- The seq of every new outbox row, allocated under its aggregate's lock:
 -- a BEFORE INSERT trigger, so that every way of adding a row (outbox_append,
