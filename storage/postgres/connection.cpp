@@ -2,6 +2,7 @@
 
 #include "storage/event_ids.hpp"
 #include "storage/postgres/lease_store.hpp"
+#include "storage/postgres/ledger_source.hpp"
 #include "storage/postgres/order_store.hpp"
 #include "storage/postgres/outbox_views.hpp"
 #include "storage/postgres/retention_store.hpp"
@@ -96,6 +97,10 @@ connection::read_publications(const std::vector<applied_event>& events) {
       },
       "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   return found;
+}
+
+std::unique_ptr<storage::ledger_source> connection::ledger() {
+  return std::make_unique<postgres::ledger_source>(*session_);
 }
 
 database_identity connection::identity() {

@@ -21,6 +21,7 @@ public:
   std::unique_ptr<storage::retention_store> retention() override;
   std::vector<publication>
   read_publications(const std::vector<applied_event>& events) override;
+  std::unique_ptr<storage::ledger_source> ledger() override;
   database_identity identity() override;
   int found_schema_version() override;
   void migrate() override;

@@ -87,6 +87,7 @@ void session::connect() {
     throw_connect_failure(where_, conn);
   }
   conn_ = conn;
+  ++generation_;
   where_ = describe(uri_, conn_);
   std::string setup = "SET TIME ZONE 'UTC'; SET default_transaction_isolation"
                       " = 'read committed'";

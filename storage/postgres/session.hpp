@@ -64,6 +64,10 @@ public:
   /// "PostgreSQL user@host:port/dbname": where, for messages.
   const std::string& where() const { return where_; }
 
+  /// Counts connections made: a change says the session's temporary
+  /// tables and extra statements are gone.
+  int generation() const { return generation_; }
+
   /// Forgets the prepared statements (after a migration made the tables
   /// they name): the next run() prepares them again.
   void forget_statements() { prepared_ = false; }
@@ -82,6 +86,7 @@ private:
   bool read_only_ = false;
   PGconn* conn_ = nullptr;
   bool prepared_ = false;
+  int generation_ = 0;
   bool in_transaction_ = false;
 };
 

@@ -10,5 +10,7 @@ extern const char* const schema;
 /// protocol.sql: every statement of the stores, as PREPAREs, run once per
 /// connection.
 extern const char* const protocol;
+/// audit.sql: the audit's snapshots, run when an audit starts.
+extern const char* const audit;
 
 } // namespace outbox::storage::postgres::sql_files
