@@ -29,9 +29,11 @@ public:
   subnet_lock()
       : fd_(::open("/run/lock/outbox-host-network.lock",
                    O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
-      throw std::runtime_error(
-          "cannot lock /run/lock/outbox-host-network.lock");
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) == 0)
+      return;
+    if (fd_ >= 0)
+      ::close(fd_);
+    throw std::runtime_error("cannot lock /run/lock/outbox-host-network.lock");
   }
   ~subnet_lock() { ::close(fd_); }
   subnet_lock(const subnet_lock&) = delete;
@@ -67,20 +69,24 @@ bool overlap(const ipv4_net& x, const ipv4_net& y) {
   return (x.base & mask) == (y.base & mask);
 }
 
-/// The networks this machine's root namespace already uses: its
-/// addresses and the destinations of its routes.
+/// What a new /24 must not overlap: each address of the root namespace
+/// (as a /32) and each route of /24 or narrower. A broader route, say a
+/// 10.0.0.0/8 LAN, only loses one /24 to the bridge while it exists;
+/// avoiding every such route would leave no subnet on some machines.
 std::vector<ipv4_net> networks_in_use() {
   std::vector<ipv4_net> used;
   std::istringstream addresses{ip_output({"-4", "-o", "addr", "show"})};
   for (std::string word; addresses >> word;) {
     ipv4_net net;
-    if (word == "inet" && addresses >> word && parse_net(word, net))
+    if (word == "inet" && addresses >> word && parse_net(word, net)) {
+      net.length = 32;
       used.push_back(net);
+    }
   }
   std::istringstream routes{ip_output({"-4", "route", "show"})};
   for (std::string line; std::getline(routes, line);) {
     ipv4_net net;
-    if (parse_net(line.substr(0, line.find(' ')), net))
+    if (parse_net(line.substr(0, line.find(' ')), net) && net.length >= 24)
       used.push_back(net);
   }
   return used;

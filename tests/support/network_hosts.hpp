@@ -20,7 +20,10 @@
 //   net.restore(relay_host);
 //
 // Servers must listen on address(), not 127.0.0.1: a host's loopback is
-// its own. The clients' URIs and endpoints name address() too.
+// its own. The clients' URIs and endpoints name address() too. Traffic
+// from a host to address() enters the root namespace's input path; traffic
+// between two hosts is bridged, and where br_netfilter is loaded (Docker
+// loads it) it also crosses the root namespace's forward rules.
 
 #include <string>
 #include <vector>
@@ -76,8 +79,9 @@ public:
   /// The argv prefix that runs a program inside `host`: `ip netns exec
   /// NAME`. ip enters the namespace and execs the program in the same
   /// process, so a child_process started with it has the program's pid:
-  /// signals reach the program and waitpid reaps it, and its
-  /// PR_SET_PDEATHSIG survives the exec. A test checks both.
+  /// signals reach the program and waitpid reaps it (a test checks
+  /// both), and its PR_SET_PDEATHSIG survives the exec (ip is not
+  /// setuid).
   std::vector<std::string> prefix(const network_host& host) const;
 
   /// prefix(host) followed by `argv`.

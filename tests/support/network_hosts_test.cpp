@@ -9,10 +9,10 @@
 
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <memory>
 
 namespace outbox::test {
@@ -53,17 +53,22 @@ std::string connecting_sockets(const network_host& host) {
   return listed.out;
 }
 
-/// True when a `redis-cli PING` from `host` hangs: still running after
-/// 1.5 s, its connection stuck in SYN-SENT (its SYN dropped, not
-/// refused). The client is killed and reaped on return.
+/// True when a `redis-cli PING` from `host` hangs: its connection shows up
+/// in SYN-SENT (the SYN went out unanswered: dropped, not refused) and
+/// stays there past the first retransmission (1 s). The client is killed
+/// and reaped on return.
 bool connect_hangs(const host_network& net, const network_host& host,
                    const redis_server& server) {
   child_process client{redis_cli_in(net, host, server, {"PING"})};
-  if (client.exited_within(1500))
-    return false;
   auto where =
       server.endpoint().host + ":" + std::to_string(server.endpoint().port);
-  return connecting_sockets(host).find(where) != std::string::npos;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (connecting_sockets(host).find(where) == std::string::npos) {
+    // Waiting on the client's exit paces the polling of its socket.
+    if (client.exited_within(50) || std::chrono::steady_clock::now() > deadline)
+      return false;
+  }
+  return !client.exited_within(1500);
 }
 
 /// What `ip` lists now: namespaces and links.
@@ -196,17 +201,8 @@ struct planted_leftovers {
   }
 };
 
-/// A pid no process has now: a child's, once reaped.
-pid_t dead_pid() {
-  pid_t child = ::fork();
-  if (child == 0)
-    ::_exit(0);
-  ::waitpid(child, nullptr, 0);
-  return child;
-}
-
 TEST_F(SupportNetworkHosts, StartRemovesOnlyDeadRunsLeftovers) {
-  auto dead = std::to_string(dead_pid());
+  auto dead = std::to_string(gone_pid());
   auto live = std::to_string(::getpid());
   planted_leftovers planted;
   planted.namespaces = {"obx-" + dead + "-0", "obx-" + live + "-9999"};
