@@ -131,6 +131,14 @@ process_result child_process::wait(int timeout_ms) {
   return result_;
 }
 
+pid_t gone_pid() {
+  pid_t child = ::fork();
+  if (child == 0)
+    ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
 process_result run_process(const std::vector<std::string>& argv,
                            const std::string& cwd, int timeout_ms) {
   child_process child{argv, cwd};

@@ -57,6 +57,10 @@ private:
   process_result result_;
 };
 
+/// The pid of a child that has exited and been reaped: no process has it
+/// (until the system reuses it, far beyond a test).
+pid_t gone_pid();
+
 /// Runs `argv` to completion with its output captured, in `cwd` when given.
 process_result run_process(const std::vector<std::string>& argv,
                            const std::string& cwd = "",

@@ -70,7 +70,7 @@ std::string make_temp_dir() {
 /// after AUTH when the fixture has a password.
 bool answers_ping(int port, const redis_server::options& opts) {
   timeval timeout{0, 200'000};
-  auto* c = redisConnectWithTimeout("127.0.0.1", port, timeout);
+  auto* c = redisConnectWithTimeout(opts.bind_address.c_str(), port, timeout);
   if (c == nullptr)
     return false;
   bool pong = false;
@@ -160,7 +160,7 @@ redis_server::~redis_server() {
 
 broker::endpoint redis_server::endpoint() const {
   broker::endpoint where;
-  where.host = "127.0.0.1";
+  where.host = options_.bind_address;
   where.port = port_;
   return where;
 }
@@ -184,11 +184,15 @@ bool redis_server::launch() {
     for (const auto& line : options_.config_lines)
       conf << line << '\n';
   }
-  std::vector<std::string> args = {
-      redis_binary, config_file, "--port",      std::to_string(port_),
-      "--bind",     "127.0.0.1", "--daemonize", "no",
-      "--save",     "",          "--dir",       dir_,
-      "--logfile",  "redis.log"};
+  std::vector<std::string> args = {redis_binary,  config_file,
+                                   "--port",      std::to_string(port_),
+                                   "--bind",      options_.bind_address,
+                                   "--daemonize", "no",
+                                   "--save",      "",
+                                   "--dir",       dir_,
+                                   "--logfile",   "redis.log"};
+  if (options_.bind_address != "127.0.0.1")
+    args.insert(args.end(), {"--protected-mode", "no"});
   if (options_.aof) {
     args.insert(args.end(), {"--appendonly", "yes", "--appendfsync", "always"});
   } else {
