@@ -9,9 +9,11 @@ namespace {
 std::string without_password(std::string uri) {
   auto scheme_end = uri.find("://");
   auto authority = scheme_end == std::string::npos ? 0 : scheme_end + 3;
-  auto at = uri.find('@', authority);
+  // The last '@' before the path: a password may hold a raw '@'.
   auto path = uri.find_first_of("/?", authority);
-  if (at != std::string::npos && (path == std::string::npos || at < path)) {
+  auto at = uri.rfind('@', path == std::string::npos ? std::string::npos
+                                                      : path);
+  if (at != std::string::npos && at >= authority) {
     auto colon = uri.find(':', authority);
     if (colon != std::string::npos && colon < at)
       uri.erase(colon, at - colon);

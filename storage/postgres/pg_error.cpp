@@ -10,15 +10,21 @@ bool starts(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
-/// libpq's message without its trailing newline.
-std::string words(const char* message) {
-  std::string text = message ? message : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+} // namespace
+
+std::string one_line(const char* message) {
+  std::string text;
+  for (const char* c = message ? message : ""; *c != '\0'; ++c) {
+    bool space = *c == '\n' || *c == '\t' || *c == '\r' || *c == ' ';
+    if (!space)
+      text += *c;
+    else if (!text.empty() && text.back() != ' ')
+      text += ' ';
+  }
+  while (!text.empty() && text.back() == ' ')
     text.pop_back();
   return text;
 }
-
-} // namespace
 
 store_errc classify(const std::string& sqlstate) {
   std::string_view s = sqlstate;
@@ -41,7 +47,7 @@ void throw_failure(const char* context, const std::string& where,
   if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
     throw store_error(store_errc::busy,
                       msg + "lost the connection to " + where + ": " +
-                          words(conn ? PQerrorMessage(conn) : nullptr));
+                          one_line(conn ? PQerrorMessage(conn) : nullptr));
   }
   const char* state =
       answer ? PQresultErrorField(answer, PG_DIAG_SQLSTATE) : nullptr;
@@ -49,9 +55,9 @@ void throw_failure(const char* context, const std::string& where,
   // The primary message alone: the full one spans lines (LINE 1: ...).
   const char* primary =
       answer ? PQresultErrorField(answer, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
-  auto said = words(primary ? primary : PQerrorMessage(conn));
+  auto said = one_line(primary ? primary : PQerrorMessage(conn));
   if (said.empty())
-    said = words(PQerrorMessage(conn));
+    said = one_line(PQerrorMessage(conn));
   auto errc = sqlstate.empty() ? store_errc::internal : classify(sqlstate);
   switch (errc) {
   case store_errc::busy:
@@ -78,7 +84,7 @@ void throw_failure(const char* context, const std::string& where,
 }
 
 void throw_connect_failure(const std::string& where, PGconn* conn) {
-  auto said = words(conn ? PQerrorMessage(conn) : "out of memory");
+  auto said = one_line(conn ? PQerrorMessage(conn) : "out of memory");
   bool refused = conn != nullptr &&
                  (PQconnectionNeedsPassword(conn) ||
                   said.find("authentication failed") != std::string::npos ||

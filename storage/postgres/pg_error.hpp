@@ -19,6 +19,10 @@ namespace outbox::storage::postgres {
 /// refused (authentication, privileges, a read-only server), internal else.
 store_errc classify(const std::string& sqlstate);
 
+/// libpq's or the server's message on one line: its line breaks and tabs
+/// (a message, then libpq's hint on the next line) become single spaces.
+std::string one_line(const char* message);
+
 /// Throws the store_error for a failed answer (or a broken connection:
 /// busy), the message naming `context`, `where` and PostgreSQL's words.
 [[noreturn]] void throw_failure(const char* context, const std::string& where,

@@ -3,6 +3,8 @@
 #include "storage/postgres/pg_error.hpp"
 #include "storage/postgres/sql_files.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <array>
 
 namespace outbox::storage::postgres {
@@ -88,6 +90,15 @@ void session::connect() {
   }
   conn_ = conn;
   ++generation_;
+  // Notices (a server shutting down says so before the error that ends
+  // the session) go to the debug log, not straight to stderr: the error
+  // that follows carries the same words in the log's format.
+  PQsetNoticeProcessor(
+      conn_,
+      [](void*, const char* message) {
+        spdlog::debug("PostgreSQL notice: {}", one_line(message));
+      },
+      nullptr);
   where_ = describe(uri_, conn_);
   std::string setup = "SET TIME ZONE 'UTC'; SET default_transaction_isolation"
                       " = 'read committed'";
