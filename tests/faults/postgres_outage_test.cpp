@@ -7,6 +7,7 @@
 #include "faults/fault_world.hpp"
 #include "support/pg_server.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <nlohmann/json.hpp>
@@ -97,6 +98,8 @@ protected:
                      .count()
               << " ms after the fault" << std::endl;
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    // The fault hit the run, not a gap between its steps.
+    EXPECT_THAT(r.err, testing::HasSubstr("database trouble"));
     auto report = json::parse(r.out);
     EXPECT_TRUE(report.at("ok").get<bool>()) << report.dump(2);
     EXPECT_EQ(report.at("orders"), orders);
