@@ -37,7 +37,7 @@ protected:
   std::string db() const { return pg_ ? pg_->uri() : dir_.file("app.db"); }
 
   std::vector<std::string> common() const {
-    return {"--db", db(), "--redis", redis_.endpoint().to_string(),
+    return {"--db",     db(),   "--redis", redis_.endpoint().to_string(),
             "--config", config_};
   }
 
@@ -82,11 +82,13 @@ protected:
   E2ERunSQLite() : run_world(backend::sqlite) {}
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    Backends, E2ERun, ::testing::Values(backend::sqlite, backend::postgresql),
-    [](const ::testing::TestParamInfo<backend>& info) {
-      return info.param == backend::sqlite ? "SQLite" : "PostgreSQL";
-    });
+INSTANTIATE_TEST_SUITE_P(Backends, E2ERun,
+                         ::testing::Values(backend::sqlite,
+                                           backend::postgresql),
+                         [](const ::testing::TestParamInfo<backend>& info) {
+                           return info.param == backend::sqlite ? "SQLite"
+                                                                : "PostgreSQL";
+                         });
 
 TEST_P(E2ERun, CrashesEverywhereLoseNothing) {
   auto r = run_outbox(
