@@ -1,5 +1,7 @@
 #include "support/pg_programs.hpp"
 
+#include "support/process.hpp"
+
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -104,10 +106,7 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log,
   if (log_fd < 0)
     throw system_error("cannot open " + log);
   std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& arg : copy)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  auto argv = exec_argv(copy);
   auto parent = ::getpid();
   pid_t child = ::fork();
   if (child < 0) {

@@ -2,6 +2,7 @@
 
 #include "support/pg_programs.hpp"
 #include "support/pg_template.hpp"
+#include "support/process.hpp"
 #include "support/redis_server.hpp" // free_loopback_port
 
 #include <libpq-fe.h>
@@ -155,19 +156,15 @@ bool pg_server::launch() {
   for (const auto& setting : options_.settings)
     args.insert(args.end(), {"-c", setting});
   pid_ = pg::spawn(args, dir() + "/pg.log");
-
-  auto deadline =
-      clock_type::now() + std::chrono::milliseconds(start_deadline_ms);
-  while (clock_type::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1; // exited: most likely the port was taken
-      return false;
-    }
-    if (accepts_connections())
-      return true;
-    // Polling for an event with a deadline, not a sleep to synchronize.
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  switch (wait_for_server(pid_, start_deadline_ms,
+                          [this] { return accepts_connections(); })) {
+  case server_start::ready:
+    return true;
+  case server_start::exited:
+    pid_ = -1; // most likely the port was taken
+    return false;
+  case server_start::timed_out:
+    break;
   }
   signal_and_reap(SIGQUIT, stop_deadline_ms);
   throw std::runtime_error("postgres on port " + std::to_string(port_) +
@@ -205,18 +202,7 @@ void pg_server::start() {
 
 void pg_server::signal_and_reap(int signal, int wait_ms) {
   auto postmaster = pid_;
-  ::kill(postmaster, signal);
-  bool reaped = false;
-  auto deadline = clock_type::now() + std::chrono::milliseconds(wait_ms);
-  while (!reaped && clock_type::now() < deadline) {
-    reaped = ::waitpid(postmaster, nullptr, WNOHANG) == postmaster;
-    if (!reaped)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (!reaped) {
-    ::kill(postmaster, SIGKILL);
-    ::waitpid(postmaster, nullptr, 0);
-  }
+  test::signal_and_reap(postmaster, signal, wait_ms);
   pid_ = -1;
   remove_leftover_segments(postmaster, stop_deadline_ms);
 }

@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,26 @@ private:
 process_result run_process(const std::vector<std::string>& argv,
                            const std::string& cwd = "",
                            int timeout_ms = 60'000);
+
+/// `args` as execv wants them: pointers into `args`, then a null. Built
+/// before fork(), since the child may not allocate.
+std::vector<char*> exec_argv(std::vector<std::string>& args);
+
+/// How a server we just forked came up.
+enum class server_start {
+  ready,    // `ready` held
+  exited,   // it exited first (reaped), most likely its port was taken
+  timed_out // neither within the time allowed (it still runs)
+};
+
+/// Polls `ready` every 10 ms until it holds, our child `pid` exits or
+/// `timeout_ms` pass.
+server_start wait_for_server(pid_t pid, int timeout_ms,
+                             const std::function<bool()>& ready);
+
+/// Sends `signal` to our child `pid` and reaps it, with SIGKILL if it
+/// outlives `wait_ms`.
+void signal_and_reap(pid_t pid, int signal, int wait_ms);
 
 /// The outbox binary under test followed by `args`.
 std::vector<std::string> outbox_argv(const std::vector<std::string>& args);
