@@ -141,14 +141,6 @@ void run(const std::vector<std::string>& args, const std::string& log,
     throw std::runtime_error(what + " failed: " + log_tail(log));
 }
 
-std::string log_tail(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto all = text.str();
-  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
-}
-
 void write_new_file(const std::string& path, const std::string& text,
                     mode_t mode, bool server_group) {
   int fd = ::open(path.c_str(),

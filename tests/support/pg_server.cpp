@@ -105,7 +105,7 @@ pg_server::pg_server(options opts) : options_(std::move(opts)) {
     }
     if (!started)
       throw std::runtime_error("postgres did not start: " +
-                               pg::log_tail(dir() + "/pg.log"));
+                               log_tail(dir() + "/pg.log"));
   } catch (...) {
     // The destructor will not run; data_ and dir_ go all the same.
     if (pid_ > 0)
@@ -156,20 +156,15 @@ bool pg_server::launch() {
   for (const auto& setting : options_.settings)
     args.insert(args.end(), {"-c", setting});
   pid_ = pg::spawn(args, dir() + "/pg.log");
-  switch (wait_for_server(pid_, start_deadline_ms,
-                          [this] { return accepts_connections(); })) {
-  case server_start::ready:
+  if (wait_for_server(pid_, start_deadline_ms,
+                      [this] { return accepts_connections(); }))
     return true;
-  case server_start::exited:
-    pid_ = -1; // most likely the port was taken
-    return false;
-  case server_start::timed_out:
-    break;
-  }
+  if (pid_ < 0)
+    return false; // exited: most likely the port was taken
   signal_and_reap(SIGQUIT, stop_deadline_ms);
   throw std::runtime_error("postgres on port " + std::to_string(port_) +
                            " did not accept connections within 30 s: " +
-                           pg::log_tail(dir() + "/pg.log"));
+                           log_tail(dir() + "/pg.log"));
 }
 
 bool pg_server::accepts_connections() const {
@@ -197,7 +192,7 @@ void pg_server::start() {
   if (!launch())
     throw std::runtime_error("postgres did not restart on port " +
                              std::to_string(port_) + ": " +
-                             pg::log_tail(dir() + "/pg.log"));
+                             log_tail(dir() + "/pg.log"));
 }
 
 void pg_server::signal_and_reap(int signal, int wait_ms) {

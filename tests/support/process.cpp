@@ -156,19 +156,26 @@ std::vector<char*> exec_argv(std::vector<std::string>& args) {
   return argv;
 }
 
-server_start wait_for_server(pid_t pid, int timeout_ms,
-                             const std::function<bool()>& ready) {
+bool wait_for_server(pid_t& pid, int timeout_ms,
+                     const std::function<bool()>& ready) {
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (::waitpid(pid, nullptr, WNOHANG) == pid)
-      return server_start::exited;
+    if (::waitpid(pid, nullptr, WNOHANG) == pid) {
+      pid = -1;
+      return false;
+    }
     if (ready())
-      return server_start::ready;
+      return true;
     // Polling for an event with a deadline, not a sleep to synchronize.
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return server_start::timed_out;
+  return false;
+}
+
+std::string log_tail(const std::string& path) {
+  auto all = slurp(path);
+  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
 }
 
 void signal_and_reap(pid_t pid, int signal, int wait_ms) {

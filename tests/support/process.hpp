@@ -67,17 +67,15 @@ process_result run_process(const std::vector<std::string>& argv,
 /// before fork(), since the child may not allocate.
 std::vector<char*> exec_argv(std::vector<std::string>& args);
 
-/// How a server we just forked came up.
-enum class server_start {
-  ready,    // `ready` held
-  exited,   // it exited first (reaped), most likely its port was taken
-  timed_out // neither within the time allowed (it still runs)
-};
+/// Waits for a server we just forked: polls `ready` every 10 ms until it
+/// holds (true), or our child `pid` exits (false, `pid` reaped and set to
+/// -1: most likely its port was taken), or `timeout_ms` pass (false, `pid`
+/// left as it is: still running).
+bool wait_for_server(pid_t& pid, int timeout_ms,
+                     const std::function<bool()>& ready);
 
-/// Polls `ready` every 10 ms until it holds, our child `pid` exits or
-/// `timeout_ms` pass.
-server_start wait_for_server(pid_t pid, int timeout_ms,
-                             const std::function<bool()>& ready);
+/// The last 2000 characters of a log file (all of it when shorter).
+std::string log_tail(const std::string& path);
 
 /// Sends `signal` to our child `pid` and reaps it, with SIGKILL if it
 /// outlives `wait_ms`.

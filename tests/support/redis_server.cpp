@@ -103,14 +103,6 @@ bool answers_ping(int port, const redis_server::options& opts) {
   return pong;
 }
 
-std::string log_tail(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto all = text.str();
-  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
-}
-
 } // namespace
 
 // Below the kernel's ephemeral range: a port in that
@@ -216,16 +208,11 @@ bool redis_server::launch() {
     ::_exit(127);
   }
   pid_ = child;
-  switch (wait_for_server(pid_, start_deadline_ms,
-                          [&] { return answers_ping(port_, options_); })) {
-  case server_start::ready:
+  if (wait_for_server(pid_, start_deadline_ms,
+                      [&] { return answers_ping(port_, options_); }))
     return true;
-  case server_start::exited:
-    pid_ = -1; // most likely the port was taken
-    return false;
-  case server_start::timed_out:
-    break;
-  }
+  if (pid_ < 0)
+    return false; // exited: most likely the port was taken
   kill();
   throw std::runtime_error(
       "redis-server on port " + std::to_string(port_) +
