@@ -1,5 +1,7 @@
 #include "support/pg_programs.hpp"
 
+#include "support/process.hpp"
+
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -104,10 +106,7 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log,
   if (log_fd < 0)
     throw system_error("cannot open " + log);
   std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& arg : copy)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  auto argv = exec_argv(copy);
   auto parent = ::getpid();
   pid_t child = ::fork();
   if (child < 0) {
@@ -140,14 +139,6 @@ void run(const std::vector<std::string>& args, const std::string& log,
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error(what + " failed: " + log_tail(log));
-}
-
-std::string log_tail(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto all = text.str();
-  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
 }
 
 void write_new_file(const std::string& path, const std::string& text,

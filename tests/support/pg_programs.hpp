@@ -45,9 +45,6 @@ void run(const std::vector<std::string>& args, const std::string& log,
          const std::string& what, int deadline_ms,
          const std::string& stdin_text = "");
 
-/// The last 2000 characters of a log of ours.
-std::string log_tail(const std::string& path);
-
 /// Creates `path`, which must not exist yet (no link followed), with
 /// `mode` and `text`; with `server_group`, the server's group may read it
 /// (e.g. a pg_hba.conf the server reads outside its data folder).

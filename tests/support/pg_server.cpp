@@ -2,6 +2,7 @@
 
 #include "support/pg_programs.hpp"
 #include "support/pg_template.hpp"
+#include "support/process.hpp"
 #include "support/redis_server.hpp" // free_loopback_port
 
 #include <libpq-fe.h>
@@ -104,7 +105,7 @@ pg_server::pg_server(options opts) : options_(std::move(opts)) {
     }
     if (!started)
       throw std::runtime_error("postgres did not start: " +
-                               pg::log_tail(dir() + "/pg.log"));
+                               log_tail(dir() + "/pg.log"));
   } catch (...) {
     // The destructor will not run; data_ and dir_ go all the same.
     if (pid_ > 0)
@@ -155,24 +156,15 @@ bool pg_server::launch() {
   for (const auto& setting : options_.settings)
     args.insert(args.end(), {"-c", setting});
   pid_ = pg::spawn(args, dir() + "/pg.log");
-
-  auto deadline =
-      clock_type::now() + std::chrono::milliseconds(start_deadline_ms);
-  while (clock_type::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1; // exited: most likely the port was taken
-      return false;
-    }
-    if (accepts_connections())
-      return true;
-    // Polling for an event with a deadline, not a sleep to synchronize.
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  if (wait_for_server(pid_, start_deadline_ms,
+                      [this] { return accepts_connections(); }))
+    return true;
+  if (pid_ < 0)
+    return false; // exited: most likely the port was taken
   signal_and_reap(SIGQUIT, stop_deadline_ms);
   throw std::runtime_error("postgres on port " + std::to_string(port_) +
                            " did not accept connections within 30 s: " +
-                           pg::log_tail(dir() + "/pg.log"));
+                           log_tail(dir() + "/pg.log"));
 }
 
 bool pg_server::accepts_connections() const {
@@ -200,23 +192,12 @@ void pg_server::start() {
   if (!launch())
     throw std::runtime_error("postgres did not restart on port " +
                              std::to_string(port_) + ": " +
-                             pg::log_tail(dir() + "/pg.log"));
+                             log_tail(dir() + "/pg.log"));
 }
 
 void pg_server::signal_and_reap(int signal, int wait_ms) {
   auto postmaster = pid_;
-  ::kill(postmaster, signal);
-  bool reaped = false;
-  auto deadline = clock_type::now() + std::chrono::milliseconds(wait_ms);
-  while (!reaped && clock_type::now() < deadline) {
-    reaped = ::waitpid(postmaster, nullptr, WNOHANG) == postmaster;
-    if (!reaped)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (!reaped) {
-    ::kill(postmaster, SIGKILL);
-    ::waitpid(postmaster, nullptr, 0);
-  }
+  test::signal_and_reap(postmaster, signal, wait_ms);
   pid_ = -1;
   remove_leftover_segments(postmaster, stop_deadline_ms);
 }

@@ -30,6 +30,11 @@ public:
     /// process crash (crash(), kill -9), after which what the kernel holds
     /// survives as it does with fsync on; only a power loss would differ.
     bool fsync = false;
+    /// More settings, "name=value" each (postgres -c), e.g.
+    /// "max_connections=20".
+    std::vector<std::string> settings = {};
+    // Added after settings, so that positional initializers written for
+    // {fsync, settings} keep their meaning.
     /// Addresses to listen on besides 127.0.0.1, e.g. a bridge's
     /// 10.231.0.1 that relays in network namespaces reach; each also gets
     /// a pg_hba line for itself (a client on this host connecting to it).
@@ -37,9 +42,6 @@ public:
     /// Client networks (CIDR, e.g. "10.231.0.0/24") allowed to connect
     /// with the password, besides 127.0.0.1 and the listen addresses.
     std::vector<std::string> allowed_networks = {};
-    /// More settings, "name=value" each (postgres -c), e.g.
-    /// "max_connections=20".
-    std::vector<std::string> settings = {};
   };
 
   /// Creates and starts the cluster; throws std::runtime_error (with the

@@ -1,6 +1,7 @@
 #include "support/pg_template.hpp"
 
 #include "support/pg_programs.hpp"
+#include "support/process.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
