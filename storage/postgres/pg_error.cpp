@@ -46,8 +46,10 @@ void throw_failure(const char* context, const std::string& where,
   const char* state =
       answer ? PQresultErrorField(answer, PG_DIAG_SQLSTATE) : nullptr;
   std::string sqlstate = state ? state : "";
-  auto said = words(answer ? PQresultErrorMessage(answer)
-                           : PQerrorMessage(conn));
+  // The primary message alone: the full one spans lines (LINE 1: ...).
+  const char* primary =
+      answer ? PQresultErrorField(answer, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  auto said = words(primary ? primary : PQerrorMessage(conn));
   if (said.empty())
     said = words(PQerrorMessage(conn));
   auto errc = sqlstate.empty() ? store_errc::internal : classify(sqlstate);

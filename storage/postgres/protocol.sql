@@ -1,7 +1,8 @@
--- outbox on PostgreSQL: every statement the stores run, as PREPAREs so that
--- psql can load this file and EXECUTE them (docs/postgres-protocol.md).
--- The C++ backend prepares the bodies (after AS) under the same names with
--- the same parameter types (PQprepare with paramTypes, or the casts kept).
+-- outbox on PostgreSQL: every statement the stores run, as PREPAREs
+-- (docs/postgres-protocol.md). The C++ backend runs this file as it is,
+-- with one PQexec per connection, then calls the statements by name
+-- (PQexecPrepared, text parameters); psql can load it and EXECUTE them.
+-- Plain SQL only: no psql commands. `outbox verify` adds audit.sql.
 --
 -- Time parameters named now_ms are milliseconds since the epoch or NULL:
 -- NULL means the database's clock_timestamp(), what production binds, so
@@ -10,7 +11,10 @@
 -- (ttl_ms, delays) are milliseconds.
 --
 -- Every statement runs in READ COMMITTED, as one implicit transaction
--- unless marked otherwise. Relay statements (claim, ack, renew, release,
+-- unless marked otherwise. A parameter no statement can mean (an empty
+-- delays array, a NULL resume point, arrays of different lengths, a batch
+-- below 1) raises 22023 through outbox_require (schema.sql) instead of
+-- quietly doing nothing. Relay statements (claim, ack, renew, release,
 -- fail) may run with synchronous_commit = off (a lost ack republishes; the
 -- inbox absorbs it); order statements never.
 
@@ -23,6 +27,18 @@
 -- snapshot). If that finds nothing either (the holder rolled back, or a
 -- purge removed the key), run place_order_key again. No unique violation
 -- ever reaches the caller, and a batch of orders never needs a savepoint.
+-- A group commit (several requests in one transaction) takes its locks in
+-- one global order, so two group commits wait for each other at most one
+-- way and never deadlock: first place_order_key for each distinct
+-- request_id in ascending byte order (C collation, memcmp: what
+-- std::string's < gives), then place_order_rows (new aggregates: no one
+-- else can wait on them), then append_event sorted by aggregate_id the same
+-- way (a stable sort: one aggregate's events keep their order). A key taken
+-- twice in one group: the second place_order_key returns no row and
+-- find_request_key sees the group's own key. If a deadlock happens anyway
+-- (40P01: another writer took the same keys or aggregates in another
+-- order), PostgreSQL has rolled the whole transaction back: the caller
+-- retries the whole group, as for 40001.
 -- $1 request_id, $2 fingerprint, $3 now_ms
 PREPARE place_order_key (text, text, bigint) AS
 INSERT INTO request_keys (request_id, fingerprint, order_id, event_id,
@@ -36,7 +52,8 @@ RETURNING order_id, event_id;
 -- another = conflict.
 PREPARE find_request_key (text) AS
 SELECT fingerprint, order_id, event_id FROM request_keys
-WHERE request_id = $1;
+WHERE request_id = $1
+  AND outbox_require($1 IS NOT NULL, 'find_request_key: request_id is NULL');
 
 -- 2. The order and its OrderPlaced row. $1 order_id (NULL: a new one, for
 -- an order without a request key), $2 sku, $3 qty, $4 event_id (NULL: a new
@@ -62,11 +79,13 @@ FROM o CROSS JOIN LATERAL outbox_append(
 -- xid that never reached the WAL reads as "in the future", and may be
 -- handed out again.) $1 event_id
 PREPARE event_exists (uuid) AS
-SELECT status FROM outbox WHERE event_id = $1;
+SELECT status FROM outbox WHERE event_id = $1
+  AND outbox_require($1 IS NOT NULL, 'event_exists: event_id is NULL');
 
 -- append_event: $1 aggregate_id, $2 event_type, $3 payload, $4 event_id
 -- (made by the writer, as on SQLite; NULL: the database makes one),
--- $5 now_ms.
+-- $5 now_ms. outbox_append in FROM: `SELECT (outbox_append(...)).*` would
+-- call it once per column and append twice.
 PREPARE append_event (text, text, json, uuid, bigint) AS
 SELECT event_id, seq FROM outbox_append($1, $2, $3, $4, outbox_ts($5));
 
@@ -84,15 +103,39 @@ SELECT event_id, seq FROM outbox_append($1, $2, $3, $4, outbox_ts($5));
 -- SENDING with an expired lease). A head that is SENDING under a live
 -- lease, not yet due, or FAILED blocks its aggregate: nothing behind it is
 -- read. The walk stops after $4 claimable heads or $5 aggregates.
+-- Each step is (next aggregate after the last) UNION ALL (the first
+-- aggregate, to wrap round) under LIMIT 1: the wrap is taken only when the
+-- first branch has no row. That rests on PostgreSQL's Append running its
+-- children one after the other, in the order written, and Limit stopping
+-- once it has its row (nodeAppend.c, nodeLimit.c): EXPLAIN ANALYZE of a
+-- claim that wraps shows the second branch run once (loops=1), at the one
+-- step where the first came back empty. The exceptions cannot
+-- apply: a Parallel Append (the statement locks and writes rows, so it is
+-- never planned in parallel) and a Merge Append (only for an ORDER BY above
+-- the UNION ALL; there is none). Only the unique (aggregate_id
+-- text_pattern_ops, seq) index and outbox_unpublished hold aggregate_id
+-- first, and the walk's > / <= can use only the latter (schema.sql).
 -- run: from each claimable head, its unpublished rows in seq order, as
 -- long as they are claimable and none before was given up (at most $4 rows
 -- in all).
--- locked: those rows locked FOR UPDATE SKIP LOCKED, their state checked
--- again on the latest version (READ COMMITTED re-evaluates the WHERE on a
--- row another transaction changed).
--- chosen: per aggregate, the locked rows that still form an unbroken run
--- from the head: a head another claim holds (skipped) drops its whole
--- aggregate, a skipped row cuts its run. Never the trap of
+-- locked: those rows locked FOR UPDATE SKIP LOCKED, looked up by id
+-- (= ANY of an array: the id index whatever the statistics say; the
+-- claimable test implies published_at IS NULL through the status CHECK, and
+-- is not written out so that outbox_unpublished, which stale statistics
+-- can show as empty, is never scanned whole instead). A row whose lock
+-- another transaction holds is skipped. A row that another transaction
+-- updated and committed after this statement's snapshot was taken is not
+-- locked as the snapshot saw it: READ COMMITTED's EvalPlanQual step
+-- follows the update chain to the newest version, evaluates this CTE's
+-- WHERE again on that version alone (the claimable test: now SENDING under
+-- a live lease, or PUBLISHED, it fails), and locks it only if it passes.
+-- That recheck is per row: it does not redo the walk or the run, so it
+-- cannot see that a lower row of the same aggregate was skipped, or taken
+-- by a claim that committed meanwhile while this row stayed claimable.
+-- chosen: hence this step, per aggregate over what was actually locked:
+-- the locked rows that still form an unbroken run from the walk's head
+-- (seq = head_seq + rank - 1): a head another claim holds or took drops its
+-- whole aggregate, a skipped row cuts its run. Never the trap of
 -- ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED (skip a locked head, take
 -- the next): the head is chosen first, without locks, and only that row
 -- may start a run.
@@ -103,7 +146,15 @@ SELECT event_id, seq FROM outbox_append($1, $2, $3, $4, outbox_ts($5));
 -- takes nothing returns one row with only the summary (event_id NULL).
 PREPARE claim (text, bigint, bigint, integer, integer, text, integer) AS
 WITH RECURSIVE
-t AS MATERIALIZED (SELECT COALESCE(outbox_ts($2), clock_timestamp()) AS now),
+t AS MATERIALIZED (
+  SELECT COALESCE(outbox_ts($2), clock_timestamp()) AS now
+  WHERE outbox_require(length($1) > 0, 'claim: owner is empty or NULL')
+    AND outbox_require($3 > 0, 'claim: ttl_ms must be above 0')
+    AND outbox_require($4 >= 1, 'claim: batch must be at least 1')
+    AND outbox_require($5 >= 1, 'claim: scan bound must be at least 1')
+    AND outbox_require($6 IS NOT NULL,
+                       'claim: resume-after is NULL (the first claim: '''')')
+    AND outbox_require($7 >= 1, 'claim: max_attempts must be at least 1')),
 walk AS (
   SELECT 0 AS n, 0 AS found, $6::text COLLATE "C" AS aggregate_id,
          NULL::bigint AS seq, false AS ready, false AS wrapped
@@ -156,7 +207,7 @@ run AS (
 locked AS (
   SELECT o.id, o.aggregate_id, o.seq, o.status, o.owner, o.attempts
   FROM outbox o CROSS JOIN t
-  WHERE o.id IN (SELECT id FROM run) AND o.published_at IS NULL
+  WHERE o.id = ANY (ARRAY(SELECT id FROM run))
     AND ((o.status = 'PENDING' AND o.available_at <= t.now)
          OR (o.status = 'SENDING' AND o.lease_until <= t.now))
   FOR UPDATE OF o SKIP LOCKED),
@@ -222,7 +273,7 @@ UPDATE outbox o SET status = 'PUBLISHED', owner = NULL, lease_until = NULL,
   last_error = NULL
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'ack')
 RETURNING o.event_id;
 
 -- Renewal: lease_until from the same clock as the claim's. $1 owner,
@@ -233,7 +284,8 @@ UPDATE outbox o SET lease_until = COALESCE(outbox_ts($4), clock_timestamp())
                                   + $5 * interval '1 millisecond'
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'renew')
+  AND outbox_require($5 > 0, 'renew: ttl_ms must be above 0')
 RETURNING o.event_id, outbox_ms(o.lease_until) AS lease_until;
 
 -- Release on a graceful stop: PENDING, due as it was, the claim's attempt
@@ -243,15 +295,16 @@ UPDATE outbox o SET status = 'PENDING', owner = NULL, lease_until = NULL,
   attempts = greatest(o.attempts - 1, 0)
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'release')
 RETURNING o.event_id;
 
 -- A publish error: back off (PENDING, due after delays_ms[attempts]) or
 -- FAILED once attempts reached max_attempts. The delays come from the
 -- shared rule (backoff_delay(a, policy) for a = 1..max_attempts), so the
 -- rule stays in one place. $1 owner, $2 event_ids, $3 epochs, $4 error,
--- $5 now_ms, $6 max_attempts, $7 delays_ms. Returns each row changed and
--- its new status.
+-- $5 now_ms, $6 max_attempts, $7 delays_ms: at least one, none NULL or
+-- negative (a row past the array's end takes its last delay). Returns each
+-- row changed and its new status.
 PREPARE fail (text, uuid[], bigint[], text, bigint, integer, bigint[]) AS
 UPDATE outbox o SET
   status = CASE WHEN o.attempts >= $6 THEN 'FAILED' ELSE 'PENDING' END,
@@ -262,7 +315,12 @@ UPDATE outbox o SET
            * interval '1 millisecond' END
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
-  AND o.status = 'SENDING'
+  AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'fail')
+  AND outbox_require($6 >= 1, 'fail: max_attempts must be at least 1')
+  AND outbox_require(cardinality($7) >= 1 AND array_position($7, NULL) IS NULL
+                     AND 0 <= ALL ($7),
+                     'fail: delays_ms must be non-empty, without NULL or '
+                     'negative delays')
 RETURNING o.event_id, o.status;
 
 -- After a reconnect, when the answer to a claim was lost (the connection
@@ -275,6 +333,9 @@ PREPARE release_unknown (text, uuid[]) AS
 UPDATE outbox SET status = 'PENDING', owner = NULL, lease_until = NULL,
   attempts = greatest(attempts - 1, 0)
 WHERE owner = $1 AND status = 'SENDING' AND NOT (event_id = ANY ($2))
+  AND outbox_require(length($1) > 0 AND $2 IS NOT NULL
+                     AND array_position($2, NULL) IS NULL,
+                     'release_unknown: owner empty, or held ids NULL')
 RETURNING event_id;
 
 ------------------------------------------------------------------ views --
@@ -285,6 +346,7 @@ PREPARE retry (uuid[], bigint) AS
 UPDATE outbox SET status = 'PENDING', attempts = 0, lease_until = NULL,
   available_at = COALESCE(outbox_ts($2), clock_timestamp())
 WHERE event_id = ANY ($1) AND status = 'FAILED'
+  AND outbox_require($1 IS NOT NULL, 'retry: event_ids is NULL')
 RETURNING event_id;
 
 -- $1 now_ms. Through outbox_failed; returns the count.
@@ -328,7 +390,10 @@ FROM outbox WHERE status = 'SENDING' GROUP BY owner ORDER BY owner;
 PREPARE failed_page (bigint, integer) AS
 SELECT id, event_id, aggregate_id, seq, event_type, attempts,
        COALESCE(last_error, '')
-FROM outbox WHERE status = 'FAILED' AND id > $1 ORDER BY id LIMIT $2;
+FROM outbox WHERE status = 'FAILED' AND id > $1
+  AND outbox_require($1 IS NOT NULL AND $2 >= 1,
+                     'failed_page: after NULL or limit below 1')
+ORDER BY id LIMIT $2;
 
 --------------------------------------------------------------- retention --
 
@@ -345,7 +410,12 @@ FROM outbox WHERE status = 'FAILED' AND id > $1 ORDER BY id LIMIT $2;
 PREPARE purge (bigint, integer, integer, bigint) AS
 WITH w AS (
   SELECT id, event_id, aggregate_id, seq, status, published_at, created_at
-  FROM outbox WHERE id > $1 ORDER BY id LIMIT $3),
+  FROM outbox WHERE id > $1
+    AND outbox_require($1 IS NOT NULL AND $2 >= 1 AND $3 >= $2
+                       AND $4 IS NOT NULL,
+                       'purge: after_id or cutoff NULL, limit below 1, or '
+                       'bound below limit')
+  ORDER BY id LIMIT $3),
 stop AS (SELECT min(id) AS id FROM w WHERE created_at >= outbox_ts($4)),
 candidates AS (
   SELECT w.*, count(*) OVER (PARTITION BY aggregate_id ORDER BY seq) - 1
@@ -378,6 +448,57 @@ SELECT (SELECT count(*) FROM gone) AS deleted,
        (SELECT count(*) FROM doomed) < $2
          AND ((SELECT id FROM stop) IS NOT NULL
               OR (SELECT count(*) FROM w) < $3) AS done;
+
+------------------------------------------------------------------- trim --
+
+-- storage::database::read_publications: where each applied event stands,
+-- in one statement (one snapshot). $1 event_ids as text (a dedup record's
+-- id may not be a uuid at all: such an id finds no row), $2 aggregate_ids,
+-- $3 seqs, one element per event. One row per event, in the order given
+-- (ord from 1): state 'present' (with status, and published_at in ms or
+-- NULL), 'purged' (the aggregate's remaining rows all have higher seqs, or
+-- none remain and aggregate_heads covers the seq: purge removes prefixes
+-- and never writes the head), or 'unknown'. The rule of
+-- storage/sqlite/ledger.cpp, where a missing row whose aggregate has rows
+-- at or below its seq is unknown, not purged. Each lookup is LATERAL, so
+-- each is an index probe (pkey, the unique (aggregate_id, seq) index,
+-- aggregate_heads_pkey) whatever the statistics say.
+PREPARE read_publications (text[], text[], bigint[]) AS
+SELECT e.ord,
+       CASE WHEN o.status IS NOT NULL THEN 'present'
+            WHEN m.seq IS NOT NULL
+              THEN CASE WHEN e.seq < m.seq THEN 'purged' ELSE 'unknown' END
+            WHEN e.seq <= h.last_seq THEN 'purged'
+            ELSE 'unknown' END AS state,
+       o.status, outbox_ms(o.published_at) AS published_at
+FROM unnest($1, $2, $3) WITH ORDINALITY AS e(event_id, aggregate_id, seq, ord)
+LEFT JOIN LATERAL (
+  SELECT x.status, x.published_at FROM outbox x
+  WHERE x.event_id = CASE WHEN e.event_id ~
+          '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+          THEN e.event_id::uuid END) AS o ON true
+LEFT JOIN LATERAL (
+  SELECT x.seq FROM outbox x WHERE x.aggregate_id = e.aggregate_id
+  ORDER BY x.seq LIMIT 1) AS m ON o.status IS NULL
+LEFT JOIN LATERAL (
+  SELECT x.last_seq FROM aggregate_heads x
+  WHERE x.aggregate_id = e.aggregate_id) AS h ON o.status IS NULL
+WHERE outbox_require(cardinality($1) = cardinality($2)
+                     AND cardinality($1) = cardinality($3),
+                     'read_publications: the three arrays differ in length')
+ORDER BY e.ord;
+
+-------------------------------------------------------------------- lab --
+
+-- storage/lab_rows.hpp: the report's row counts, and one aggregate's rows
+-- for the order check ($1 aggregate_id).
+PREPARE table_counts AS
+SELECT (SELECT count(*) FROM orders) AS orders,
+       (SELECT count(*) FROM outbox) AS outbox;
+
+PREPARE aggregate_rows (text) AS
+SELECT seq, outbox_ms(created_at) AS created_at FROM outbox
+WHERE aggregate_id = $1 ORDER BY seq;
 
 ---------------------------------------------------------------- identity --
 

@@ -2,7 +2,8 @@
 -- under a live lease of another relay, with rows seq 2 .. :behind + 1
 -- PENDING behind it (existing rows are kept: run again to grow it); and
 -- 2000 aggregates 'c-NNNN' with one due PENDING row each, the work a claim
--- can take.
+-- can take. A bulk load with its own seqs and heads (see gen_history.sql).
+SET session_replication_role = replica;
 INSERT INTO outbox (aggregate_id, seq, event_type, payload, status, owner,
                     lease_until, lease_epoch, attempts)
 SELECT format('b-%s', lpad(a::text, 4, '0')), 1, 'T', '{}', 'SENDING',

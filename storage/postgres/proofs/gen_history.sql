@@ -1,5 +1,8 @@
 -- (c) PUBLISHED history: aggregates 'h-NNNNNNN' of 50 rows each, rows
--- :from + 1 .. :to of it (so 10k, then 990k more).
+-- :from + 1 .. :to of it (so 10k, then 990k more). A bulk load with its
+-- own seqs and heads, as a restore makes one: outbox_allocate_seq does not
+-- fire for session_replication_role = replica.
+SET session_replication_role = replica;
 INSERT INTO outbox (aggregate_id, seq, event_type, payload, status,
                     published_at, created_at, available_at, lease_epoch,
                     attempts)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Proves the PostgreSQL protocol of docs/postgres-protocol.md against a
 # private PostgreSQL 15 cluster that it starts (temp folder, free loopback
-# port, never 5432) and stops by pid. Usage: run.sh [a b c d e]  (default:
+# port, never 5432) and stops by pid. Usage: run.sh [a b c d e f]  (default:
 # all). Root runs initdb and the server as the postgres user. Needs
 # postgresql-15 (psql, pgbench, pgrowlocks). Experiment (c) writes 1M rows.
+# Each run has its own folder and port, so runs side by side do not meet.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,25 +34,44 @@ free_port() {
   exit 1
 }
 
+# start_server [any_port]: with any_port, a port another run took between
+# free_port and the bind is given up for a new one (the first start; the
+# restart of (e) keeps its port, which $uri names).
 start_server() {
-  # The server runs in the foreground of a child we reap; its own pid is the
-  # first line of postmaster.pid.
-  if [ "$(id -u)" = 0 ]; then
-    nice -n 19 runuser -u postgres -- "$pg_bin/postgres" -D "$dir/data" \
-      -p "$port" -c listen_addresses=127.0.0.1 -k "$dir" \
-      -c track_commit_timestamp=on >>"$dir/server.log" 2>&1 &
-  else
-    nice -n 19 "$pg_bin/postgres" -D "$dir/data" -p "$port" \
-      -c listen_addresses=127.0.0.1 -k "$dir" \
-      -c track_commit_timestamp=on >>"$dir/server.log" 2>&1 &
-  fi
-  runner_pid=$!
-  for _ in $(seq 100); do
-    if "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
-      server_pid=$(head -1 "$dir/data/postmaster.pid")
-      return
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    # The server runs in the foreground of a child we reap; its own pid is
+    # the first line of postmaster.pid.
+    if [ "$(id -u)" = 0 ]; then
+      nice -n 19 runuser -u postgres -- "$pg_bin/postgres" -D "$dir/data" \
+        -p "$port" -c listen_addresses=127.0.0.1 -k "$dir" \
+        -c track_commit_timestamp=on >>"$dir/server.log" 2>&1 &
+    else
+      nice -n 19 "$pg_bin/postgres" -D "$dir/data" -p "$port" \
+        -c listen_addresses=127.0.0.1 -k "$dir" \
+        -c track_commit_timestamp=on >>"$dir/server.log" 2>&1 &
     fi
-    sleep 0.1
+    runner_pid=$!
+    for _ in $(seq 300); do
+      # Ready when our own postmaster.pid says so (line 8), and it answers
+      # on our private socket folder: never a server of another run.
+      if [ "$(sed -n 8p "$dir/data/postmaster.pid" 2>/dev/null |
+             tr -d ' ')" = ready ] &&
+        "$pg_bin/pg_isready" -q -h "$dir" -p "$port"; then
+        server_pid=$(head -1 "$dir/data/postmaster.pid")
+        return
+      fi
+      kill -0 "$runner_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$runner_pid" 2>/dev/null || [ "${1:-}" != any_port ] ||
+      ! grep -q "could not bind\|could not create any TCP" "$dir/server.log"
+    then
+      break
+    fi
+    wait "$runner_pid" 2>/dev/null || true
+    echo "port $port was taken meanwhile; trying another" >&2
+    port=$(free_port)
   done
   echo "server did not start:" >&2
   tail "$dir/server.log" >&2
@@ -61,6 +81,11 @@ start_server() {
 # stop_server SIGNAL: INT = fast shutdown, QUIT = immediate (a crash:
 # recovery at the next start).
 stop_server() {
+  # A server that started but was never seen ready: its pid is in its file.
+  if [ -z "$server_pid" ] && [ -n "$runner_pid" ] &&
+    kill -0 "$runner_pid" 2>/dev/null; then
+    server_pid=$(head -1 "$dir/data/postmaster.pid" 2>/dev/null || true)
+  fi
   [ -n "$server_pid" ] || return 0
   kill "-$1" "$server_pid" 2>/dev/null || true
   for _ in $(seq 200); do
@@ -100,7 +125,8 @@ with_protocol() {
   cat "$1"
 }
 
-session() { psql_ -d "$uri" -f "$protocol" "$@"; }
+# session ARGS: psql with protocol.sql prepared (or $claim_protocol).
+session() { psql_ -d "$uri" -f "${claim_protocol:-$protocol}" "$@"; }
 
 pid_of() {
   psql_ -d "$uri" -Atc "SELECT pid FROM pg_stat_activity
@@ -133,6 +159,8 @@ experiment_a() {
     wait $!
     psql_ -d "$uri" -v agg="$agg" -f "$here/check_append.sql"
   done
+  echo "--- other ways in"
+  psql_ -d "$uri" -f "$here/direct_insert.sql" 2>&1
 }
 
 experiment_b() {
@@ -207,6 +235,33 @@ experiment_c() {
   cat "$dir/explain-first.txt"
 }
 
+experiment_f() {
+  echo "=== (f) the claim's plan with lying statistics and dead tuples"
+  fresh proof_f
+  psql_ -d "$uri" -f "$here/gen_stale.sql"
+  echo "--- checks/claim_plan.sql (the check a C++ test can run)"
+  psql_ -d "$uri" -f "$protocol" -f "$here/../checks/claim_plan.sql" \
+    -P format=unaligned -P fieldsep='|' -P footer=off |
+    awk -F'|' '/^mode\|/ { print "mode | walk_on_unpublished | locks_by_id |" \
+                              " no_seq_scan | run_indexes" }
+               /^force_/ { mode = $1 }
+               /\|[tf]\|[tf]\|[tf]\|/ { print mode " | " $(NF-3) " | " \
+                 $(NF-2) " | " $(NF-1) " | " $NF }'
+  explain_case "the claim in that state"
+  # The claim before this check existed: locked found its rows with
+  # id IN (SELECT id FROM run) AND published_at IS NULL.
+  sed -e 's/^  WHERE o.id = ANY (ARRAY(SELECT id FROM run))$/  WHERE o.id IN (SELECT id FROM run) AND o.published_at IS NULL/' \
+    "$protocol" >"$dir/protocol-before.sql"
+  grep -q 'IN (SELECT id FROM run) AND o.published_at' "$dir/protocol-before.sql"
+  claim_protocol="$dir/protocol-before.sql" \
+    explain_case "the claim before (locked: id IN (run) AND published_at IS NULL)"
+  echo "--- the walk's scans when outbox_unpublished is gone (rolled back)"
+  session -f "$here/walk_indexes.sql" |
+    awk '/^WALK / { print "with " substr($0, 6); want = 0 }
+         /CTE walk$/ { want = 1; next }
+         /CTE run$/ { want = 0 } want && /Scan|Sort/ { print }'
+}
+
 experiment_d() {
   echo "=== (d) one request_id from several sessions"
   fresh proof_d
@@ -279,10 +334,10 @@ chmod 755 "$dir"
 [ "$(id -u)" = 0 ] && chown postgres "$dir"
 as_postgres "$pg_bin/initdb" -D "$dir/data" -U outbox --auth=trust -E UTF8 \
   --locale=C.UTF-8 >"$dir/initdb.log"
-start_server
+start_server any_port
 "$pg_bin/psql" -X -d "postgresql://outbox@127.0.0.1:$port/postgres" -Atc \
   "SELECT version()"
 
-for e in "${@:-a b c d e}"; do
+for e in "${@:-a b c d e f}"; do
   for x in $e; do "experiment_$x"; done
 done
