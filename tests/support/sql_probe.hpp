@@ -52,9 +52,10 @@ public:
   virtual bool has_table(const std::string& name) = 0;
 
   /// After rows written into the outbox by hand: on PostgreSQL, sets each
-  /// aggregate's head in aggregate_heads to its highest seq, as
-  /// outbox_append keeps it for every writer there (the seq allocator,
-  /// which purge reads too). On SQLite nothing: it allocates from the
+  /// aggregate's head in aggregate_heads to its highest seq, as the
+  /// outbox's insert trigger keeps it for every writer there (the seq
+  /// allocator, which purge reads too; the probe writes with that trigger
+  /// off, as a restore does). On SQLite nothing: it allocates from the
   /// outbox and keeps heads only for aggregates purged to their end.
   virtual void keep_heads() = 0;
 
