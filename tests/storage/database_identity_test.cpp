@@ -28,8 +28,13 @@ TEST_P(StorageDatabaseIdentity, ACreatedDatabaseGetsARandomIdOnce) {
   })) << first.id;
   EXPECT_EQ(first.first_schema, 0);
   EXPECT_FALSE(first.upgraded());
-  // The file; a PostgreSQL URI without its password.
-  EXPECT_EQ(first.path, postgres() ? options().display_name() : options().path);
+  // The file; on PostgreSQL the role, server and database (never the URI's
+  // password or passfile).
+  EXPECT_EQ(first.path, postgres()
+                            ? "PostgreSQL outbox@127.0.0.1:" +
+                                  std::to_string(backend_.server().port()) +
+                                  "/outbox"
+                            : options().path);
   // Migrating again keeps it; another database has another.
   EXPECT_EQ(connect(open_mode::migrated)->identity().id, first.id);
   backend_database other{GetParam()};

@@ -66,10 +66,11 @@ TEST_P(StorageOrderStoreConcurrency,
     SCOPED_TRACE(i);
     EXPECT_EQ(results[i].order_id, winner->order_id);
     EXPECT_EQ(results[i].event_id, winner->event_id);
-    if (&results[i] != &*winner)
+    if (&results[i] != &*winner) {
       EXPECT_EQ(results[i].result, request(i).qty == winner_qty
                                        ? placed_order::outcome::replayed
                                        : placed_order::outcome::conflict);
+    }
   }
   EXPECT_EQ(scalar("SELECT COUNT(*) FROM orders"), 1);
   EXPECT_EQ(scalar("SELECT COUNT(*) FROM outbox"), 1);
