@@ -31,6 +31,19 @@ protected:
     return backend_.connect(mode);
   }
 
+  /// A new, empty database beside the fixture's: another file, or another
+  /// database of the same cluster (cheaper than a cluster of its own).
+  storage::db_options empty_database(const std::string& name) {
+    auto result = options();
+    if (postgres()) {
+      exec("CREATE DATABASE " + name);
+      result.path = backend_.server().uri(name);
+    } else {
+      result.path += "." + name;
+    }
+    return result;
+  }
+
   std::int64_t scalar(const std::string& sql) { return sql_->scalar(sql); }
   std::string text(const std::string& sql) { return sql_->text(sql); }
   void exec(const std::string& sql) { sql_->exec(sql); }

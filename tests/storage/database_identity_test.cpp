@@ -12,7 +12,6 @@
 #include <cctype>
 
 using namespace outbox::storage;
-using outbox::test::backend_database;
 using outbox::test::temp_dir;
 
 namespace {
@@ -37,8 +36,9 @@ TEST_P(StorageDatabaseIdentity, ACreatedDatabaseGetsARandomIdOnce) {
                             : options().path);
   // Migrating again keeps it; another database has another.
   EXPECT_EQ(connect(open_mode::migrated)->identity().id, first.id);
-  backend_database other{GetParam()};
-  EXPECT_NE(other.connect(open_mode::migrated)->identity().id, first.id);
+  auto other = empty_database("other");
+  EXPECT_NE(outbox::storage::connect(other, open_mode::migrated)->identity().id,
+            first.id);
 }
 
 TEST_P(StorageDatabaseIdentity, ADatabaseBeforeSchema5HasNone) {

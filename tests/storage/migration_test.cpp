@@ -18,19 +18,6 @@ namespace {
 
 class StorageMigration : public outbox::test::contract_fixture {
 protected:
-  /// A new, empty database beside the fixture's: another file, or another
-  /// database of the same cluster.
-  db_options empty_database(const std::string& name) {
-    auto result = options();
-    if (postgres()) {
-      exec("CREATE DATABASE " + name);
-      result.path = backend_.server().uri(name);
-    } else {
-      result.path += "." + name;
-    }
-    return result;
-  }
-
   /// The store_error code `open` throws (or nothing when it does not).
   template <typename Open>
   std::optional<store_errc> error_of(Open open) {
