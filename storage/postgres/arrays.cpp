@@ -1,5 +1,7 @@
 #include "storage/postgres/arrays.hpp"
 
+#include "storage/event_ids.hpp"
+
 namespace outbox::storage::postgres {
 
 std::string text_array(const std::vector<std::string>& items) {
@@ -34,6 +36,11 @@ lease_arrays to_arrays(const std::vector<event_lease>& leases) {
   ids.reserve(leases.size());
   epochs.reserve(leases.size());
   for (const auto& lease : leases) {
+    // Text that is no UUID names no row: left out, the caller counts it
+    // as not held (rejected), like an unknown id, instead of the cast
+    // failing the whole statement.
+    if (!is_event_id(lease.event_id))
+      continue;
     ids.push_back(lease.event_id);
     epochs.push_back(lease.epoch);
   }

@@ -13,7 +13,8 @@ namespace outbox::storage::postgres {
 /// {"a","b"}: each element quoted, `"` and `\` escaped.
 std::string text_array(const std::vector<std::string>& items);
 
-/// The event ids and the epochs of `leases`, as two arrays that line up.
+/// The event ids and the epochs of `leases`, as two arrays that line up;
+/// leases whose id is no UUID are left out (they name no row).
 struct lease_arrays {
   std::string event_ids;
   std::string epochs;

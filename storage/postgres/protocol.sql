@@ -285,7 +285,9 @@ UPDATE outbox o SET lease_until = COALESCE(outbox_ts($4), clock_timestamp())
 FROM unnest($2, $3) AS l(event_id, epoch)
 WHERE o.event_id = l.event_id AND o.lease_epoch = l.epoch AND o.owner = $1
   AND o.status = 'SENDING' AND outbox_require_leases($1, $2, $3, 'renew')
-  AND outbox_require($5 > 0, 'renew: ttl_ms must be above 0')
+  -- ttl 0 with a lease end: the caller's clock names the end itself.
+  AND outbox_require($5 > 0 OR ($4 IS NOT NULL AND $5 = 0),
+                     'renew: ttl_ms must be above 0')
 RETURNING o.event_id, outbox_ms(o.lease_until) AS lease_until;
 
 -- Release on a graceful stop: PENDING, due as it was, the claim's attempt
