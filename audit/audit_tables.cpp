@@ -73,13 +73,14 @@ audit_tables::audit_tables(SQLite::Database& db) : db_(db) {
 
 audit_tables::audit_tables(storage::ledger_source& source)
     // "": SQLite's private temporary file, deleted when closed.
-    : scratch_(std::make_unique<SQLite::Database>(
-          "", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE)),
+    : scratch_(std::make_unique<SQLite::Database>("", SQLite::OPEN_READWRITE |
+                                                          SQLite::OPEN_CREATE)),
       db_(*scratch_), source_(&source) {
   create_tables();
 }
 
-template <class Copy> void audit_tables::from_source(Copy copy) {
+template <class Copy>
+void audit_tables::from_source(Copy copy) {
   try {
     SQLite::Transaction pages{db_};
     copy();

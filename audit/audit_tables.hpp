@@ -70,7 +70,8 @@ private:
   /// Runs `statements` in one (deferred) transaction: one snapshot.
   void in_one_transaction(std::initializer_list<std::string> statements);
   /// Runs `copy` in one transaction of the scratch file.
-  template <class Copy> void from_source(Copy copy);
+  template <class Copy>
+  void from_source(Copy copy);
 
   /// The private temporary file, when the outbox is not SQLite.
   std::unique_ptr<SQLite::Database> scratch_;

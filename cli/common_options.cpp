@@ -33,7 +33,9 @@ void add_common_options(CLI::App& command, common_options& options) {
                   "JSON config file (default config/outbox.json, when it "
                   "exists in the working directory)")
       ->check(not_empty);
-  command.add_option("--db", options.db_path, "SQLite file or PostgreSQL URI (db.path)")
+  command
+      .add_option("--db", options.db_path,
+                  "SQLite file or PostgreSQL URI (db.path)")
       ->check(not_empty);
   command
       .add_option("--redis", options.redis,

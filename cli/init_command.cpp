@@ -40,8 +40,8 @@ int init(const init_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   // A PostgreSQL database exists before init (createdb made it).
-  bool existed = settings.db.postgres() ||
-                 std::filesystem::exists(settings.db.path);
+  bool existed =
+      settings.db.postgres() || std::filesystem::exists(settings.db.path);
   storage::prepare_database_folder(settings.db);
   auto db = storage::connect(settings.db, storage::open_mode::as_is);
   // The version before: what this init did is said in those terms. A

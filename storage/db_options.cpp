@@ -11,8 +11,8 @@ std::string without_password(std::string uri) {
   auto authority = scheme_end == std::string::npos ? 0 : scheme_end + 3;
   // The last '@' before the path: a password may hold a raw '@'.
   auto path = uri.find_first_of("/?", authority);
-  auto at = uri.rfind('@', path == std::string::npos ? std::string::npos
-                                                      : path);
+  auto at =
+      uri.rfind('@', path == std::string::npos ? std::string::npos : path);
   if (at != std::string::npos && at >= authority) {
     auto colon = uri.find(':', authority);
     if (colon != std::string::npos && colon < at)
@@ -24,8 +24,8 @@ std::string without_password(std::string uri) {
       continue;
     auto value = key + 9;
     auto end = uri.find('&', value);
-    uri.replace(value, end == std::string::npos ? std::string::npos
-                                                 : end - value,
+    uri.replace(value,
+                end == std::string::npos ? std::string::npos : end - value,
                 "(hidden)");
   }
   return uri;

@@ -53,8 +53,7 @@ public:
   /// One outbox row: of the ledger, or `later` (committed after it).
   virtual void row(const ledger_row& row, bool later) = 0;
   /// One aggregate's last allocated seq (aggregate_heads).
-  virtual void head(const std::string& aggregate_id,
-                    std::int64_t last_seq) = 0;
+  virtual void head(const std::string& aggregate_id, std::int64_t last_seq) = 0;
 };
 
 /// The audit's reads of a database it cannot join in place, each one

@@ -29,11 +29,11 @@ void require_schema(session& s) {
     throw store_error(store_errc::schema,
                       s.where() + " has no outbox schema: run outbox init");
   if (found > schema_version)
-    throw store_error(store_errc::schema,
-                      s.where() + " has schema version " +
-                          std::to_string(found) + ", newer than this binary's " +
-                          std::to_string(schema_version) +
-                          ": upgrade outbox");
+    throw store_error(store_errc::schema, s.where() + " has schema version " +
+                                              std::to_string(found) +
+                                              ", newer than this binary's " +
+                                              std::to_string(schema_version) +
+                                              ": upgrade outbox");
 }
 
 } // namespace
@@ -132,12 +132,11 @@ void connection::migrate() {
                    "SELECT pg_advisory_xact_lock(hashtext('outbox.migrate'))");
     int found = stored_version(*session_, "migrate");
     if (found > schema_version)
-      throw store_error(store_errc::schema,
-                        session_->where() + " has schema version " +
-                            std::to_string(found) +
-                            ", newer than this binary's " +
-                            std::to_string(schema_version) +
-                            ": upgrade outbox");
+      throw store_error(
+          store_errc::schema,
+          session_->where() + " has schema version " + std::to_string(found) +
+              ", newer than this binary's " + std::to_string(schema_version) +
+              ": upgrade outbox");
     if (found == schema_version)
       return;
     auto foreign = session_->exec(

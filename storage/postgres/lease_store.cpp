@@ -15,9 +15,22 @@ void check_owner(const std::string& owner) {
 
 /// The claim statement's columns (protocol.sql).
 enum claim_column {
-  scanned, resume_after, lease_until, row_id, event_id, aggregate_id, seq,
-  event_type, payload, epoch, attempts, created_at, given_up, taken_over,
-  previous_owner, last_error
+  scanned,
+  resume_after,
+  lease_until,
+  row_id,
+  event_id,
+  aggregate_id,
+  seq,
+  event_type,
+  payload,
+  epoch,
+  attempts,
+  created_at,
+  given_up,
+  taken_over,
+  previous_owner,
+  last_error
 };
 
 } // namespace
@@ -103,9 +116,8 @@ ack_result lease_store::ack(const std::string& owner,
     return outcome;
   recover_lost_claim();
   auto arrays = to_arrays(leases);
-  auto done = link_.run("ack", "ack",
-                        {owner, arrays.event_ids, arrays.epochs,
-                         link_.time(now)});
+  auto done = link_.run(
+      "ack", "ack", {owner, arrays.event_ids, arrays.epochs, link_.time(now)});
   std::set<std::string> acked;
   for (int r = 0; r < done.rows(); ++r)
     acked.insert(done.text(r, 0));
@@ -139,11 +151,10 @@ int lease_store::renew(const std::string& owner,
   // On the database's clock a renewal lasts the claim's ttl from now; on
   // the caller's it ends where the caller says (ttl 0 from lease_until).
   auto caller = link_.caller_clock();
-  auto done = link_.run(
-      "renew", "renew",
-      {owner, arrays.event_ids, arrays.epochs,
-       caller ? link_.time(lease_until) : std::nullopt,
-       std::to_string(caller ? 0 : ttl_)});
+  auto done = link_.run("renew", "renew",
+                        {owner, arrays.event_ids, arrays.epochs,
+                         caller ? link_.time(lease_until) : std::nullopt,
+                         std::to_string(caller ? 0 : ttl_)});
   return done.rows();
 }
 
@@ -162,10 +173,10 @@ failure_result lease_store::fail(const std::string& owner,
   for (int a = 1; a <= policy.max_attempts; ++a)
     delays.push_back(backoff_delay(a, policy));
   auto arrays = to_arrays(leases);
-  auto done = link_.run("fail", "fail",
-                        {owner, arrays.event_ids, arrays.epochs, error,
-                         link_.time(now), std::to_string(policy.max_attempts),
-                         integer_array(delays)});
+  auto done =
+      link_.run("fail", "fail",
+                {owner, arrays.event_ids, arrays.epochs, error, link_.time(now),
+                 std::to_string(policy.max_attempts), integer_array(delays)});
   for (int r = 0; r < done.rows(); ++r) {
     if (done.text(r, 1) == "FAILED") {
       ++outcome.failed;

@@ -45,9 +45,9 @@ void ledger_source::require_same_connection() {
 void ledger_source::page_rows(ledger_sink& sink, bool later) {
   std::string after = "0";
   for (;;) {
-    auto page = link_.run("audit", "audit_ledger_page",
-                          {later ? "true" : "false", after,
-                           std::to_string(page_size)});
+    auto page =
+        link_.run("audit", "audit_ledger_page",
+                  {later ? "true" : "false", after, std::to_string(page_size)});
     for (int r = 0; r < page.rows(); ++r) {
       ledger_row row;
       row.event_id = page.text(r, 1);

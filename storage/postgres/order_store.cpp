@@ -59,8 +59,8 @@ placed_order order_store::place(const order_request& request, millis now) {
         event_id = mine.text(0, 1);
         break;
       }
-      auto seen = link_.run("place_order", "find_request_key",
-                            {*request.request_id});
+      auto seen =
+          link_.run("place_order", "find_request_key", {*request.request_id});
       if (seen.rows() == 1) {
         result.result = seen.text(0, 0) == print
                             ? placed_order::outcome::replayed
@@ -133,11 +133,11 @@ order_store::place_orders(const std::vector<order_request>& requests,
   auto order = locking_order(requests, [](const order_request& r) {
     return r.request_id.value_or("");
   });
-  return write_group<placed_order>(
-      "place_order", requests.size(), [&](std::vector<placed_order>& out) {
-        for (auto i : order)
-          out[i] = place(requests[i], now);
-      });
+  return write_group<placed_order>("place_order", requests.size(),
+                                   [&](std::vector<placed_order>& out) {
+                                     for (auto i : order)
+                                       out[i] = place(requests[i], now);
+                                   });
 }
 
 placed_order order_store::place_order(const order_request& request,

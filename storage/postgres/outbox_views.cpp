@@ -1,9 +1,9 @@
 #include "storage/postgres/outbox_views.hpp"
 
 #include "storage/event_ids.hpp"
-#include "storage/types.hpp"
 #include "storage/postgres/arrays.hpp"
 #include "storage/postgres/session.hpp"
+#include "storage/types.hpp"
 
 #include <set>
 
@@ -18,8 +18,7 @@ outbox_views::retry(const std::vector<std::string>& event_ids, millis now) {
       ids.push_back(id);
   std::set<std::string> retried;
   if (!ids.empty()) {
-    auto done =
-        link_.run("retry", "retry", {text_array(ids), link_.time(now)});
+    auto done = link_.run("retry", "retry", {text_array(ids), link_.time(now)});
     for (int r = 0; r < done.rows(); ++r)
       retried.insert(done.text(r, 0));
   }
@@ -31,8 +30,7 @@ outbox_views::retry(const std::vector<std::string>& event_ids, millis now) {
 }
 
 int outbox_views::retry_all_failed(millis now) {
-  auto done =
-      link_.run("retry", "retry_all_failed", {link_.time(now)});
+  auto done = link_.run("retry", "retry_all_failed", {link_.time(now)});
   return static_cast<int>(done.int64(0, 0));
 }
 

@@ -28,8 +28,8 @@ std::string one_line(const char* message) {
 
 store_errc classify(const std::string& sqlstate) {
   std::string_view s = sqlstate;
-  if (starts(s, "08") || starts(s, "57P") || starts(s, "53") ||
-      s == "40001" || s == "40P01" || s == "55P03" || s == "57014")
+  if (starts(s, "08") || starts(s, "57P") || starts(s, "53") || s == "40001" ||
+      s == "40P01" || s == "55P03" || s == "57014")
     return store_errc::busy;
   if (s == "42P01" || s == "42883" || s == "26000" || s == "42703")
     return store_errc::schema;
@@ -41,8 +41,8 @@ store_errc classify(const std::string& sqlstate) {
   return store_errc::internal;
 }
 
-void throw_failure(const char* context, const std::string& where,
-                   PGconn* conn, const PGresult* answer) {
+void throw_failure(const char* context, const std::string& where, PGconn* conn,
+                   const PGresult* answer) {
   std::string msg = std::string{context} + ": ";
   if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
     throw store_error(store_errc::busy,
@@ -64,8 +64,9 @@ void throw_failure(const char* context, const std::string& where,
     msg += where + " could not do it now (SQLSTATE " + sqlstate + "): " + said;
     break;
   case store_errc::schema:
-    msg += where + " is not an outbox database, or not initialised (run "
-                   "outbox init): " +
+    msg += where +
+           " is not an outbox database, or not initialised (run "
+           "outbox init): " +
            said;
     break;
   case store_errc::io:

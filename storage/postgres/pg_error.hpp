@@ -31,7 +31,6 @@ std::string one_line(const char* message);
 /// Throws the store_error for a connection attempt that failed: io when the
 /// server refused us (authentication, an unknown role or database), busy
 /// when it could not be reached (it may come back).
-[[noreturn]] void throw_connect_failure(const std::string& where,
-                                        PGconn* conn);
+[[noreturn]] void throw_connect_failure(const std::string& where, PGconn* conn);
 
 } // namespace outbox::storage::postgres

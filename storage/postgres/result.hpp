@@ -33,9 +33,8 @@ public:
   }
   /// An integer field (0 when NULL).
   std::int64_t int64(int row, int column) const {
-    return null(row, column)
-               ? 0
-               : std::stoll(PQgetvalue(raw_.get(), row, column));
+    return null(row, column) ? 0
+                             : std::stoll(PQgetvalue(raw_.get(), row, column));
   }
   /// A boolean field (false when NULL).
   bool boolean(int row, int column) const {

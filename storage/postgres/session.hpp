@@ -52,8 +52,8 @@ public:
   /// BEGIN (`begin`), body(), COMMIT; ROLLBACK when body throws. A
   /// connection lost in COMMIT throws commit_outcome_unknown.
   template <class Body>
-  auto transaction(const char* context, Body body,
-                   const char* begin = "BEGIN") -> decltype(body());
+  auto transaction(const char* context, Body body, const char* begin = "BEGIN")
+      -> decltype(body());
 
   /// The time parameter for `now`: the caller's milliseconds when the
   /// options ask for the caller's clock (tests), else NULL, which the

@@ -1,17 +1,16 @@
 #include "storage/sqlite/order_store.hpp"
 
+#include "storage/event_ids.hpp"
 #include "storage/sqlite/database.hpp"
 #include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/sqlite/transaction.hpp"
-#include "storage/event_ids.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 #include <nlohmann/json.hpp>
-
 
 namespace outbox::storage::sqlite {
 

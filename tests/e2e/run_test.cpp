@@ -2,6 +2,7 @@
 #include "support/pg_server.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/storage_backend.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
@@ -16,9 +17,6 @@
 namespace outbox::test {
 namespace {
 
-/// The database an `outbox run` test runs on.
-enum class backend { sqlite, postgresql };
-
 /// `outbox run` as a user runs it: real threads, a real database (a SQLite
 /// file, or a private PostgreSQL cluster), a private redis-server. Short
 /// leases so crashed relays are taken over fast.
@@ -27,8 +25,8 @@ protected:
   /// The cluster is started here, in the test's own thread, which outlives
   /// it (pg_server.hpp: PR_SET_PDEATHSIG is per thread).
   explicit run_world(backend db)
-      : pg_(db == backend::postgresql ? std::make_unique<pg_server>()
-                                      : nullptr) {}
+      : pg_(db == backend::postgres ? std::make_unique<pg_server>() : nullptr) {
+  }
 
   void SetUp() override {
     std::ofstream{config_} << fast_config({{"lease", {{"max_attempts", 50}}}});
@@ -83,12 +81,8 @@ protected:
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, E2ERun,
-                         ::testing::Values(backend::sqlite,
-                                           backend::postgresql),
-                         [](const ::testing::TestParamInfo<backend>& info) {
-                           return info.param == backend::sqlite ? "SQLite"
-                                                                : "PostgreSQL";
-                         });
+                         ::testing::Values(backend::sqlite, backend::postgres),
+                         backend_name);
 
 TEST_P(E2ERun, CrashesEverywhereLoseNothing) {
   auto r = run_outbox(

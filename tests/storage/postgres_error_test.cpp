@@ -17,24 +17,24 @@ TEST(StoragePostgresError, SqlStatesMapToTheCodesCallersActOn) {
     store_errc code;
   };
   for (const auto& c : {
-           mapped{"08006", store_errc::busy},        // connection failure
-           mapped{"57P01", store_errc::busy},        // admin shutdown
-           mapped{"57P03", store_errc::busy},        // cannot connect now
-           mapped{"53300", store_errc::busy},        // too many connections
-           mapped{"40001", store_errc::busy},        // serialization failure
-           mapped{"40P01", store_errc::busy},        // deadlock
-           mapped{"55P03", store_errc::busy},        // lock not available
-           mapped{"42P01", store_errc::schema},      // undefined table
-           mapped{"42883", store_errc::schema},      // undefined function
-           mapped{"26000", store_errc::schema},      // unknown statement
+           mapped{"08006", store_errc::busy},          // connection failure
+           mapped{"57P01", store_errc::busy},          // admin shutdown
+           mapped{"57P03", store_errc::busy},          // cannot connect now
+           mapped{"53300", store_errc::busy},          // too many connections
+           mapped{"40001", store_errc::busy},          // serialization failure
+           mapped{"40P01", store_errc::busy},          // deadlock
+           mapped{"55P03", store_errc::busy},          // lock not available
+           mapped{"42P01", store_errc::schema},        // undefined table
+           mapped{"42883", store_errc::schema},        // undefined function
+           mapped{"26000", store_errc::schema},        // unknown statement
            mapped{"23505", store_errc::invalid_input}, // unique violation
            mapped{"23514", store_errc::invalid_input}, // check violation
            mapped{"22P02", store_errc::invalid_input}, // bad text for a type
            mapped{"22023", store_errc::invalid_input}, // outbox_require
-           mapped{"28P01", store_errc::io},          // bad password
-           mapped{"3D000", store_errc::io},          // no such database
-           mapped{"42501", store_errc::io},          // not allowed
-           mapped{"25006", store_errc::io},          // read-only transaction
+           mapped{"28P01", store_errc::io},            // bad password
+           mapped{"3D000", store_errc::io},            // no such database
+           mapped{"42501", store_errc::io},            // not allowed
+           mapped{"25006", store_errc::io},            // read-only transaction
            mapped{"XX000", store_errc::internal},
        }) {
     EXPECT_EQ(storage::postgres::classify(c.sqlstate), c.code) << c.sqlstate;

@@ -24,4 +24,8 @@ backend_database::connect(storage::open_mode mode) const {
   return storage::connect(options(), mode);
 }
 
+void PrintTo(backend kind, std::ostream* out) {
+  *out << (kind == backend::postgres ? "PostgreSQL" : "SQLite");
+}
+
 } // namespace outbox::test

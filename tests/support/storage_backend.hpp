@@ -11,11 +11,15 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 
 namespace outbox::test {
 
 enum class backend { sqlite, postgres };
+
+/// How gtest prints the parameter (in ctest's names and failures).
+void PrintTo(backend kind, std::ostream* out);
 
 /// "SQLite" or "PostgreSQL": the readable suffix of each parameterized
 /// test's name (StorageOrderStore.SameKeySameParamsIsReplayed/PostgreSQL).
