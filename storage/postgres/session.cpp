@@ -54,7 +54,8 @@ session::session(const db_options& options)
       // A relay's commits need not wait for the WAL flush (db_options.hpp):
       // a lost ack only publishes again, which the inbox absorbs. Orders
       // raise it back for their own transactions (order_store.cpp).
-      relaxed_commits_(options.synchronous != "FULL") {
+      relaxed_commits_(options.synchronous != "FULL"),
+      lock_timeout_ms_(options.busy_timeout_ms) {
   connect();
 }
 
@@ -102,6 +103,8 @@ void session::connect() {
   where_ = describe(uri_, conn_);
   std::string setup = "SET TIME ZONE 'UTC'; SET default_transaction_isolation"
                       " = 'read committed'";
+  if (lock_timeout_ms_ > 0)
+    setup += "; SET lock_timeout = " + std::to_string(lock_timeout_ms_);
   if (relaxed_commits_)
     setup += "; SET synchronous_commit = off";
   if (read_only_)

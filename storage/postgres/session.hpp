@@ -83,6 +83,10 @@ private:
   std::string where_;
   bool caller_clock_ = false;
   bool relaxed_commits_ = false;
+  /// lock_timeout: how long a statement waits for another transaction's
+  /// row lock (an aggregate's head) before failing busy, as SQLite's
+  /// busy_timeout.
+  int lock_timeout_ms_ = 0;
   bool read_only_ = false;
   PGconn* conn_ = nullptr;
   bool prepared_ = false;

@@ -258,6 +258,32 @@ TEST_P(StorageOrderStore, AppendEventRejectsBadEvents) {
   EXPECT_EQ(0, outbox_rows());
 }
 
+TEST_P(StorageOrderStore, AnAggregateLockedElsewhereIsABusyErrorNamingIt) {
+  auto placed = store_.place_order({std::nullopt, "SKU-1", 1}, 1);
+  auto options = this->options(50);
+  auto db = outbox::storage::connect(options, open_mode::existing);
+  auto store = db->orders();
+  // Another transaction holds what orders the aggregate's appends: SQLite's
+  // write lock, PostgreSQL's head row of the aggregate.
+  exec(postgres() ? "BEGIN; SELECT last_seq FROM aggregate_heads"
+                    " WHERE aggregate_id = 'order-1' FOR UPDATE"
+                  : "BEGIN IMMEDIATE");
+  try {
+    store->append_event({placed.aggregate_id, "OrderPaid", "{}"}, 2);
+    ADD_FAILURE() << "appended while another transaction held the lock";
+  } catch (const store_error& e) {
+    EXPECT_EQ(store_errc::busy, e.code()) << e.what();
+    auto name = postgres()
+                    ? "127.0.0.1:" + std::to_string(backend_.server().port()) +
+                          "/outbox"
+                    : options.path;
+    EXPECT_NE(std::string::npos, std::string{e.what()}.find(name)) << e.what();
+  }
+  exec("ROLLBACK");
+  EXPECT_EQ(
+      2, store->append_event({placed.aggregate_id, "OrderPaid", "{}"}, 3).seq);
+}
+
 TEST_F(StorageOrderStoreOnSQLite, LockedDatabaseIsABusyErrorNamingIt) {
   auto db = outbox::storage::sqlite::open_database(options(50));
   sqlite::order_store store{*db};
