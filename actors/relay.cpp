@@ -95,8 +95,12 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
   }
   auto now = st.setup.clock();
   // A lease running out is renewed before the broker call; a zombie does
-  // not know it slept, which is exactly what the fence must catch.
-  if (!zombie && claimed.lease_until - now < st.setup.lease.ttl / 3) {
+  // not know it slept, which is exactly what the fence must catch. Timed
+  // by this relay's monotonic clock since the claim, not by lease_until:
+  // on PostgreSQL that comes from the database's clock, and a skew between
+  // the hosts would move the renewal.
+  auto held_ms = st.setup.monotonic() - st.claimed_monotonic;
+  if (!zombie && st.setup.lease.ttl - held_ms < st.setup.lease.ttl / 3) {
     auto held = st.store->renew(st.setup.name, claimed.leases(),
                                 now + st.setup.lease.ttl);
     if (held == 0) {

@@ -68,6 +68,31 @@ std::string copy_rows(int later, const std::string& where) {
 } // namespace
 
 audit_tables::audit_tables(SQLite::Database& db) : db_(db) {
+  create_tables();
+}
+
+audit_tables::audit_tables(storage::ledger_source& source)
+    // "": SQLite's private temporary file, deleted when closed.
+    : scratch_(std::make_unique<SQLite::Database>("", SQLite::OPEN_READWRITE |
+                                                          SQLite::OPEN_CREATE)),
+      db_(*scratch_), source_(&source) {
+  create_tables();
+}
+
+template <class Copy>
+void audit_tables::from_source(Copy copy) {
+  try {
+    SQLite::Transaction pages{db_};
+    copy();
+    pages.commit();
+  } catch (const storage::store_error&) {
+    throw;
+  } catch (...) {
+    storage::sqlite::rethrow_as_store_error("audit");
+  }
+}
+
+void audit_tables::create_tables() {
   try {
     temp_store_ = db_.execAndGet("PRAGMA temp_store").getInt();
     cache_size_ = db_.execAndGet("PRAGMA main.cache_size").getInt();
@@ -109,12 +134,16 @@ audit_tables::~audit_tables() {
 }
 
 void audit_tables::copy_ledger() {
+  if (source_ != nullptr)
+    return from_source([&] { source_->copy_ledger(*this); });
   // One read transaction: one consistent snapshot in WAL mode. It writes
   // only the temp schema, so it takes no write lock on the database.
   in_one_transaction({copy_rows(0, "")});
 }
 
 void audit_tables::copy_later_rows() {
+  if (source_ != nullptr)
+    return from_source([&] { source_->copy_later(*this); });
   // In the same snapshot as the rows: a purge that deleted an aggregate's
   // last row had saved its head in the same transaction.
   in_one_transaction(
@@ -125,6 +154,8 @@ void audit_tables::copy_later_rows() {
 }
 
 void audit_tables::forget_all_but_ledger() {
+  if (source_ != nullptr)
+    source_->forget_later();
   in_one_transaction({"DELETE FROM temp.audit_ledger WHERE later = 1;"
                       "DELETE FROM temp.audit_heads;"
                       "DELETE FROM temp.audit_processed;"

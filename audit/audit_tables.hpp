@@ -25,10 +25,15 @@ namespace outbox::audit {
 ///   when it names no aggregate and seq);
 /// - audit_trimmed: trimmed_aggregates; audit_heads: aggregate_heads.
 /// Dropped, and temp_store and cache_size restored, when this object goes.
-/// Throws store_error.
-class audit_tables : public broker::inbox_sink {
+/// On another backend (PostgreSQL) the same tables live in a private
+/// temporary SQLite file of their own, filled from the backend's
+/// ledger_source. Throws store_error.
+class audit_tables : public broker::inbox_sink, public storage::ledger_sink {
 public:
+  /// The tables on the outbox's own SQLite connection.
   explicit audit_tables(SQLite::Database& db);
+  /// The tables in a private temporary file, the snapshots from `source`.
+  explicit audit_tables(storage::ledger_source& source);
   ~audit_tables() override;
   audit_tables(const audit_tables&) = delete;
   audit_tables& operator=(const audit_tables&) = delete;
@@ -49,15 +54,29 @@ public:
   void add_row(const storage::ledger_row& row, bool later);
   void add_head(const std::string& aggregate, std::int64_t last_seq);
 
+  void row(const storage::ledger_row& row, bool later) override {
+    add_row(row, later);
+  }
+  void head(const std::string& aggregate, std::int64_t last_seq) override {
+    add_head(aggregate, last_seq);
+  }
+
   void processed(broker::hash_page& page) override;
   void trimmed(const std::string& aggregate, std::int64_t n) override;
   std::int64_t processed_count() override;
 
 private:
+  void create_tables();
   /// Runs `statements` in one (deferred) transaction: one snapshot.
   void in_one_transaction(std::initializer_list<std::string> statements);
+  /// Runs `copy` in one transaction of the scratch file.
+  template <class Copy>
+  void from_source(Copy copy);
 
+  /// The private temporary file, when the outbox is not SQLite.
+  std::unique_ptr<SQLite::Database> scratch_;
   SQLite::Database& db_;
+  storage::ledger_source* source_ = nullptr;
   int temp_store_ = 0;
   int cache_size_ = 0;
   std::unique_ptr<SQLite::Statement> insert_row_;

@@ -32,11 +32,8 @@ verdict read_after(audit_tables& tables, broker::connection& redis,
   return evaluate(tables, inbox, queues);
 }
 
-} // namespace
-
-verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
-                       const broker::keys& names) {
-  audit_tables tables{db};
+verdict audit_with(audit_tables& tables, broker::connection& redis,
+                   const broker::keys& names) {
   tables.copy_ledger();
   auto v = read_after(tables, redis, names);
   // Processing lists are found by SCAN, then measured: an entry a consumer
@@ -49,8 +46,20 @@ verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
   return v;
 }
 
+} // namespace
+
+verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
+                       const broker::keys& names) {
+  audit_tables tables{db};
+  return audit_with(tables, redis, names);
+}
+
 verdict audit_pipeline(storage::database& db, broker::connection& redis,
                        const broker::keys& names) {
+  if (auto source = db.ledger()) {
+    audit_tables tables{*source};
+    return audit_with(tables, redis, names);
+  }
   return audit_pipeline(storage::sqlite::connection_of(db), redis, names);
 }
 

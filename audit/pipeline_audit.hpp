@@ -24,10 +24,10 @@ namespace outbox::audit {
 verdict audit_pipeline(SQLite::Database& db, broker::connection& redis,
                        const broker::keys& names);
 
-/// The same on a database connect() opened. The audit copies the ledger
-/// into TEMP tables on the database's own connection (one snapshot, SQL
-/// joins on disk rather than in memory), so it needs that connection's raw
-/// SQL: a database of another backend is a store_error(internal).
+/// The same on a database connect() opened. On SQLite the audit copies the
+/// ledger into TEMP tables on the database's own connection (one snapshot,
+/// SQL joins on disk rather than in memory); on another backend into a
+/// private temporary SQLite file, from the backend's ledger_source.
 verdict audit_pipeline(storage::database& db, broker::connection& redis,
                        const broker::keys& names);
 

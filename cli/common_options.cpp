@@ -33,7 +33,9 @@ void add_common_options(CLI::App& command, common_options& options) {
                   "JSON config file (default config/outbox.json, when it "
                   "exists in the working directory)")
       ->check(not_empty);
-  command.add_option("--db", options.db_path, "SQLite database file (db.path)")
+  command
+      .add_option("--db", options.db_path,
+                  "SQLite file or PostgreSQL URI (db.path)")
       ->check(not_empty);
   command
       .add_option("--redis", options.redis,
@@ -75,7 +77,7 @@ void apply_log_level(const std::string& level) {
 
 std::unique_ptr<storage::database>
 open_existing_database(const storage::db_options& options) {
-  if (!std::filesystem::exists(options.path))
+  if (!options.postgres() && !std::filesystem::exists(options.path))
     throw storage::store_error(storage::store_errc::io,
                                "no database at " + options.path +
                                    " (run `outbox init` first)");

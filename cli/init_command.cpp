@@ -39,16 +39,18 @@ struct init_options {
 int init(const init_options& options) {
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
-  bool existed = std::filesystem::exists(settings.db.path);
+  // A PostgreSQL database exists before init (createdb made it).
+  bool existed =
+      settings.db.postgres() || std::filesystem::exists(settings.db.path);
   storage::prepare_database_folder(settings.db);
   auto db = storage::connect(settings.db, storage::open_mode::as_is);
   // The version before: what this init did is said in those terms. A
   // file SQLite cannot read fails in migrate, with the store's message.
   int before = db->found_schema_version();
   db->migrate();
-  if (existed)
+  if (existed && !settings.db.postgres())
     make_private(settings.db.path);
-  auto path = text::escaped(settings.db.path);
+  auto path = text::escaped(settings.db.display_name());
   auto current = std::to_string(storage::schema_version);
   if (!existed)
     std::cout << "created " << path << " (schema version " << current << ")\n";

@@ -110,7 +110,7 @@ std::optional<int> check_keyspace_if_database(const config::settings& s,
                                               const std::string& command,
                                               keyspace_use use) {
   std::error_code ec;
-  if (!std::filesystem::exists(s.db.path, ec))
+  if (!s.db.postgres() && !std::filesystem::exists(s.db.path, ec))
     return std::nullopt;
   // A command that needs no database (dead-letters) opens it only to learn
   // its identity: read-only for a read, so a user who may only read it, or

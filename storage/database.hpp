@@ -58,6 +58,11 @@ public:
   virtual std::vector<publication>
   read_publications(const std::vector<applied_event>& events) = 0;
 
+  /// The audit's reads, for a backend the audit cannot join in place;
+  /// nullptr for SQLite, whose connection the audit uses itself
+  /// (audit/audit_tables.hpp).
+  virtual std::unique_ptr<ledger_source> ledger() = 0;
+
   /// Who this database is (schema 5 or later).
   virtual database_identity identity() = 0;
 

@@ -14,6 +14,8 @@ bool is_default_database(const db_options& options) {
 
 void prepare_database_folder(const db_options& options) {
   namespace fs = std::filesystem;
+  if (options.postgres())
+    return;
   auto folder = fs::path{options.path}.parent_path();
   std::error_code ec;
   if (folder.empty() || fs::exists(folder, ec))

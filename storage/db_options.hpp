@@ -12,8 +12,10 @@ namespace outbox::storage {
 /// whose missing folder the writing commands create (storage/db_folder.hpp).
 inline constexpr const char* default_db_path = "var/outbox.db";
 
-/// How to open the SQLite file.
+/// How to open the database: a SQLite file, or PostgreSQL.
 struct db_options {
+  /// A SQLite file, or a PostgreSQL URI (postgresql://... or postgres://...,
+  /// with libpq's parameters; its password never appears in messages).
   std::string path = default_db_path;
   /// How long a writer waits for another connection's lock before failing.
   int busy_timeout_ms = 5000;
@@ -27,6 +29,21 @@ struct db_options {
   /// a log, so the next FULL commit (an order) makes every earlier relay
   /// commit durable with it, never a later one without an earlier one.
   std::string relay_synchronous = "NORMAL";
+  /// PostgreSQL only, never from the config: time the stores by the `now`
+  /// their callers pass (the contract tests' manual clock) instead of the
+  /// database's clock_timestamp(), which production uses so that leases
+  /// and backoff follow one clock whatever host a relay runs on.
+  bool caller_clock = false;
+
+  /// True when `path` names a PostgreSQL database rather than a file.
+  bool postgres() const {
+    return path.rfind("postgresql://", 0) == 0 ||
+           path.rfind("postgres://", 0) == 0;
+  }
+
+  /// The database as messages name it: the file, or the URI without its
+  /// password (in the authority or as a parameter).
+  std::string display_name() const;
 
   /// These options as a relay opens them (synchronous = relay_synchronous).
   db_options for_relay() const {

@@ -38,6 +38,9 @@ namespace detail {
 /// Throws store_error(invalid_input) for a policy that cannot work.
 void check_policy(const lease_policy& policy);
 
+/// Throws store_error(invalid_input) for a purge batch below 1.
+void check_purge_limit(int limit);
+
 } // namespace detail
 
 } // namespace outbox::storage

@@ -45,4 +45,29 @@ struct publication {
   std::int64_t published_at = 0;
 };
 
+/// Receives the audit's snapshots of the outbox, a row or a head at a time
+/// (audit/audit_tables.hpp keeps them in its scratch tables).
+class ledger_sink {
+public:
+  virtual ~ledger_sink() = default;
+  /// One outbox row: of the ledger, or `later` (committed after it).
+  virtual void row(const ledger_row& row, bool later) = 0;
+  /// One aggregate's last allocated seq (aggregate_heads).
+  virtual void head(const std::string& aggregate_id, std::int64_t last_seq) = 0;
+};
+
+/// The audit's reads of a database it cannot join in place, each one
+/// snapshot. Throws store_error.
+class ledger_source {
+public:
+  virtual ~ledger_source() = default;
+  /// Every outbox row, as the ledger.
+  virtual void copy_ledger(ledger_sink& sink) = 0;
+  /// The rows the ledger lacks (later) and the heads, in one snapshot: a
+  /// purge that deleted an aggregate's last row is seen with its head.
+  virtual void copy_later(ledger_sink& sink) = 0;
+  /// Forgets what copy_later read, before it reads again.
+  virtual void forget_later() = 0;
+};
+
 } // namespace outbox::storage

@@ -3,6 +3,8 @@
 
 #include "storage/order_store.hpp"
 
+#include "storage/store_error.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -52,6 +54,18 @@ std::optional<std::string> validate_request_id(const std::string& id) {
   return std::nullopt;
 }
 
+template <class Request>
+void require_each_valid(const std::vector<Request>& requests,
+                        const char* noun) {
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    if (auto problem = validate(requests[i]))
+      throw store_error(store_errc::invalid_input,
+                        requests.size() == 1
+                            ? *problem
+                            : std::string{noun} + " " + std::to_string(i + 1) +
+                                  ": " + *problem);
+}
+
 } // namespace
 
 std::optional<std::string> validate(const event_request& request) {
@@ -88,6 +102,14 @@ std::optional<std::string> validate(const order_request& request) {
 
 std::string order_aggregate_id(std::int64_t order_id) {
   return "order-" + std::to_string(order_id);
+}
+
+void require_valid(const std::vector<order_request>& requests) {
+  require_each_valid(requests, "order request");
+}
+
+void require_valid(const std::vector<event_request>& requests) {
+  require_each_valid(requests, "event request");
 }
 
 } // namespace outbox::storage

@@ -64,6 +64,12 @@ struct appended_event {
 /// valid: a non-empty aggregate_id and event_type, a JSON object payload.
 std::optional<std::string> validate(const event_request& request);
 
+/// Throws store_error(invalid_input) naming the first invalid request of a
+/// batch ("order request 2: qty must be ..."; a batch of one: the problem
+/// alone). Every backend checks a batch this way before writing any of it.
+void require_valid(const std::vector<order_request>& requests);
+void require_valid(const std::vector<event_request>& requests);
+
 /// What makes two requests with one request_id "the same request", as the
 /// request key stores it.
 std::string request_fingerprint(const order_request& request);

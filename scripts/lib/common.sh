@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Helpers sourced by scripts/run, scripts/test and scripts/redis. Not run on
-# its own. Everything is relative to the repository root found from this
-# file's location, so the scripts work from any directory and any checkout.
+# Helpers sourced by scripts/run, scripts/test, scripts/redis and
+# scripts/pg. Not run on its own. Everything is relative to the repository
+# root found from this file's location, so the scripts work from any
+# directory and any checkout.
 
 # The repository root (scripts/lib/../..).
 OUTBOX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -10,7 +11,8 @@ export OUTBOX_ROOT
 # Logs, the default database and private services live here (ignored by
 # git); OUTBOX_VAR_DIR puts them elsewhere (the tests of the scripts use a
 # temporary folder). Created 0700 by make_private_var: they hold orders and
-# events.
+# events (0710 with the group postgres while the private PostgreSQL runs
+# as postgres: see make_private_var).
 OUTBOX_VAR="${OUTBOX_VAR_DIR:-$OUTBOX_ROOT/var}"
 
 # The private Redis of scripts/redis: its data folder, the pid it wrote and
@@ -23,15 +25,27 @@ OUTBOX_REDIS_PORTFILE="$OUTBOX_REDIS_DIR/redis.port"
 # shellcheck disable=SC2034 # used by scripts/redis and scripts/run
 OUTBOX_REDIS_DEFAULT_PORT=6390
 
+# The private PostgreSQL of scripts/pg: its folder (the cluster in data/,
+# its log, its unix socket) and its port unless OUTBOX_PG_PORT says
+# otherwise: not PostgreSQL's usual 5432, so a system cluster there (Debian's
+# 15/main) is neither used by mistake nor in the way.
+OUTBOX_PG_DIR="$OUTBOX_VAR/pg"
+# shellcheck disable=SC2034 # used by scripts/pg
+OUTBOX_PG_DEFAULT_PORT=6391
+
 # The Debian 12 packages the build, the tests and scripts/run need
 # (python3-jsonschema: the test that checks queue entries against
 # broker/queue_entry.schema.json; tmux: the tests that read what a real
-# terminal shows of `outbox run`).
+# terminal shows of `outbox run`; postgresql-15 and libpq-dev: the
+# PostgreSQL backend and its tests' own clusters; nftables and iproute2:
+# the tests that put relays on hosts of their own, network namespaces
+# joined by veth pairs (ip) and cut off from one server (nft)).
 OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev redis-server clang-format python3-jsonschema tmux
+  postgresql-15 libpq-dev nftables iproute2
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).
@@ -51,11 +65,24 @@ die() {
 }
 
 # make_private_var [SUBFOLDER]: creates var/ (and var/SUBFOLDER) for this
-# user only (0700), and tightens a var/ an older version left open.
+# user only, and tightens a var/ an older version left open: 0700, except
+# while var/pg/data belongs to another user (scripts/pg run as root runs
+# the server as postgres): then 0710 with that user's group, so that it
+# can pass through var/ (and var/pg, root:postgres 0710) to its data
+# without listing either; everything else in var/ stays its owner's only
+# (0700 folders, 0600 files).
 make_private_var() {
   (umask 077 && mkdir -p "$OUTBOX_VAR/${1:-}") ||
     die "cannot create ${OUTBOX_VAR}/${1:-}"
-  chmod 700 "$OUTBOX_VAR" || die "cannot make $OUTBOX_VAR private (chmod 700)"
+  local data=$OUTBOX_PG_DIR/data group
+  if [[ -d $data && ! -O $data ]]; then
+    group="$(id -gn "$(stat -c %U "$data")")" ||
+      die "cannot find the group of the owner of $data"
+    { chgrp "$group" "$OUTBOX_VAR" && chmod 710 "$OUTBOX_VAR"; } ||
+      die "cannot make $OUTBOX_VAR private (root:$group 0710)"
+  else
+    chmod 700 "$OUTBOX_VAR" || die "cannot make $OUTBOX_VAR private (chmod 700)"
+  fi
 }
 
 # Prints the last lines of a log file to stderr, framed.
@@ -77,6 +104,9 @@ missing_packages() {
   done
 }
 
+# shellcheck source-path=SCRIPTDIR source=no_main_cluster.sh
+source "$(dirname "${BASH_SOURCE[0]}")/no_main_cluster.sh"
+
 # Installs the missing packages with apt-get: directly as root, else through
 # sudo; fails naming them if neither is possible. Quiet unless it fails (the
 # output goes to var/log/packages.log). OUTBOX_SKIP_PACKAGES=1 skips the
@@ -91,6 +121,7 @@ ensure_packages() {
     return 0
   fi
 
+  settle_leftover_dropin
   local missing=()
   mapfile -t missing < <(missing_packages)
   if ((${#missing[@]} == 0)); then
@@ -109,16 +140,33 @@ ensure_packages() {
 
   make_private_var log
   local log="$OUTBOX_VAR/log/packages.log"
+  local dropin="" dropin_folders=() had_main_cluster=0 caller_trap=""
+  if printf '%s\n' "${missing[@]}" | grep -qx 'postgresql-[0-9]*'; then
+    # Settled even when the install is interrupted; the caller's own EXIT
+    # trap, if any, still runs, and is back in place afterwards.
+    caller_trap="$(trap -p EXIT)"
+    # shellcheck disable=SC2064 # the caller's command, as it is now
+    trap "no_debian_cluster_end; $(exit_trap_command "$caller_trap")" EXIT
+    no_debian_cluster_begin
+  fi
   info "installing ${missing[*]} (log: ${log#"$OUTBOX_ROOT"/})"
+  local installed=0
   {
     printf '=== %s: apt-get install %s\n' "$(date -u +%FT%TZ)" "${missing[*]}"
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update &&
       "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
         apt-get install -y --no-install-recommends "${missing[@]}"
-  } >"$log" 2>&1 </dev/null || {
+  } >"$log" 2>&1 </dev/null || installed=$?
+  no_debian_cluster_end
+  if [[ -n $caller_trap ]]; then
+    eval "$caller_trap"
+  else
+    trap - EXIT
+  fi
+  if ((installed != 0)); then
     show_log_tail "$log"
     die "could not install: ${missing[*]}"
-  }
+  fi
 
   mapfile -t missing < <(missing_packages)
   if ((${#missing[@]} > 0)); then

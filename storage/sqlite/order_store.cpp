@@ -1,5 +1,6 @@
 #include "storage/sqlite/order_store.hpp"
 
+#include "storage/event_ids.hpp"
 #include "storage/sqlite/database.hpp"
 #include "storage/sqlite/sqlite_error.hpp"
 #include "storage/sqlite/sqlite_support.hpp"
@@ -11,38 +12,11 @@
 #include <SQLiteCpp/Statement.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
-#include <random>
-
 namespace outbox::storage::sqlite {
 
 namespace {
 
 constexpr const char* order_placed_type = "OrderPlaced";
-
-/// A random (version 4) UUID in its canonical lowercase text form.
-std::string random_uuid(std::mt19937_64& rng) {
-  std::uint64_t hi = rng();
-  std::uint64_t lo = rng();
-  hi = (hi & ~std::uint64_t{0xf000}) | std::uint64_t{0x4000};
-  lo = (lo & ~(std::uint64_t{3} << 62)) | (std::uint64_t{2} << 62);
-  std::array<char, 37> text{};
-  std::snprintf(text.data(), text.size(), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xffff),
-                static_cast<unsigned long long>(hi & 0xffff),
-                static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return std::string{text.data()};
-}
-
-std::mt19937_64 seeded_rng() {
-  std::random_device device;
-  std::seed_seq seed{device(), device(), device(), device(),
-                     device(), device(), device(), device()};
-  return std::mt19937_64{seed};
-}
 
 } // namespace
 
@@ -64,8 +38,7 @@ struct order_store::impl {
                          " VALUES (?, ?, ?, ?, ?, ?, ?)"),
         insert_request_key(db, "INSERT INTO request_keys (request_id,"
                                " fingerprint, order_id, event_id, created_at)"
-                               " VALUES (?, ?, ?, ?, ?)"),
-        rng(seeded_rng()) {}
+                               " VALUES (?, ?, ?, ?, ?)") {}
 
   placed_order place(const order_request& request, millis now);
   appended_event append(const event_request& request, millis now);
@@ -81,7 +54,7 @@ struct order_store::impl {
   SQLite::Statement next_seq;
   SQLite::Statement insert_event;
   SQLite::Statement insert_request_key;
-  std::mt19937_64 rng;
+  event_id_source event_ids;
   std::function<void()> before_commit;
 };
 
@@ -154,7 +127,7 @@ std::string
 order_store::impl::insert_outbox_row(const std::string& aggregate_id,
                                      std::int64_t seq, const std::string& type,
                                      const std::string& payload, millis now) {
-  auto event_id = random_uuid(rng);
+  auto event_id = event_ids.next();
   statement_use insert{insert_event};
   insert->bind(1, event_id);
   insert->bind(2, aggregate_id);
@@ -181,17 +154,10 @@ namespace {
 
 /// Validates every request (naming the bad one), then writes them all in
 /// one BEGIN IMMEDIATE transaction: the shape of both batch calls.
-template <class Result, class Impl, class Request, class Validate, class Write>
+template <class Result, class Impl, class Request, class Write>
 std::vector<Result> write_batch(Impl& im, const std::vector<Request>& requests,
-                                const char* noun, const char* operation,
-                                Validate validate_one, Write write_one) {
-  for (std::size_t i = 0; i < requests.size(); ++i)
-    if (auto problem = validate_one(requests[i]))
-      throw store_error(store_errc::invalid_input,
-                        requests.size() == 1
-                            ? *problem
-                            : std::string{noun} + " " + std::to_string(i + 1) +
-                                  ": " + *problem);
+                                const char* operation, Write write_one) {
+  require_valid(requests);
   std::vector<Result> results;
   if (requests.empty())
     return results;
@@ -213,8 +179,7 @@ order_store::place_orders(const std::vector<order_request>& requests,
   // A repeated request_id in one batch sees the earlier request's key: it
   // behaves exactly like a later retry (replayed or conflict).
   return write_batch<placed_order>(
-      *impl_, requests, "order request", "place_order",
-      [](const order_request& r) { return validate(r); },
+      *impl_, requests, "place_order",
       [&](const order_request& r) { return impl_->place(r, now); });
 }
 
@@ -227,8 +192,7 @@ std::vector<appended_event>
 order_store::append_events(const std::vector<event_request>& requests,
                            millis now) {
   return write_batch<appended_event>(
-      *impl_, requests, "event request", "append_event",
-      [](const event_request& r) { return validate(r); },
+      *impl_, requests, "append_event",
       [&](const event_request& r) { return impl_->append(r, now); });
 }
 

@@ -78,10 +78,7 @@ retention_store::~retention_store() = default;
 purge_batch retention_store::purge_published(millis cutoff,
                                              std::int64_t after_rowid,
                                              int limit) {
-  if (limit < 1)
-    throw store_error(store_errc::invalid_input,
-                      "purge: batch must be at least 1 (got " +
-                          std::to_string(limit) + ")");
+  detail::check_purge_limit(limit);
   purge_batch result;
   result.last_rowid = after_rowid;
   write_transaction(impl_->db, "purge", impl_->name, [&] {

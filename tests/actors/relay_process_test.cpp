@@ -1,10 +1,10 @@
 #include "actors/relay_process.hpp"
 
 #include "actors/coordinator.hpp"
+#include "support/process.hpp"
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -13,6 +13,7 @@
 // way `outbox run` makes them: worker_name() with a "<host>-<pid>" prefix.
 
 using namespace outbox;
+using outbox::test::gone_pid;
 
 namespace {
 
@@ -25,16 +26,6 @@ std::string this_host() {
 std::string relay_of(const std::string& host, pid_t pid) {
   return actors::worker_name(host + "-" + std::to_string(pid),
                              actors::worker_slot::role::relay, 0, 2);
-}
-
-/// The pid of a child that has exited and been reaped: no process has it
-/// (until the system reuses it, far beyond this test).
-pid_t gone_pid() {
-  pid_t child = ::fork();
-  if (child == 0)
-    ::_exit(0);
-  ::waitpid(child, nullptr, 0);
-  return child;
 }
 
 TEST(ActorRelayProcess, ARelayOfAProcessHereThatExitedIsGone) {

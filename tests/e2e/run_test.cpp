@@ -1,6 +1,8 @@
 #include "support/fast_config.hpp"
+#include "support/pg_server.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/storage_backend.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
@@ -15,17 +17,25 @@
 namespace outbox::test {
 namespace {
 
-/// `outbox run` as a user runs it: real threads, a real SQLite file, a
-/// private redis-server. Short leases so crashed relays are taken over fast.
-class E2ERun : public ::testing::Test {
+/// `outbox run` as a user runs it: real threads, a real database (a SQLite
+/// file, or a private PostgreSQL cluster), a private redis-server. Short
+/// leases so crashed relays are taken over fast.
+class run_world : public ::testing::Test {
 protected:
+  /// The cluster is started here, in the test's own thread, which outlives
+  /// it (pg_server.hpp: PR_SET_PDEATHSIG is per thread).
+  explicit run_world(backend db)
+      : pg_(db == backend::postgres ? std::make_unique<pg_server>() : nullptr) {
+  }
+
   void SetUp() override {
     std::ofstream{config_} << fast_config({{"lease", {{"max_attempts", 50}}}});
   }
 
+  std::string db() const { return pg_ ? pg_->uri() : dir_.file("app.db"); }
+
   std::vector<std::string> common() const {
-    return {"--db",     dir_.file("app.db"),
-            "--redis",  redis_.endpoint().to_string(),
+    return {"--db",     db(),   "--redis", redis_.endpoint().to_string(),
             "--config", config_};
   }
 
@@ -54,9 +64,27 @@ protected:
   temp_dir dir_{"outbox-run"};
   std::string config_ = dir_.file("run.json");
   redis_server redis_;
+  std::unique_ptr<pg_server> pg_;
 };
 
-TEST_F(E2ERun, CrashesEverywhereLoseNothing) {
+/// The tests whose assertions hold on either database, run on both.
+class E2ERun : public run_world, public ::testing::WithParamInterface<backend> {
+protected:
+  E2ERun() : run_world(GetParam()) {}
+};
+
+/// The tests of things only the SQLite file has (its descriptor limit) or
+/// that never reach the database (flag parsing, an unreachable Redis).
+class E2ERunSQLite : public run_world {
+protected:
+  E2ERunSQLite() : run_world(backend::sqlite) {}
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, E2ERun,
+                         ::testing::Values(backend::sqlite, backend::postgres),
+                         backend_name);
+
+TEST_P(E2ERun, CrashesEverywhereLoseNothing) {
   auto r = run_outbox(
       run_args({"--relays", "3", "--consumers", "2", "--orders", "3000",
                 "--seed", "7", "--crash-relay-after-claim", "0.03",
@@ -81,7 +109,7 @@ TEST_F(E2ERun, CrashesEverywhereLoseNothing) {
   expect_verify_passes();
 }
 
-TEST_F(E2ERun, ProcessesShareOneDatabase) {
+TEST_P(E2ERun, ProcessesShareOneDatabase) {
   // Orders first, from a writer-only process.
   auto load = run_outbox(
       run_args({"--relays", "0", "--consumers", "0", "--orders", "1500"}),
@@ -106,7 +134,7 @@ TEST_F(E2ERun, ProcessesShareOneDatabase) {
   expect_verify_passes();
 }
 
-TEST_F(E2ERun, SigtermStopsGracefullyAndReleasesLeases) {
+TEST_P(E2ERun, SigtermStopsGracefullyAndReleasesLeases) {
   auto load = run_outbox(
       run_args({"--relays", "0", "--consumers", "0", "--orders", "200"}),
       dir_.path().string(), 60'000);
@@ -141,7 +169,7 @@ TEST_F(E2ERun, SigtermStopsGracefullyAndReleasesLeases) {
   EXPECT_EQ(sending(), 0);
 }
 
-TEST_F(E2ERun, BadRunFlagsExit2) {
+TEST_F(E2ERunSQLite, BadRunFlagsExit2) {
   for (auto flags :
        std::vector<std::vector<std::string>>{{"--relays", "-1"},
                                              {"--crash-relay-pause", "1.5"},
@@ -153,7 +181,7 @@ TEST_F(E2ERun, BadRunFlagsExit2) {
   }
 }
 
-TEST_F(E2ERun, UnreachableRedisExits1) {
+TEST_F(E2ERunSQLite, UnreachableRedisExits1) {
   auto port = redis_.endpoint().port;
   redis_.stop();
   auto r = run_outbox(run_args({"--relays", "1", "--orders", "10"}),
@@ -162,7 +190,7 @@ TEST_F(E2ERun, UnreachableRedisExits1) {
   EXPECT_NE(r.err.find(std::to_string(port)), std::string::npos) << r.err;
 }
 
-TEST_F(E2ERun, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
+TEST_P(E2ERun, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
   auto run = run_outbox(run_args({"--relays", "1", "--consumers", "1",
                                   "--orders", "300", "--followup-share", "1"}),
                         dir_.path().string());
@@ -180,7 +208,7 @@ TEST_F(E2ERun, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {
   expect_verify_passes();
 }
 
-TEST_F(E2ERun, AWorkerThatCannotSetItselfUpStopsTheRun) {
+TEST_F(E2ERunSQLite, AWorkerThatCannotSetItselfUpStopsTheRun) {
   // Few open files: the first relays get their database connections, a
   // later one finds no descriptor left and cannot start. Restarting it
   // would fail alike: the run stops, promptly, with exit 1.

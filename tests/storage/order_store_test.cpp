@@ -1,5 +1,7 @@
-#include "storage/sqlite/order_store.hpp"
+#include "storage/order_store.hpp"
 
+#include "contract_fixture.hpp"
+#include "storage/sqlite/order_store.hpp"
 #include "storage/store_error.hpp"
 #include "storage_fixture.hpp"
 
@@ -30,7 +32,7 @@ bool is_uuid_v4(const std::string& text) {
 /// that it propagates unchanged.
 struct injected_crash {};
 
-class StorageOrderStore : public outbox::test::storage_fixture {
+class StorageOrderStore : public outbox::test::contract_fixture {
 protected:
   std::int64_t orders() { return scalar("SELECT COUNT(*) FROM orders"); }
   std::int64_t outbox_rows() { return scalar("SELECT COUNT(*) FROM outbox"); }
@@ -50,39 +52,44 @@ protected:
     return {};
   }
 
-  sqlite::order_store store_{*db_};
+  std::unique_ptr<order_store> orders_ = db_->orders();
+  order_store& store_ = *orders_;
 };
+
+OUTBOX_ON_BOTH_BACKENDS(StorageOrderStore);
+
+/// SQLite's file lock: SQLite only.
+using StorageOrderStoreOnSQLite = outbox::test::storage_fixture;
 
 } // namespace
 
-TEST_F(StorageOrderStore, PlaceOrderWritesOrderAndOutboxRowTogether) {
+TEST_P(StorageOrderStore, PlaceOrderWritesOrderAndOutboxRowTogether) {
   auto placed = store_.place_order({std::nullopt, "SKU-1", 3}, 1234);
   EXPECT_EQ(placed_order::outcome::placed, placed.result);
   EXPECT_EQ(1, placed.order_id);
   EXPECT_EQ("order-1", placed.aggregate_id);
   EXPECT_TRUE(is_uuid_v4(placed.event_id)) << placed.event_id;
-  EXPECT_EQ("SKU-1|3|1234",
-            text("SELECT sku || '|' || qty || '|' || created_at FROM orders"));
-  SQLite::Statement row{*db_, "SELECT event_id, aggregate_id, seq, event_type,"
-                              " payload, status, created_at, available_at,"
-                              " attempts FROM outbox"};
-  ASSERT_TRUE(row.executeStep());
-  EXPECT_EQ(placed.event_id, row.getColumn(0).getString());
-  EXPECT_EQ("order-1", row.getColumn(1).getString());
-  EXPECT_EQ(1, row.getColumn(2).getInt());
-  EXPECT_EQ("OrderPlaced", row.getColumn(3).getString());
-  auto payload = nlohmann::json::parse(row.getColumn(4).getString());
+  EXPECT_EQ("SKU-1|3|1234", text("SELECT sku || '|' || qty || '|' || " +
+                                 sql_->ms("created_at") + " FROM orders"));
+  ASSERT_EQ(1, outbox_rows());
+  auto field = [this](const std::string& column) {
+    return text("SELECT " + sql_->as_text(column) + " FROM outbox");
+  };
+  EXPECT_EQ(placed.event_id, field("event_id"));
+  EXPECT_EQ("order-1", field("aggregate_id"));
+  EXPECT_EQ("1", field("seq"));
+  EXPECT_EQ("OrderPlaced", field("event_type"));
+  auto payload = nlohmann::json::parse(field("payload"));
   EXPECT_EQ((nlohmann::json{{"order_id", 1}, {"sku", "SKU-1"}, {"qty", 3}}),
             payload);
-  EXPECT_EQ("PENDING", row.getColumn(5).getString());
-  EXPECT_EQ(1234, row.getColumn(6).getInt64());
-  EXPECT_EQ(1234, row.getColumn(7).getInt64());
-  EXPECT_EQ(0, row.getColumn(8).getInt());
-  EXPECT_FALSE(row.executeStep());
+  EXPECT_EQ("PENDING", field("status"));
+  EXPECT_EQ("1234", field("created_at"));
+  EXPECT_EQ("1234", field("available_at"));
+  EXPECT_EQ("0", field("attempts"));
   EXPECT_EQ(0, request_keys()); // no request_id, no key
 }
 
-TEST_F(StorageOrderStore, ExceptionBeforeCommitLeavesNothing) {
+TEST_P(StorageOrderStore, ExceptionBeforeCommitLeavesNothing) {
   store_.set_before_commit([] { throw injected_crash{}; });
   EXPECT_THROW(store_.place_order({"req-1", "SKU-1", 1}, 1), injected_crash);
   EXPECT_THROW(store_.place_orders(
@@ -102,7 +109,7 @@ TEST_F(StorageOrderStore, ExceptionBeforeCommitLeavesNothing) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(StorageOrderStore, SameKeySameParamsIsReplayed) {
+TEST_P(StorageOrderStore, SameKeySameParamsIsReplayed) {
   auto first = store_.place_order({"req-1", "SKU-1", 2}, 1);
   auto again = store_.place_order({"req-1", "SKU-1", 2}, 2);
   EXPECT_EQ(placed_order::outcome::placed, first.result);
@@ -115,7 +122,7 @@ TEST_F(StorageOrderStore, SameKeySameParamsIsReplayed) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(StorageOrderStore, SameKeyOtherParamsIsAConflict) {
+TEST_P(StorageOrderStore, SameKeyOtherParamsIsAConflict) {
   auto first = store_.place_order({"req-1", "SKU-1", 2}, 1);
   for (auto other : {order_request{"req-1", "SKU-1", 3},
                      order_request{"req-1", "SKU-2", 2}}) {
@@ -130,7 +137,7 @@ TEST_F(StorageOrderStore, SameKeyOtherParamsIsAConflict) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(StorageOrderStore, RetryAfterALostResponseIsReplayed) {
+TEST_P(StorageOrderStore, RetryAfterALostResponseIsReplayed) {
   // The client never sees this result (response lost), so it retries.
   (void)store_.place_order({"req-lost", "SKU-1", 5}, 1);
   auto event_id = text("SELECT event_id FROM outbox");
@@ -141,7 +148,7 @@ TEST_F(StorageOrderStore, RetryAfterALostResponseIsReplayed) {
   EXPECT_EQ(1, outbox_rows());
 }
 
-TEST_F(StorageOrderStore, DuplicateKeysInOneBatchActAsRetries) {
+TEST_P(StorageOrderStore, DuplicateKeysInOneBatchActAsRetries) {
   auto results = store_.place_orders({{"k", "SKU-1", 1},
                                       {"k", "SKU-1", 1},
                                       {"k", "SKU-1", 2},
@@ -163,7 +170,7 @@ TEST_F(StorageOrderStore, DuplicateKeysInOneBatchActAsRetries) {
   EXPECT_EQ(1, request_keys());
 }
 
-TEST_F(StorageOrderStore, InvalidRequestInABatchWritesNothing) {
+TEST_P(StorageOrderStore, InvalidRequestInABatchWritesNothing) {
   try {
     store_.place_orders({{std::nullopt, "SKU-1", 1}, {std::nullopt, "SKU", 0}},
                         1);
@@ -178,7 +185,7 @@ TEST_F(StorageOrderStore, InvalidRequestInABatchWritesNothing) {
   EXPECT_EQ(0, outbox_rows());
 }
 
-TEST_F(StorageOrderStore, ValidationMessagesNameTheField) {
+TEST_P(StorageOrderStore, ValidationMessagesNameTheField) {
   EXPECT_EQ("qty must be a positive integer no larger than 1000000 (got 0)",
             rejection({std::nullopt, "SKU-1", 0}));
   EXPECT_EQ("qty must be a positive integer no larger than 1000000 "
@@ -207,7 +214,7 @@ TEST_F(StorageOrderStore, ValidationMessagesNameTheField) {
   EXPECT_FALSE(validate({"clé-ünïcode", "A-1", max_qty}));
 }
 
-TEST_F(StorageOrderStore, AppendEventAllocatesConsecutiveSeqs) {
+TEST_P(StorageOrderStore, AppendEventAllocatesConsecutiveSeqs) {
   auto placed = store_.place_order({std::nullopt, "SKU-1", 1}, 1);
   auto paid = store_.append_event(
       {placed.aggregate_id, "OrderPaid", R"({"amount":10})"}, 2);
@@ -230,7 +237,7 @@ TEST_F(StorageOrderStore, AppendEventAllocatesConsecutiveSeqs) {
             text("SELECT payload FROM outbox WHERE event_type = 'OrderPaid'"));
 }
 
-TEST_F(StorageOrderStore, AppendEventRejectsBadEvents) {
+TEST_P(StorageOrderStore, AppendEventRejectsBadEvents) {
   auto reject = [this](event_request request, const std::string& message) {
     try {
       store_.append_event(request, 1);
@@ -251,7 +258,33 @@ TEST_F(StorageOrderStore, AppendEventRejectsBadEvents) {
   EXPECT_EQ(0, outbox_rows());
 }
 
-TEST_F(StorageOrderStore, LockedDatabaseIsABusyErrorNamingIt) {
+TEST_P(StorageOrderStore, AnAggregateLockedElsewhereIsABusyErrorNamingIt) {
+  auto placed = store_.place_order({std::nullopt, "SKU-1", 1}, 1);
+  auto options = this->options(50);
+  auto db = outbox::storage::connect(options, open_mode::existing);
+  auto store = db->orders();
+  // Another transaction holds what orders the aggregate's appends: SQLite's
+  // write lock, PostgreSQL's head row of the aggregate.
+  exec(postgres() ? "BEGIN; SELECT last_seq FROM aggregate_heads"
+                    " WHERE aggregate_id = 'order-1' FOR UPDATE"
+                  : "BEGIN IMMEDIATE");
+  try {
+    store->append_event({placed.aggregate_id, "OrderPaid", "{}"}, 2);
+    ADD_FAILURE() << "appended while another transaction held the lock";
+  } catch (const store_error& e) {
+    EXPECT_EQ(store_errc::busy, e.code()) << e.what();
+    auto name = postgres()
+                    ? "127.0.0.1:" + std::to_string(backend_.server().port()) +
+                          "/outbox"
+                    : options.path;
+    EXPECT_NE(std::string::npos, std::string{e.what()}.find(name)) << e.what();
+  }
+  exec("ROLLBACK");
+  EXPECT_EQ(
+      2, store->append_event({placed.aggregate_id, "OrderPaid", "{}"}, 3).seq);
+}
+
+TEST_F(StorageOrderStoreOnSQLite, LockedDatabaseIsABusyErrorNamingIt) {
   auto db = outbox::storage::sqlite::open_database(options(50));
   sqlite::order_store store{*db};
   SQLite::Database other{path_, SQLite::OPEN_READWRITE};

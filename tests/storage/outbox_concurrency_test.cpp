@@ -1,15 +1,14 @@
-#include "support/outbox_tables.hpp"
+#include "contract_fixture.hpp"
+#include "storage/order_store.hpp"
+#include "support/outbox_stores.hpp"
 
-#include "storage/sqlite/order_store.hpp"
-#include "storage_fixture.hpp"
-
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 
 using namespace outbox::storage;
-using namespace outbox::storage::sqlite;
 
 namespace {
 
@@ -44,30 +43,31 @@ struct lease_tracker {
   }
 };
 
-class StorageOutboxStoreConcurrency : public outbox::test::storage_fixture {};
+class StorageOutboxStoreConcurrency : public outbox::test::contract_fixture {};
+OUTBOX_ON_BOTH_BACKENDS(StorageOutboxStoreConcurrency);
 
 } // namespace
 
-TEST_F(StorageOutboxStoreConcurrency, TwoConnectionsNeverShareAnAggregate) {
+TEST_P(StorageOutboxStoreConcurrency, TwoConnectionsNeverShareAnAggregate) {
   constexpr int aggregates = 40;
   constexpr int events_per_aggregate = 4;
   constexpr int total = aggregates * events_per_aggregate;
   {
-    sqlite::order_store writer{*db_};
+    auto writer = db_->orders();
     std::vector<event_request> batch;
     // Round-robin, so every claim sees rows of many aggregates interleaved.
     for (int seq = 1; seq <= events_per_aggregate; ++seq)
       for (int a = 0; a < aggregates; ++a)
         batch.push_back({"agg-" + std::to_string(a), "T", "{}"});
-    writer.append_events(batch, 0);
+    writer->append_events(batch, 0);
   }
   lease_tracker tracker;
   std::mutex errors_mutex;
   std::vector<std::string> errors;
   auto relay = [&](std::string owner) {
     try {
-      auto db = open_database(options());
-      outbox::test::outbox_tables store{*db};
+      auto db = connect();
+      outbox::test::outbox_stores store{*db};
       lease_policy policy;
       policy.ttl = 1'000'000'000; // never expires during the test
       policy.batch = 7;
@@ -105,4 +105,88 @@ TEST_F(StorageOutboxStoreConcurrency, TwoConnectionsNeverShareAnAggregate) {
   }
   EXPECT_EQ(total,
             scalar("SELECT COUNT(*) FROM outbox WHERE status = 'PUBLISHED'"));
+}
+
+TEST_P(StorageOutboxStoreConcurrency, AHeadLeasedOnOneConnectionBlocksAnother) {
+  db_->orders()->append_events(
+      {{"a", "T", "{}"}, {"a", "T", "{}"}, {"b", "T", "{}"}, {"b", "T", "{}"}},
+      0);
+  auto relay_a = connect(open_mode::existing);
+  auto relay_b = connect(open_mode::existing);
+  outbox::test::outbox_stores store_a{*relay_a};
+  outbox::test::outbox_stores store_b{*relay_b};
+  lease_policy policy;
+  policy.ttl = 100;
+  policy.batch = 1;
+  auto held = store_a.claim_batch("relay-a", 0, policy);
+  ASSERT_EQ(held.events.size(), 1u);
+  auto held_aggregate = held.events[0].aggregate_id;
+  EXPECT_EQ(held.events[0].seq, 1);
+  // relay-b gets the other aggregate's whole run, never a row behind the
+  // head relay-a holds, however often it asks while the lease lives.
+  policy.batch = 100;
+  auto other = store_b.claim_batch("relay-b", 1, policy);
+  ASSERT_EQ(other.events.size(), 2u);
+  for (const auto& event : other.events)
+    EXPECT_NE(event.aggregate_id, held_aggregate);
+  for (millis now = 2; now < 100; now += 20)
+    EXPECT_TRUE(store_b.claim_batch("relay-b", now, policy).events.empty());
+  // Acknowledged there, the head frees its aggregate here at once.
+  EXPECT_EQ(store_a.ack("relay-a", held.leases(), 50).acked, 1);
+  auto rest = store_b.claim_batch("relay-b", 51, policy);
+  ASSERT_EQ(rest.events.size(), 1u);
+  EXPECT_EQ(rest.events[0].aggregate_id, held_aggregate);
+  EXPECT_EQ(rest.events[0].seq, 2);
+}
+
+TEST_P(StorageOutboxStoreConcurrency,
+       RacingClaimsTakeDisjointRunsFromTheHeads) {
+  constexpr int relays = 4;
+  constexpr int aggregates = 12;
+  constexpr int events_per_aggregate = 5;
+  std::vector<event_request> batch;
+  for (int seq = 1; seq <= events_per_aggregate; ++seq)
+    for (int a = 0; a < aggregates; ++a)
+      batch.push_back({"agg-" + std::to_string(a), "T", "{}"});
+  db_->orders()->append_events(batch, 0);
+  // Every relay claims at once, several times, and never acks: only runs
+  // from each aggregate's head may be taken, each by one relay.
+  std::promise<void> go;
+  auto gate = go.get_future().share();
+  std::vector<std::future<std::vector<claim>>> running;
+  for (int r = 0; r < relays; ++r)
+    running.push_back(std::async(std::launch::async, [this, r, gate] {
+      auto db = connect(open_mode::existing);
+      outbox::test::outbox_stores store{*db};
+      lease_policy policy;
+      policy.ttl = 1'000'000;
+      policy.batch = 7;
+      std::vector<claim> claims;
+      gate.wait();
+      for (int round = 0; round < 5; ++round)
+        claims.push_back(
+            store.claim_batch("relay-" + std::to_string(r), round, policy));
+      return claims;
+    }));
+  go.set_value();
+  std::map<std::string, std::string> holder;             // aggregate -> owner
+  std::map<std::string, std::vector<std::int64_t>> seqs; // in claim order
+  std::set<std::string> claimed;
+  for (auto& relay : running)
+    for (const auto& c : relay.get())
+      for (const auto& event : c.events) {
+        EXPECT_TRUE(claimed.insert(event.event_id).second)
+            << event.event_id << " claimed twice";
+        auto [it, fresh] = holder.emplace(event.aggregate_id, c.owner);
+        EXPECT_EQ(it->second, c.owner) << c.owner << " and " << it->second
+                                       << " both hold " << event.aggregate_id;
+        seqs[event.aggregate_id].push_back(event.seq);
+      }
+  EXPECT_FALSE(claimed.empty());
+  for (const auto& [aggregate, taken] : seqs)
+    for (std::size_t i = 0; i < taken.size(); ++i)
+      EXPECT_EQ(taken[i], static_cast<std::int64_t>(i + 1))
+          << aggregate << ": a run from the head, in seq order";
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM outbox WHERE status = 'SENDING'"),
+            static_cast<std::int64_t>(claimed.size()));
 }

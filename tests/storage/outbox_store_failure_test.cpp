@@ -1,5 +1,3 @@
-#include "support/outbox_tables.hpp"
-
 #include "outbox_store_fixture.hpp"
 
 #include <limits>
@@ -12,7 +10,7 @@
 using namespace outbox::storage;
 using StorageOutboxStore = outbox::test::outbox_store_fixture;
 
-TEST_F(StorageOutboxStore, FailBacksOffThenFailsAndBlocksItsAggregate) {
+TEST_P(StorageOutboxStore, FailBacksOffThenFailsAndBlocksItsAggregate) {
   auto event_id = append("a");
   append("a");
   // Each round: a:1 fails to publish, a:2 (claimed with it) is handed back.
@@ -48,7 +46,7 @@ TEST_F(StorageOutboxStore, FailBacksOffThenFailsAndBlocksItsAggregate) {
       << "a FAILED row is nobody's lease";
 }
 
-TEST_F(StorageOutboxStore, FailIgnoresRowsNoLongerHeld) {
+TEST_P(StorageOutboxStore, FailIgnoresRowsNoLongerHeld) {
   append("a");
   auto first = outbox_.claim_batch("relay-1", 0, policy_);
   outbox_.claim_batch("relay-2", 10, policy_); // takes it over
@@ -58,7 +56,7 @@ TEST_F(StorageOutboxStore, FailIgnoresRowsNoLongerHeld) {
   EXPECT_EQ("SENDING", column(first.events[0].event_id, "status"));
 }
 
-TEST_F(StorageOutboxStore, RowWhoseLeaseKeepsExpiringEndsFailed) {
+TEST_P(StorageOutboxStore, RowWhoseLeaseKeepsExpiringEndsFailed) {
   auto event_id = append("a");
   append("a");
   append("b");
@@ -86,7 +84,7 @@ TEST_F(StorageOutboxStore, RowWhoseLeaseKeepsExpiringEndsFailed) {
   EXPECT_EQ(1, after.failed);
 }
 
-TEST_F(StorageOutboxStore, FailedRowBlocksLaterRowsClaimedWithIt) {
+TEST_P(StorageOutboxStore, FailedRowBlocksLaterRowsClaimedWithIt) {
   append_all({"a", "a"});
   policy_.max_attempts = 1;
   outbox_.claim_batch("relay-1", 0, policy_);
@@ -99,7 +97,7 @@ TEST_F(StorageOutboxStore, FailedRowBlocksLaterRowsClaimedWithIt) {
   EXPECT_EQ(1, outbox_.stats(10).expired_leases);
 }
 
-TEST_F(StorageOutboxStore, RetryPutsFailedRowsBack) {
+TEST_P(StorageOutboxStore, RetryPutsFailedRowsBack) {
   auto failed_id = append("a");
   append("a");
   auto pending_id = append("b");
@@ -119,7 +117,7 @@ TEST_F(StorageOutboxStore, RetryPutsFailedRowsBack) {
             keys(outbox_.claim_batch("relay-1", 500, policy_)));
 }
 
-TEST_F(StorageOutboxStore, RetryAllFailedRetriesEveryFailedRow) {
+TEST_P(StorageOutboxStore, RetryAllFailedRetriesEveryFailedRow) {
   append_all({"a", "b", "c"});
   policy_.max_attempts = 1;
   auto c = outbox_.claim_batch("relay-1", 0, policy_);
@@ -131,7 +129,7 @@ TEST_F(StorageOutboxStore, RetryAllFailedRetriesEveryFailedRow) {
             keys(outbox_.claim_batch("relay-2", 7, policy_)));
 }
 
-TEST_F(StorageOutboxStore, StatsCountsEveryStatusAndLease) {
+TEST_P(StorageOutboxStore, StatsCountsEveryStatusAndLease) {
   auto empty = outbox_.stats(0);
   EXPECT_EQ(
       (std::map<std::string, std::int64_t>{
@@ -139,25 +137,29 @@ TEST_F(StorageOutboxStore, StatsCountsEveryStatusAndLease) {
       empty.by_status);
   EXPECT_EQ(0, empty.orders);
   EXPECT_EQ(0, empty.oldest_unpublished_age);
-  orders_.place_order({std::nullopt, "SKU-1", 1}, 100); // order-1:1
-  orders_.place_order({std::nullopt, "SKU-2", 1}, 200); // order-2:1
-  append_all({"a", "b", "c"});                          // created_at 0
-  orders_.append_event({"d", "T", "{}"}, 300);
+  orders_->place_order({std::nullopt, "SKU-1", 1}, 100); // order-1:1
+  orders_->place_order({std::nullopt, "SKU-2", 1}, 200); // order-2:1
+  // Named after the orders' aggregates so that their key order is their
+  // age order: the claims below then take the same rows whether they go
+  // oldest first (SQLite) or round the aggregates in key order
+  // (PostgreSQL, docs/postgres-protocol.md, "Claim").
+  append_all({"p-a", "p-b", "p-c"}); // created_at 0
+  orders_->append_event({"p-d", "T", "{}"}, 300);
   policy_.max_attempts = 1;
   policy_.batch = 1;
   auto r1 = outbox_.claim_batch("relay-1", 1000, policy_); // order-1
   auto r2 = outbox_.claim_batch("relay-2", 1000, policy_); // order-2
   outbox_.ack("relay-2", r2.leases(), 1001);
-  auto r3 = outbox_.claim_batch("relay-2", 1005, policy_); // a
-  auto f = outbox_.claim_batch("relay-3", 1000, policy_);  // b
+  auto r3 = outbox_.claim_batch("relay-2", 1005, policy_); // p-a
+  auto f = outbox_.claim_batch("relay-3", 1000, policy_);  // p-b
   outbox_.fail("relay-3", f.leases(), "boom", 1000, policy_);
   auto stats = outbox_.stats(1012);
-  EXPECT_EQ(2, stats.by_status["PENDING"]); // c, d
-  EXPECT_EQ(2, stats.by_status["SENDING"]); // order-1, a
+  EXPECT_EQ(2, stats.by_status["PENDING"]); // p-c, p-d
+  EXPECT_EQ(2, stats.by_status["SENDING"]); // order-1, p-a
   EXPECT_EQ(1, stats.by_status["PUBLISHED"]);
   EXPECT_EQ(1, stats.by_status["FAILED"]);
   EXPECT_EQ(2, stats.orders);
-  EXPECT_EQ(1012, stats.oldest_unpublished_age) << "a and c: created at 0";
+  EXPECT_EQ(1012, stats.oldest_unpublished_age) << "p-a and p-c: created at 0";
   EXPECT_EQ(1, stats.expired_leases) << "relay-1's lease ended at 1010";
   ASSERT_EQ(2u, stats.leases.size());
   EXPECT_EQ("relay-1", stats.leases[0].owner);
@@ -167,7 +169,7 @@ TEST_F(StorageOutboxStore, StatsCountsEveryStatusAndLease) {
   EXPECT_EQ(1015, stats.leases[1].earliest_expiry);
   ASSERT_EQ(1u, stats.failed.size());
   EXPECT_EQ(f.events.at(0).event_id, stats.failed[0].event_id);
-  EXPECT_EQ("b", stats.failed[0].aggregate_id);
+  EXPECT_EQ("p-b", stats.failed[0].aggregate_id);
   EXPECT_EQ(1, stats.failed[0].seq);
   EXPECT_EQ(1, stats.failed[0].attempts);
   EXPECT_EQ("boom", stats.failed[0].last_error);

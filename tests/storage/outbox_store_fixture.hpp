@@ -1,12 +1,12 @@
 #pragma once
 
-// The outbox store on a migrated database with a small lease policy (short
-// ttl, few attempts, quick backoff) so that leases expire and rows fail
-// within a few steps of the manual clock.
+// The outbox stores on a migrated database of either backend, with a small
+// lease policy (short ttl, few attempts, quick backoff) so that leases
+// expire and rows fail within a few steps of the manual clock.
 
-#include "storage/sqlite/order_store.hpp"
-#include "storage_fixture.hpp"
-#include "support/outbox_tables.hpp"
+#include "contract_fixture.hpp"
+#include "storage/order_store.hpp"
+#include "support/outbox_stores.hpp"
 
 #include <initializer_list>
 #include <string>
@@ -14,7 +14,7 @@
 
 namespace outbox::test {
 
-class outbox_store_fixture : public storage_fixture {
+class outbox_store_fixture : public contract_fixture {
 protected:
   outbox_store_fixture() {
     policy_.ttl = 10;
@@ -28,7 +28,7 @@ protected:
 
   /// Appends one event to `aggregate_id` (at time 0); returns its event_id.
   std::string append(const std::string& aggregate_id) {
-    return orders_.append_event({aggregate_id, "Happened", "{}"}, 0).event_id;
+    return orders_->append_event({aggregate_id, "Happened", "{}"}, 0).event_id;
   }
 
   /// Appends one event to each of `aggregate_ids`, in turn.
@@ -45,16 +45,16 @@ protected:
     return result;
   }
 
+  /// `name` of the event's outbox row as text ("NULL" for NULL; times in
+  /// ms).
   std::string column(const std::string& event_id, const std::string& name) {
-    return text("SELECT COALESCE(" + name +
-                ", 'NULL') FROM outbox"
-                " WHERE event_id = '" +
-                event_id + "'");
+    return text("SELECT " + sql_->as_text(name) +
+                " FROM outbox WHERE event_id = '" + event_id + "'");
   }
 
   storage::lease_policy policy_;
-  storage::sqlite::order_store orders_{*db_};
-  test::outbox_tables outbox_{*db_};
+  std::unique_ptr<storage::order_store> orders_ = db_->orders();
+  outbox_stores outbox_{*db_};
 };
 
 } // namespace outbox::test

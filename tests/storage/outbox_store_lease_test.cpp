@@ -1,5 +1,3 @@
-#include "support/outbox_tables.hpp"
-
 #include "outbox_store_fixture.hpp"
 #include "storage/store_error.hpp"
 
@@ -9,7 +7,7 @@
 using namespace outbox::storage;
 using StorageOutboxStore = outbox::test::outbox_store_fixture;
 
-TEST_F(StorageOutboxStore, ExpiredLeaseIsTakenOverAndTheOldAckFenced) {
+TEST_P(StorageOutboxStore, ExpiredLeaseIsTakenOverAndTheOldAckFenced) {
   auto event_id = append("a");
   auto first = outbox_.claim_batch("relay-1", 0, policy_);
   ASSERT_EQ(1u, first.events.size());
@@ -38,7 +36,7 @@ TEST_F(StorageOutboxStore, ExpiredLeaseIsTakenOverAndTheOldAckFenced) {
   EXPECT_TRUE(outbox_.claim_batch("relay-3", 100, policy_).events.empty());
 }
 
-TEST_F(StorageOutboxStore, RenewExtendsHeldLeasesOnly) {
+TEST_P(StorageOutboxStore, RenewExtendsHeldLeasesOnly) {
   append("a");
   auto held = outbox_.claim_batch("relay-1", 0, policy_);
   EXPECT_EQ(1, outbox_.renew("relay-1", held.leases(), 100));
@@ -50,7 +48,7 @@ TEST_F(StorageOutboxStore, RenewExtendsHeldLeasesOnly) {
       << "a lease taken over cannot be renewed";
 }
 
-TEST_F(StorageOutboxStore, ReleaseMakesRowsClaimableAtOnce) {
+TEST_P(StorageOutboxStore, ReleaseMakesRowsClaimableAtOnce) {
   auto event_id = append("a");
   append("a");
   auto held = outbox_.claim_batch("relay-1", 0, policy_);
@@ -67,15 +65,15 @@ TEST_F(StorageOutboxStore, ReleaseMakesRowsClaimableAtOnce) {
       << "rows no longer held are not touched";
 }
 
-TEST_F(StorageOutboxStore, LeasesCarryTheRowidAndAckByItKeepsTheFence) {
+TEST_P(StorageOutboxStore, LeasesCarryTheRowidAndAckByItKeepsTheFence) {
   auto first_id = append("a");
   auto second_id = append("b");
   auto c = outbox_.claim_batch("relay-1", 0, policy_);
   auto leases = c.leases();
   ASSERT_EQ(2u, leases.size());
-  EXPECT_EQ(
-      scalar("SELECT rowid FROM outbox WHERE event_id = '" + first_id + "'"),
-      leases[0].rowid);
+  EXPECT_EQ(scalar("SELECT " + sql_->rowid() +
+                   " FROM outbox WHERE event_id = '" + first_id + "'"),
+            leases[0].rowid);
   EXPECT_EQ(c.events[1].rowid, leases[1].rowid);
   // Another owner, or a stale or future epoch: rejected though the rowid
   // points at the row.
@@ -104,7 +102,7 @@ TEST_F(StorageOutboxStore, LeasesCarryTheRowidAndAckByItKeepsTheFence) {
   EXPECT_EQ(0, outbox_.ack("relay-1", {{"no-such-event", 1, 12345}}, 4).acked);
 }
 
-TEST_F(StorageOutboxStore, RejectsABadOwnerOrPolicy) {
+TEST_P(StorageOutboxStore, RejectsABadOwnerOrPolicy) {
   EXPECT_THROW(outbox_.claim_batch("", 0, policy_), store_error);
   for (auto broken : {&lease_policy::ttl, &lease_policy::backoff_base}) {
     auto policy = policy_;

@@ -1,46 +1,60 @@
 #include "storage/purge_run.hpp"
 
+#include "contract_fixture.hpp"
 #include "storage/database.hpp"
 #include "storage/retention_store.hpp"
-#include "storage_fixture.hpp"
+#include "storage/store_error.hpp"
 
 #include <string>
 
-// A whole purge over a real SQLite file: the sums of its batches, and a
-// failing batch before or after a commit. The failure is a real SQLite one:
-// a trigger refuses to delete one row.
+// A whole purge over a real database: the sums of its batches, and a
+// failing batch before or after a commit. The failure is a real one of the
+// database: a trigger refuses to delete one row.
 
 namespace outbox::test {
 namespace {
 
-class StoragePurgeRun : public storage_fixture {
+class StoragePurgeRun : public contract_fixture {
 protected:
   /// Seven PUBLISHED rows published at 10, each the only row of its
   /// aggregate, then one published at 500 (after the cutoff of 100).
   void SetUp() override {
-    db_->exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
-              " WHERE i < 8) INSERT INTO outbox (event_id, aggregate_id, seq,"
-              " event_type, payload, status, created_at, published_at)"
-              " SELECT 'e' || i, 'a' || i, 1, 'OrderPlaced', '{}', 'PUBLISHED',"
-              " i * 10, CASE WHEN i < 8 THEN 10 ELSE 500 END FROM n");
+    exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+         " WHERE i < 8) INSERT INTO outbox (event_id, aggregate_id, seq,"
+         " event_type, payload, status, created_at, published_at)"
+         " SELECT " +
+         sql_->event_id("'e' || i") +
+         ", 'a' || i, 1, 'OrderPlaced', '{}', 'PUBLISHED', " +
+         sql_->time_of("i * 10") + ", " +
+         sql_->time_of("CASE WHEN i < 8 THEN 10 ELSE 500 END") + " FROM n");
+    sql_->keep_heads();
   }
 
   storage::purge_totals purge(int batch_limit) {
-    auto db = storage::connect(options(), storage::open_mode::existing);
+    auto db = connect(storage::open_mode::existing);
     return storage::purge_published_before(*db->retention(), 100, batch_limit);
   }
 
-  void refuse_to_delete(const std::string& event_id) {
-    db_->exec("CREATE TRIGGER test_refuses BEFORE DELETE ON outbox WHEN "
-              "OLD.event_id = '" +
-              event_id +
-              "' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+  void refuse_to_delete(const std::string& name) {
+    auto refused = "'" + event_id(name) + "'";
+    if (postgres())
+      exec("CREATE FUNCTION test_refuses() RETURNS trigger LANGUAGE plpgsql"
+           " AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;"
+           " CREATE TRIGGER test_refuses BEFORE DELETE ON outbox FOR EACH ROW"
+           " WHEN (OLD.event_id = " +
+           refused + ") EXECUTE FUNCTION test_refuses()");
+    else
+      exec("CREATE TRIGGER test_refuses BEFORE DELETE ON outbox WHEN "
+           "OLD.event_id = " +
+           refused + " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
   }
 
   std::int64_t rows_left() { return scalar("SELECT COUNT(*) FROM outbox"); }
 };
 
-TEST_F(StoragePurgeRun, SumsEveryBatchUntilTheWalkIsDone) {
+OUTBOX_ON_BOTH_BACKENDS(StoragePurgeRun);
+
+TEST_P(StoragePurgeRun, SumsEveryBatchUntilTheWalkIsDone) {
   auto totals = purge(3);
   EXPECT_EQ(totals.deleted, 7);
   EXPECT_EQ(totals.batches, 3);
@@ -50,7 +64,7 @@ TEST_F(StoragePurgeRun, SumsEveryBatchUntilTheWalkIsDone) {
   EXPECT_EQ(rows_left(), 1) << "the row published after the cutoff stays";
 }
 
-TEST_F(StoragePurgeRun, AFirstBatchThatFailsThrowsWithNothingCommitted) {
+TEST_P(StoragePurgeRun, AFirstBatchThatFailsThrowsWithNothingCommitted) {
   refuse_to_delete("e1");
   try {
     purge(3);
@@ -63,7 +77,7 @@ TEST_F(StoragePurgeRun, AFirstBatchThatFailsThrowsWithNothingCommitted) {
   EXPECT_EQ(rows_left(), 8);
 }
 
-TEST_F(StoragePurgeRun, ALaterBatchThatFailsStopsPartWayKeepingTheCommitted) {
+TEST_P(StoragePurgeRun, ALaterBatchThatFailsStopsPartWayKeepingTheCommitted) {
   refuse_to_delete("e4");
   auto totals = purge(3);
   EXPECT_EQ(totals.batches, 1);

@@ -131,6 +131,14 @@ process_result child_process::wait(int timeout_ms) {
   return result_;
 }
 
+pid_t gone_pid() {
+  pid_t child = ::fork();
+  if (child == 0)
+    ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
 process_result run_process(const std::vector<std::string>& argv,
                            const std::string& cwd, int timeout_ms) {
   child_process child{argv, cwd};
@@ -146,6 +154,49 @@ std::vector<std::string> outbox_argv(const std::vector<std::string>& args) {
 process_result run_outbox(const std::vector<std::string>& args,
                           const std::string& cwd, int timeout_ms) {
   return run_process(outbox_argv(args), cwd, timeout_ms);
+}
+
+std::vector<char*> exec_argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (auto& arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+bool wait_for_server(pid_t& pid, int timeout_ms,
+                     const std::function<bool()>& ready) {
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, nullptr, WNOHANG) == pid) {
+      pid = -1;
+      return false;
+    }
+    if (ready())
+      return true;
+    // Polling for an event with a deadline, not a sleep to synchronize.
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+std::string log_tail(const std::string& path) {
+  auto all = slurp(path);
+  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
+}
+
+void signal_and_reap(pid_t pid, int signal, int wait_ms) {
+  ::kill(pid, signal);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, nullptr, WNOHANG) == pid)
+      return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
 }
 
 } // namespace outbox::test

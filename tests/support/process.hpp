@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,10 +58,32 @@ private:
   process_result result_;
 };
 
+/// The pid of a child that has exited and been reaped: no process has it
+/// (until the system reuses it, far beyond a test).
+pid_t gone_pid();
+
 /// Runs `argv` to completion with its output captured, in `cwd` when given.
 process_result run_process(const std::vector<std::string>& argv,
                            const std::string& cwd = "",
                            int timeout_ms = 60'000);
+
+/// `args` as execv wants them: pointers into `args`, then a null. Built
+/// before fork(), since the child may not allocate.
+std::vector<char*> exec_argv(std::vector<std::string>& args);
+
+/// Waits for a server we just forked: polls `ready` every 10 ms until it
+/// holds (true), or our child `pid` exits (false, `pid` reaped and set to
+/// -1: most likely its port was taken), or `timeout_ms` pass (false, `pid`
+/// left as it is: still running).
+bool wait_for_server(pid_t& pid, int timeout_ms,
+                     const std::function<bool()>& ready);
+
+/// The last 2000 characters of a log file (all of it when shorter).
+std::string log_tail(const std::string& path);
+
+/// Sends `signal` to our child `pid` and reaps it, with SIGKILL if it
+/// outlives `wait_ms`.
+void signal_and_reap(pid_t pid, int signal, int wait_ms);
 
 /// The outbox binary under test followed by `args`.
 std::vector<std::string> outbox_argv(const std::vector<std::string>& args);

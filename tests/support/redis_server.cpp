@@ -1,5 +1,7 @@
 #include "support/redis_server.hpp"
 
+#include "support/process.hpp"
+
 #include <hiredis/hiredis.h>
 
 #include <arpa/inet.h>
@@ -70,7 +72,7 @@ std::string make_temp_dir() {
 /// after AUTH when the fixture has a password.
 bool answers_ping(int port, const redis_server::options& opts) {
   timeval timeout{0, 200'000};
-  auto* c = redisConnectWithTimeout("127.0.0.1", port, timeout);
+  auto* c = redisConnectWithTimeout(opts.bind_address.c_str(), port, timeout);
   if (c == nullptr)
     return false;
   bool pong = false;
@@ -99,14 +101,6 @@ bool answers_ping(int port, const redis_server::options& opts) {
   }
   redisFree(c);
   return pong;
-}
-
-std::string log_tail(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto all = text.str();
-  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
 }
 
 } // namespace
@@ -160,7 +154,7 @@ redis_server::~redis_server() {
 
 broker::endpoint redis_server::endpoint() const {
   broker::endpoint where;
-  where.host = "127.0.0.1";
+  where.host = options_.bind_address;
   where.port = port_;
   return where;
 }
@@ -184,11 +178,15 @@ bool redis_server::launch() {
     for (const auto& line : options_.config_lines)
       conf << line << '\n';
   }
-  std::vector<std::string> args = {
-      redis_binary, config_file, "--port",      std::to_string(port_),
-      "--bind",     "127.0.0.1", "--daemonize", "no",
-      "--save",     "",          "--dir",       dir_,
-      "--logfile",  "redis.log"};
+  std::vector<std::string> args = {redis_binary,  config_file,
+                                   "--port",      std::to_string(port_),
+                                   "--bind",      options_.bind_address,
+                                   "--daemonize", "no",
+                                   "--save",      "",
+                                   "--dir",       dir_,
+                                   "--logfile",   "redis.log"};
+  if (options_.bind_address != "127.0.0.1")
+    args.insert(args.end(), {"--protected-mode", "no"});
   if (options_.aof) {
     args.insert(args.end(), {"--appendonly", "yes", "--appendfsync", "always"});
   } else {
@@ -196,10 +194,7 @@ bool redis_server::launch() {
   }
   args.insert(args.end(), options_.extra_args.begin(),
               options_.extra_args.end());
-  std::vector<char*> argv;
-  for (auto& arg : args)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  auto argv = exec_argv(args);
   auto parent = ::getpid();
   pid_t child = ::fork();
   if (child < 0)
@@ -217,19 +212,11 @@ bool redis_server::launch() {
     ::_exit(127);
   }
   pid_ = child;
-  auto deadline =
-      clock_type::now() + std::chrono::milliseconds(start_deadline_ms);
-  while (clock_type::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1; // exited: most likely the port was taken
-      return false;
-    }
-    if (answers_ping(port_, options_))
-      return true;
-    // Polling for an event with a deadline, not a sleep to synchronize.
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  if (wait_for_server(pid_, start_deadline_ms,
+                      [&] { return answers_ping(port_, options_); }))
+    return true;
+  if (pid_ < 0)
+    return false; // exited: most likely the port was taken
   kill();
   throw std::runtime_error(
       "redis-server on port " + std::to_string(port_) +
@@ -246,17 +233,7 @@ void redis_server::start() {
 }
 
 void redis_server::reap_with_deadline(int signal, int wait_ms) {
-  ::kill(pid_, signal);
-  auto deadline = clock_type::now() + std::chrono::milliseconds(wait_ms);
-  while (clock_type::now() < deadline) {
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-      pid_ = -1;
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ::kill(pid_, SIGKILL);
-  ::waitpid(pid_, nullptr, 0);
+  signal_and_reap(pid_, signal, wait_ms);
   pid_ = -1;
 }
 

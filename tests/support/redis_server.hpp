@@ -34,6 +34,11 @@ public:
     /// and a user with it for an ACL user. Empty: no AUTH.
     std::string username = {};
     std::string password = {};
+    /// The address it binds: loopback, or another address of this machine
+    /// such as a host_network's bridge address, for clients in other
+    /// network namespaces. Off loopback, protected mode is turned off (it
+    /// refuses every non-loopback client of a server without a password).
+    std::string bind_address = "127.0.0.1";
   };
 
   /// Starts the server; throws std::runtime_error if it does not answer
@@ -46,7 +51,8 @@ public:
   redis_server(const redis_server&) = delete;
   redis_server& operator=(const redis_server&) = delete;
 
-  /// Where it listens (127.0.0.1 and its port; the same after a restart).
+  /// Where it listens (its bind address and port; the same after a
+  /// restart).
   broker::endpoint endpoint() const;
 
   /// Connection options for it, with short timeouts suited to tests, and the

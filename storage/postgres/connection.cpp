@@ -1,0 +1,177 @@
+#include "storage/postgres/connection.hpp"
+
+#include "storage/event_ids.hpp"
+#include "storage/postgres/lease_store.hpp"
+#include "storage/postgres/ledger_source.hpp"
+#include "storage/postgres/order_store.hpp"
+#include "storage/postgres/outbox_views.hpp"
+#include "storage/postgres/retention_store.hpp"
+#include "storage/postgres/sql_files.hpp"
+#include "storage/store_error.hpp"
+
+namespace outbox::storage::postgres {
+
+namespace {
+
+/// The version schema_version holds, 0 when the table is missing.
+int stored_version(session& s, const char* context) {
+  // Two statements: a query naming a missing table fails when parsed.
+  if (s.exec(context, "SELECT to_regclass('schema_version') IS NULL")
+          .boolean(0, 0))
+    return 0;
+  return static_cast<int>(
+      s.exec(context, "SELECT max(version) FROM schema_version").int64(0, 0));
+}
+
+void require_schema(session& s) {
+  int found = stored_version(s, "open");
+  if (found == 0)
+    throw store_error(store_errc::schema,
+                      s.where() + " has no outbox schema: run outbox init");
+  if (found > schema_version)
+    throw store_error(store_errc::schema, s.where() + " has schema version " +
+                                              std::to_string(found) +
+                                              ", newer than this binary's " +
+                                              std::to_string(schema_version) +
+                                              ": upgrade outbox");
+}
+
+} // namespace
+
+connection::connection(const db_options& options)
+    : session_(std::make_unique<session>(options)) {}
+
+connection::~connection() = default;
+
+std::unique_ptr<storage::order_store> connection::orders() {
+  return std::make_unique<order_store>(*session_);
+}
+
+std::unique_ptr<storage::lease_store> connection::leases() {
+  return std::make_unique<lease_store>(*session_);
+}
+
+std::unique_ptr<storage::outbox_views> connection::views() {
+  return std::make_unique<outbox_views>(*session_);
+}
+
+std::unique_ptr<storage::retention_store> connection::retention() {
+  return std::make_unique<retention_store>(*session_);
+}
+
+std::vector<publication>
+connection::read_publications(const std::vector<applied_event>& events) {
+  std::vector<publication> found;
+  if (events.empty())
+    return found;
+  found.reserve(events.size());
+  // One snapshot for all of them, as trim's rule needs.
+  session_->transaction(
+      "read_publications",
+      [&] {
+        for (const auto& event : events) {
+          // An id that is no UUID names no row; its aggregate still tells.
+          param id = is_event_id(event.event_id) ? param{event.event_id}
+                                                 : std::nullopt;
+          auto row = session_->query(
+              "read_publications",
+              "SELECT o.status, outbox_ms(o.published_at),"
+              " (SELECT min(seq) FROM outbox WHERE aggregate_id = $2),"
+              " (SELECT last_seq FROM aggregate_heads WHERE aggregate_id ="
+              " $2) FROM (SELECT 1) AS one LEFT JOIN outbox o ON"
+              " o.event_id = $1::uuid",
+              {id, event.aggregate_id});
+          publication p;
+          if (!row.null(0, 0)) {
+            p.where = publication::state::present;
+            p.status = row.text(0, 0);
+            p.published_at = row.int64(0, 1);
+          } else if (!row.null(0, 2)) {
+            if (event.seq < row.int64(0, 2))
+              p.where = publication::state::purged;
+          } else if (!row.null(0, 3) && event.seq <= row.int64(0, 3)) {
+            p.where = publication::state::purged;
+          }
+          found.push_back(std::move(p));
+        }
+      },
+      "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  return found;
+}
+
+std::unique_ptr<storage::ledger_source> connection::ledger() {
+  return std::make_unique<postgres::ledger_source>(*session_);
+}
+
+database_identity connection::identity() {
+  auto found = session_->run("identity", "database_identity", {});
+  if (found.rows() == 0)
+    throw store_error(store_errc::schema,
+                      session_->where() + " has no database identity");
+  database_identity id;
+  id.id = found.text(0, 0);
+  id.first_schema = static_cast<int>(found.int64(0, 1));
+  id.path = session_->where();
+  return id;
+}
+
+int connection::found_schema_version() {
+  try {
+    return stored_version(*session_, "schema version");
+  } catch (const store_error&) {
+    return 0;
+  }
+}
+
+void connection::migrate() {
+  // One transaction under one advisory lock: two processes initialising
+  // at once run the schema once, and a failure leaves nothing (DDL is
+  // transactional here).
+  session_->transaction("migrate", [&] {
+    session_->exec("migrate",
+                   "SELECT pg_advisory_xact_lock(hashtext('outbox.migrate'))");
+    int found = stored_version(*session_, "migrate");
+    if (found > schema_version)
+      throw store_error(
+          store_errc::schema,
+          session_->where() + " has schema version " + std::to_string(found) +
+              ", newer than this binary's " + std::to_string(schema_version) +
+              ": upgrade outbox");
+    if (found == schema_version)
+      return;
+    auto foreign = session_->exec(
+        "migrate", "SELECT count(*) FROM unnest(ARRAY['orders', 'outbox',"
+                   " 'request_keys', 'aggregate_heads', 'database_identity'])"
+                   " AS t(name) WHERE to_regclass(name) IS NOT NULL");
+    if (foreign.int64(0, 0) > 0)
+      throw store_error(store_errc::schema,
+                        session_->where() +
+                            " already has tables named like outbox's but no"
+                            " outbox schema_version: it was not made by"
+                            " outbox; use another database");
+    session_->exec("migrate", sql_files::schema);
+  });
+  session_->forget_statements();
+}
+
+std::unique_ptr<storage::database> connect(const db_options& options,
+                                           open_mode mode) {
+  auto db = std::make_unique<connection>(options);
+  switch (mode) {
+  case open_mode::as_is:
+    break;
+  case open_mode::existing:
+    require_schema(db->link());
+    break;
+  case open_mode::migrated:
+    db->migrate();
+    break;
+  case open_mode::read_only:
+    require_schema(db->link());
+    db->link().make_read_only();
+    break;
+  }
+  return db;
+}
+
+} // namespace outbox::storage::postgres

@@ -1,0 +1,173 @@
+#include "storage/postgres/order_store.hpp"
+
+#include "storage/postgres/session.hpp"
+#include "storage/store_error.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace outbox::storage::postgres {
+
+namespace {
+
+/// How often a keyed order asks again when the key's holder rolled back
+/// between our insert and our lookup (each round waits for a holder).
+constexpr int key_rounds = 5;
+
+/// The positions of `items`, ordered by `key` (stable): a group takes its
+/// row locks in one order, so two groups cannot deadlock.
+template <class Item, class Key>
+std::vector<std::size_t> locking_order(const std::vector<Item>& items,
+                                       Key key) {
+  std::vector<std::size_t> order(items.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) {
+                     return key(items[a]) < key(items[b]);
+                   });
+  return order;
+}
+
+/// The id of an event this group wrote itself (a replay wrote nothing), or
+/// "" when it wrote none.
+std::string written_event(const std::vector<placed_order>& results) {
+  for (const auto& r : results)
+    if (r.result == placed_order::outcome::placed)
+      return r.event_id;
+  return "";
+}
+
+std::string written_event(const std::vector<appended_event>& results) {
+  return results.front().event_id;
+}
+
+} // namespace
+
+placed_order order_store::place(const order_request& request, millis now) {
+  placed_order result;
+  std::string event_id = event_ids_.next();
+  param order_id; // NULL: the statement takes the next one
+  if (request.request_id) {
+    auto print = request_fingerprint(request);
+    // The key first: its insert waits for a concurrent holder of the same
+    // key, and no unique violation ever reaches us (protocol.sql).
+    for (int round = 0;; ++round) {
+      auto mine = link_.run("place_order", "place_order_key",
+                            {*request.request_id, print, link_.time(now)});
+      if (mine.rows() == 1) {
+        order_id = mine.text(0, 0);
+        event_id = mine.text(0, 1);
+        break;
+      }
+      auto seen =
+          link_.run("place_order", "find_request_key", {*request.request_id});
+      if (seen.rows() == 1) {
+        result.result = seen.text(0, 0) == print
+                            ? placed_order::outcome::replayed
+                            : placed_order::outcome::conflict;
+        result.order_id = seen.int64(0, 1);
+        result.event_id = seen.text(0, 2);
+        result.aggregate_id = order_aggregate_id(result.order_id);
+        return result;
+      }
+      if (round + 1 == key_rounds)
+        throw store_error(store_errc::busy,
+                          "place_order: request key " + *request.request_id +
+                              " kept changing hands; try again");
+    }
+  }
+  auto placed = link_.run("place_order", "place_order_rows",
+                          {order_id, request.sku, std::to_string(request.qty),
+                           event_id, link_.time(now)});
+  result.order_id = placed.int64(0, 0);
+  result.aggregate_id = placed.text(0, 1);
+  result.event_id = placed.text(0, 2);
+  return result;
+}
+
+bool order_store::committed(const std::string& event_id) {
+  return link_.run("commit check", "event_exists", {event_id}).rows() == 1;
+}
+
+template <class Result, class Write>
+std::vector<Result> order_store::write_group(const char* context,
+                                             std::size_t count, Write write) {
+  std::vector<Result> results(count);
+  if (count == 0)
+    return results;
+  try {
+    link_.transaction(
+        context,
+        [&] {
+          write(results);
+          if (before_commit_)
+            before_commit_();
+        },
+        "BEGIN; SET LOCAL synchronous_commit = on");
+  } catch (const commit_outcome_unknown& lost) {
+    // Every event of the group committed or none did: ask for one of them
+    // on a new connection.
+    bool done = false;
+    try {
+      auto id = written_event(results);
+      done = id.empty() || committed(id);
+    } catch (const store_error& e) {
+      throw store_error(store_errc::busy,
+                        std::string{lost.what()} +
+                            "; whether it committed is unknown (" + e.what() +
+                            "): retrying with the same request ids is safe");
+    }
+    if (!done)
+      throw store_error(store_errc::busy,
+                        std::string{lost.what()} + "; it did not commit");
+  }
+  return results;
+}
+
+std::vector<placed_order>
+order_store::place_orders(const std::vector<order_request>& requests,
+                          millis now) {
+  require_valid(requests);
+  // Keys in one order. A repeated key in one group sees the earlier
+  // request's key, like a later retry (replayed or conflict).
+  auto order = locking_order(requests, [](const order_request& r) {
+    return r.request_id.value_or("");
+  });
+  return write_group<placed_order>("place_order", requests.size(),
+                                   [&](std::vector<placed_order>& out) {
+                                     for (auto i : order)
+                                       out[i] = place(requests[i], now);
+                                   });
+}
+
+placed_order order_store::place_order(const order_request& request,
+                                      millis now) {
+  return place_orders({request}, now).front();
+}
+
+std::vector<appended_event>
+order_store::append_events(const std::vector<event_request>& requests,
+                           millis now) {
+  require_valid(requests);
+  // Aggregates in one order (their head rows are the locks); one
+  // aggregate's events keep the order given, so their seqs do too.
+  auto order = locking_order(
+      requests, [](const event_request& r) { return r.aggregate_id; });
+  return write_group<appended_event>(
+      "append_event", requests.size(), [&](std::vector<appended_event>& out) {
+        for (auto i : order) {
+          const auto& r = requests[i];
+          auto made = link_.run("append_event", "append_event",
+                                {r.aggregate_id, r.event_type, r.payload,
+                                 event_ids_.next(), link_.time(now)});
+          out[i] = {made.text(0, 0), r.aggregate_id, made.int64(0, 1)};
+        }
+      });
+}
+
+appended_event order_store::append_event(const event_request& request,
+                                         millis now) {
+  return append_events({request}, now).front();
+}
+
+} // namespace outbox::storage::postgres

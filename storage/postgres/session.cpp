@@ -1,0 +1,207 @@
+#include "storage/postgres/session.hpp"
+
+#include "storage/postgres/pg_error.hpp"
+#include "storage/postgres/sql_files.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+
+namespace outbox::storage::postgres {
+
+namespace {
+
+/// "PostgreSQL user@host:port/dbname" from the URI's own fields (never its
+/// password), or from the server libpq reached.
+std::string describe(const std::string& uri, PGconn* conn) {
+  std::string user, host, port, dbname;
+  if (conn != nullptr && PQstatus(conn) == CONNECTION_OK) {
+    user = PQuser(conn);
+    host = PQhost(conn);
+    port = PQport(conn);
+    dbname = PQdb(conn);
+  } else if (auto* fields = PQconninfoParse(uri.c_str(), nullptr)) {
+    for (auto* f = fields; f->keyword != nullptr; ++f) {
+      std::string key = f->keyword;
+      std::string value = f->val ? f->val : "";
+      if (key == "user")
+        user = value;
+      else if (key == "host")
+        host = value;
+      else if (key == "port")
+        port = value;
+      else if (key == "dbname")
+        dbname = value;
+    }
+    PQconninfoFree(fields);
+  }
+  std::string text = "PostgreSQL ";
+  if (!user.empty())
+    text += user + "@";
+  text += host.empty() ? "localhost" : host;
+  if (!port.empty())
+    text += ":" + port;
+  if (!dbname.empty())
+    text += "/" + dbname;
+  return text;
+}
+
+} // namespace
+
+session::session(const db_options& options)
+    : uri_(options.path), where_(describe(options.path, nullptr)),
+      caller_clock_(options.caller_clock),
+      // A relay's commits need not wait for the WAL flush (db_options.hpp):
+      // a lost ack only publishes again, which the inbox absorbs. Orders
+      // raise it back for their own transactions (order_store.cpp).
+      relaxed_commits_(options.synchronous != "FULL"),
+      lock_timeout_ms_(options.busy_timeout_ms) {
+  connect();
+}
+
+session::~session() {
+  if (conn_ != nullptr)
+    PQfinish(conn_);
+}
+
+void session::connect() {
+  if (conn_ != nullptr)
+    PQfinish(conn_);
+  conn_ = nullptr;
+  prepared_ = false;
+  // Defaults first: what the URI says comes later and wins. Keepalives and
+  // tcp_user_timeout notice a host cut off from the server within seconds,
+  // not the kernel's minutes.
+  std::array<const char*, 8> keys{"application_name", "connect_timeout",
+                                  "keepalives_idle",  "keepalives_interval",
+                                  "keepalives_count", "tcp_user_timeout",
+                                  "dbname",           nullptr};
+  std::array<const char*, 8> values{"outbox", "10",    "5",          "2",
+                                    "3",      "15000", uri_.c_str(), nullptr};
+  auto* conn = PQconnectdbParams(keys.data(), values.data(), 1);
+  if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
+    struct finish {
+      PGconn* c;
+      ~finish() {
+        if (c != nullptr)
+          PQfinish(c);
+      }
+    } guard{conn};
+    throw_connect_failure(where_, conn);
+  }
+  conn_ = conn;
+  ++generation_;
+  // Notices (a server shutting down says so before the error that ends
+  // the session) go to the debug log, not straight to stderr: the error
+  // that follows carries the same words in the log's format.
+  PQsetNoticeProcessor(
+      conn_,
+      [](void*, const char* message) {
+        spdlog::debug("PostgreSQL notice: {}", one_line(message));
+      },
+      nullptr);
+  where_ = describe(uri_, conn_);
+  std::string setup = "SET TIME ZONE 'UTC'; SET default_transaction_isolation"
+                      " = 'read committed'";
+  if (lock_timeout_ms_ > 0)
+    setup += "; SET lock_timeout = " + std::to_string(lock_timeout_ms_);
+  if (relaxed_commits_)
+    setup += "; SET synchronous_commit = off";
+  if (read_only_)
+    setup += "; SET default_transaction_read_only = on";
+  exec("connect", setup);
+}
+
+void session::ensure_ready(const char* context, bool statements) {
+  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+    // Inside a transaction the work so far is gone: say so, never go on
+    // with half of it on a new connection.
+    if (in_transaction_)
+      throw_failure(context, where_, conn_, nullptr);
+    connect();
+  }
+  if (statements && !prepared_) {
+    // PREPARE names the tables: without the schema it fails, as a schema
+    // error. DEALLOCATE first: a failed attempt may have left some.
+    result answer{PQexec(conn_, "DEALLOCATE ALL")};
+    answer = result{PQexec(conn_, sql_files::protocol)};
+    if (!answer.succeeded())
+      throw_failure(context, where_, conn_, answer.raw());
+    prepared_ = true;
+  }
+}
+
+void session::fail(const char* context, const PGresult* answer) {
+  throw_failure(context, where_, conn_, answer);
+}
+
+result session::run(const char* context, const char* statement,
+                    const std::vector<param>& params) {
+  ensure_ready(context, true);
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params)
+    values.push_back(p ? p->c_str() : nullptr);
+  result answer{PQexecPrepared(conn_, statement,
+                               static_cast<int>(values.size()), values.data(),
+                               nullptr, nullptr, 0)};
+  if (!answer.succeeded())
+    fail(context, answer.raw());
+  return answer;
+}
+
+result session::exec(const char* context, const std::string& sql) {
+  ensure_ready(context, false);
+  result answer{PQexec(conn_, sql.c_str())};
+  if (!answer.succeeded())
+    fail(context, answer.raw());
+  return answer;
+}
+
+result session::query(const char* context, const std::string& sql,
+                      const std::vector<param>& params) {
+  ensure_ready(context, false);
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params)
+    values.push_back(p ? p->c_str() : nullptr);
+  result answer{PQexecParams(conn_, sql.c_str(),
+                             static_cast<int>(values.size()), nullptr,
+                             values.data(), nullptr, nullptr, 0)};
+  if (!answer.succeeded())
+    fail(context, answer.raw());
+  return answer;
+}
+
+void session::make_read_only() {
+  read_only_ = true;
+  exec("open", "SET default_transaction_read_only = on");
+}
+
+void session::commit(const char* context) {
+  result answer{PQexec(conn_, "COMMIT")};
+  in_transaction_ = false;
+  if (answer.succeeded())
+    return;
+  if (PQstatus(conn_) != CONNECTION_OK)
+    throw commit_outcome_unknown(std::string{context} +
+                                 ": lost the connection to " + where_ +
+                                 " during COMMIT");
+  fail(context, answer.raw());
+}
+
+void session::roll_back() {
+  if (!in_transaction_)
+    return;
+  in_transaction_ = false;
+  if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK)
+    result{PQexec(conn_, "ROLLBACK")};
+}
+
+param session::time(millis now) const {
+  if (caller_clock_)
+    return std::to_string(now);
+  return std::nullopt;
+}
+
+} // namespace outbox::storage::postgres

@@ -1,0 +1,126 @@
+#pragma once
+
+// One libpq connection to an outbox database on PostgreSQL, as every store
+// of one storage::database shares it (docs/postgres-protocol.md).
+//
+// It connects with the URI in db_options::path, loads the protocol's
+// prepared statements (protocol.sql) once the schema is there, and comes
+// back by itself after the connection broke (a server restart, a
+// terminated session, a network cut): the call that finds it broken
+// reconnects first; the call that broke it throws store_error(busy), which
+// the actors treat as an outage and retry. Errors leave as store_error
+// (pg_error.hpp); no message carries a password.
+
+#include "storage/clock.hpp"
+#include "storage/db_options.hpp"
+#include "storage/postgres/result.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace outbox::storage::postgres {
+
+/// A statement parameter in text format; nullopt is SQL NULL.
+using param = std::optional<std::string>;
+
+class session {
+public:
+  /// Connects; throws store_error (busy when the server cannot be reached,
+  /// io when it refuses us).
+  explicit session(const db_options& options);
+  ~session();
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  /// Runs one of protocol.sql's prepared statements, as its own
+  /// transaction or inside transaction().
+  result run(const char* context, const char* statement,
+             const std::vector<param>& params);
+  /// Runs SQL text (one or more statements, no parameters).
+  result exec(const char* context, const std::string& sql);
+  /// Runs one statement of SQL text with parameters ($1...).
+  result query(const char* context, const std::string& sql,
+               const std::vector<param>& params);
+
+  /// Every later transaction only reads (default_transaction_read_only),
+  /// this connection's and a reconnected one's.
+  void make_read_only();
+
+  /// BEGIN (`begin`), body(), COMMIT; ROLLBACK when body throws. A
+  /// connection lost in COMMIT throws commit_outcome_unknown.
+  template <class Body>
+  auto transaction(const char* context, Body body, const char* begin = "BEGIN")
+      -> decltype(body());
+
+  /// The time parameter for `now`: the caller's milliseconds when the
+  /// options ask for the caller's clock (tests), else NULL, which the
+  /// statements read as the database's clock_timestamp().
+  param time(millis now) const;
+  bool caller_clock() const { return caller_clock_; }
+
+  /// "PostgreSQL user@host:port/dbname": where, for messages.
+  const std::string& where() const { return where_; }
+
+  /// Counts connections made: a change says the session's temporary
+  /// tables and extra statements are gone.
+  int generation() const { return generation_; }
+
+  /// Forgets the prepared statements (after a migration made the tables
+  /// they name): the next run() prepares them again.
+  void forget_statements() { prepared_ = false; }
+
+private:
+  void connect();
+  void commit(const char* context);
+  void roll_back();
+  void ensure_ready(const char* context, bool statements);
+  [[noreturn]] void fail(const char* context, const PGresult* answer);
+
+  std::string uri_;
+  std::string where_;
+  bool caller_clock_ = false;
+  bool relaxed_commits_ = false;
+  /// lock_timeout: how long a statement waits for another transaction's
+  /// row lock (an aggregate's head) before failing busy, as SQLite's
+  /// busy_timeout.
+  int lock_timeout_ms_ = 0;
+  bool read_only_ = false;
+  PGconn* conn_ = nullptr;
+  bool prepared_ = false;
+  int generation_ = 0;
+  bool in_transaction_ = false;
+};
+
+/// Thrown by transaction() when the connection broke during COMMIT: the
+/// transaction may or may not have committed. A store that can find out
+/// (an order's event ids) asks after reconnecting; else it reports the
+/// outage (busy) and the caller retries, as the request keys allow.
+class commit_outcome_unknown : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+template <class Body>
+auto session::transaction(const char* context, Body body, const char* begin)
+    -> decltype(body()) {
+  exec(context, begin);
+  in_transaction_ = true;
+  try {
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      commit(context);
+    } else {
+      auto value = body();
+      commit(context);
+      return value;
+    }
+  } catch (...) {
+    roll_back();
+    throw;
+  }
+}
+
+} // namespace outbox::storage::postgres
