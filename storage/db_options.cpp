@@ -9,8 +9,9 @@ namespace {
 std::string without_password(std::string uri) {
   auto scheme_end = uri.find("://");
   auto authority = scheme_end == std::string::npos ? 0 : scheme_end + 3;
-  // The last '@' before the path: a password may hold a raw '@'.
-  auto path = uri.find_first_of("/?", authority);
+  // The last '@' before the path: a password may hold a raw '@' (or '?',
+  // which libpq reads as part of it too).
+  auto path = uri.find('/', authority);
   auto at =
       uri.rfind('@', path == std::string::npos ? std::string::npos : path);
   if (at != std::string::npos && at >= authority) {
@@ -18,9 +19,12 @@ std::string without_password(std::string uri) {
     if (colon != std::string::npos && colon < at)
       uri.erase(colon, at - colon);
   }
+  // password= and sslpassword= (the client key's passphrase).
   for (auto key = uri.find("password=", authority); key != std::string::npos;
        key = uri.find("password=", key + 1)) {
-    if (key == 0 || (uri[key - 1] != '?' && uri[key - 1] != '&'))
+    auto start =
+        key >= 3 && uri.compare(key - 3, 3, "ssl") == 0 ? key - 3 : key;
+    if (start == 0 || (uri[start - 1] != '?' && uri[start - 1] != '&'))
       continue;
     auto value = key + 9;
     auto end = uri.find('&', value);

@@ -4,6 +4,8 @@
 #include "storage/postgres/session.hpp"
 #include "storage/store_error.hpp"
 
+#include <set>
+
 namespace outbox::storage::postgres {
 
 namespace {
@@ -38,7 +40,10 @@ enum claim_column {
 void lease_store::recover_lost_claim() {
   if (lost_claim_owner_.empty())
     return;
-  std::vector<std::string> known{held_.begin(), held_.end()};
+  std::vector<std::string> known;
+  known.reserve(held_.size());
+  for (const auto& row : held_)
+    known.push_back(row.first);
   link_.run("claim recovery", "release_unknown",
             {lost_claim_owner_, text_array(known)});
   lost_claim_owner_.clear();
@@ -46,7 +51,10 @@ void lease_store::recover_lost_claim() {
 
 void lease_store::forget(const std::vector<event_lease>& leases) {
   for (const auto& lease : leases)
-    held_.erase(lease.event_id);
+    // Only that claim's: an older epoch's answer leaves a newer lease.
+    if (auto row = held_.find(lease.event_id);
+        row != held_.end() && row->second == lease.epoch)
+      held_.erase(row);
 }
 
 claim lease_store::claim_batch(const std::string& owner, millis now,
@@ -102,7 +110,7 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
     e.previous_owner = rows.text(r, previous_owner);
     if (e.taken_over)
       ++c.taken_over;
-    held_.insert(e.event_id);
+    held_[e.event_id] = e.epoch;
     c.events.push_back(std::move(e));
   }
   return c;
@@ -168,10 +176,17 @@ failure_result lease_store::fail(const std::string& owner,
     return outcome;
   recover_lost_claim();
   // The backoff rule stays in lease_policy.cpp: the statement picks the
-  // delay for a row's attempts from this list.
+  // delay for a row's attempts from this list, and the last one for any
+  // attempt past its end. The delays double until they stop changing (at
+  // the cap, or 0), so the list ends there: some 64 entries at most,
+  // however large max_attempts is.
   std::vector<std::int64_t> delays;
-  for (int a = 1; a <= policy.max_attempts; ++a)
-    delays.push_back(backoff_delay(a, policy));
+  for (int a = 1; a <= policy.max_attempts; ++a) {
+    auto delay = backoff_delay(a, policy);
+    if (!delays.empty() && delay == delays.back())
+      break;
+    delays.push_back(delay);
+  }
   auto arrays = to_arrays(leases);
   auto done =
       link_.run("fail", "fail",

@@ -2,7 +2,8 @@
 
 #include "storage/lease_store.hpp"
 
-#include <set>
+#include <cstdint>
+#include <map>
 #include <string>
 
 namespace outbox::storage::postgres {
@@ -45,7 +46,9 @@ private:
   /// The ttl of the last claim: a renewal extends by it, from the
   /// database's clock.
   millis ttl_ = lease_policy{}.ttl;
-  std::set<std::string> held_;
+  /// Rows handed out by this store's claims and not yet acked, released
+  /// or failed: event_id -> the epoch of that claim.
+  std::map<std::string, std::int64_t> held_;
   /// Owner of a claim whose answer was lost, "" when none.
   std::string lost_claim_owner_;
 };

@@ -13,6 +13,9 @@ constexpr int page_size = 5000;
 } // namespace
 
 ledger_source::ledger_source(session& link) : link_(link) {
+  // The protocol first: loading it later would deallocate every statement
+  // of the connection, the audit's too.
+  link_.prepare();
   // READ WRITE: creating temporary tables is refused in a read-only
   // transaction, which `outbox verify`'s connection makes the default.
   link_.exec("audit", std::string{"BEGIN READ WRITE;\n"} + sql_files::audit +
@@ -21,15 +24,19 @@ ledger_source::ledger_source(session& link) : link_(link) {
 }
 
 ledger_source::~ledger_source() {
-  try {
-    if (link_.generation() == generation_)
-      link_.exec("audit", "DEALLOCATE audit_copy_ledger;"
-                          " DEALLOCATE audit_copy_later;"
-                          " DEALLOCATE audit_forget_later;"
-                          " DEALLOCATE audit_ledger_page;"
-                          " DEALLOCATE audit_heads_page; DISCARD TEMP");
-  } catch (const store_error&) {
-    // A broken connection took them with it.
+  // A broken or new connection took them with it (and reconnecting here
+  // would only wait).
+  if (!link_.connected() || link_.generation() != generation_)
+    return;
+  for (const char* drop :
+       {"DEALLOCATE audit_copy_ledger", "DEALLOCATE audit_copy_later",
+        "DEALLOCATE audit_forget_later", "DEALLOCATE audit_ledger_page",
+        "DEALLOCATE audit_heads_page", "DISCARD TEMP"}) {
+    try {
+      link_.exec("audit", drop);
+    } catch (const store_error&) {
+      // One that is gone does not keep the others.
+    }
   }
 }
 

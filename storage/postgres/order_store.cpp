@@ -85,13 +85,33 @@ placed_order order_store::place(const order_request& request, millis now) {
   return result;
 }
 
+bool order_store::old_session_gone() {
+  // Ends the session the COMMIT was lost with, waiting up to 5 s for it to
+  // go (PostgreSQL 14's pg_terminate_backend with a timeout): a
+  // transaction it still holds is then committed or rolled back for good.
+  link_.prepare(); // reconnects: previous_backend() is then the lost one
+  auto pid = link_.previous_backend();
+  if (pid == 0)
+    return true;
+  auto pid_text = std::to_string(pid);
+  link_.query("commit check", "SELECT pg_terminate_backend($1::integer, 5000)",
+              {pid_text});
+  return link_
+             .query("commit check",
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid ="
+                    " $1::integer",
+                    {pid_text})
+             .int64(0, 0) == 0;
+}
+
 bool order_store::committed(const std::string& event_id) {
   return link_.run("commit check", "event_exists", {event_id}).rows() == 1;
 }
 
 template <class Result, class Write>
 std::vector<Result> order_store::write_group(const char* context,
-                                             std::size_t count, Write write) {
+                                             std::size_t count, bool keyed,
+                                             Write write) {
   std::vector<Result> results(count);
   if (count == 0)
     return results;
@@ -106,16 +126,22 @@ std::vector<Result> order_store::write_group(const char* context,
         "BEGIN; SET LOCAL synchronous_commit = on");
   } catch (const commit_outcome_unknown& lost) {
     // Every event of the group committed or none did: ask for one of them
-    // on a new connection.
+    // on a new connection, once the old session is gone (its COMMIT may
+    // still be on its way).
     bool done = false;
     try {
       auto id = written_event(results);
+      if (!id.empty() && !old_session_gone())
+        throw store_error(store_errc::busy,
+                          "its session is still running on the server");
       done = id.empty() || committed(id);
     } catch (const store_error& e) {
       throw store_error(store_errc::busy,
                         std::string{lost.what()} +
                             "; whether it committed is unknown (" + e.what() +
-                            "): retrying with the same request ids is safe");
+                            (keyed ? "): retrying with the same request ids "
+                                     "is safe"
+                                   : "): check before writing it again"));
     }
     if (!done)
       throw store_error(store_errc::busy,
@@ -133,7 +159,11 @@ order_store::place_orders(const std::vector<order_request>& requests,
   auto order = locking_order(requests, [](const order_request& r) {
     return r.request_id.value_or("");
   });
-  return write_group<placed_order>("place_order", requests.size(),
+  bool keyed =
+      std::all_of(requests.begin(), requests.end(), [](const order_request& r) {
+        return r.request_id.has_value();
+      });
+  return write_group<placed_order>("place_order", requests.size(), keyed,
                                    [&](std::vector<placed_order>& out) {
                                      for (auto i : order)
                                        out[i] = place(requests[i], now);
@@ -154,7 +184,8 @@ order_store::append_events(const std::vector<event_request>& requests,
   auto order = locking_order(
       requests, [](const event_request& r) { return r.aggregate_id; });
   return write_group<appended_event>(
-      "append_event", requests.size(), [&](std::vector<appended_event>& out) {
+      "append_event", requests.size(), false,
+      [&](std::vector<appended_event>& out) {
         for (auto i : order) {
           const auto& r = requests[i];
           auto made = link_.run("append_event", "append_event",

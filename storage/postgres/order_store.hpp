@@ -29,9 +29,12 @@ public:
 
 private:
   placed_order place(const order_request& request, millis now);
+  /// One transaction; `keyed`: every request carries a request key (what
+  /// the message after a lost COMMIT may promise).
   template <class Result, class Write>
   std::vector<Result> write_group(const char* context, std::size_t count,
-                                  Write write);
+                                  bool keyed, Write write);
+  bool old_session_gone();
   bool committed(const std::string& event_id);
 
   session& link_;

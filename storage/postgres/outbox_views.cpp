@@ -5,6 +5,7 @@
 #include "storage/postgres/session.hpp"
 #include "storage/types.hpp"
 
+#include <cctype>
 #include <set>
 
 namespace outbox::storage::postgres {
@@ -22,10 +23,15 @@ outbox_views::retry(const std::vector<std::string>& event_ids, millis now) {
     for (int r = 0; r < done.rows(); ++r)
       retried.insert(done.text(r, 0));
   }
+  // PostgreSQL answers a uuid in lower case, whatever case it was given.
   std::vector<std::string> missed;
-  for (const auto& id : event_ids)
-    if (retried.count(id) == 0)
+  for (const auto& id : event_ids) {
+    auto lower = id;
+    for (auto& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (retried.count(lower) == 0)
       missed.push_back(id);
+  }
   return missed;
 }
 

@@ -78,6 +78,18 @@ void session::connect() {
                                   "dbname",           nullptr};
   std::array<const char*, 8> values{"outbox", "10",    "5",          "2",
                                     "3",      "15000", uri_.c_str(), nullptr};
+  // A URI libpq cannot parse: its message would quote the bad part, which
+  // may be the password.
+  char* parse_error = nullptr;
+  auto* fields = PQconninfoParse(uri_.c_str(), &parse_error);
+  if (parse_error != nullptr)
+    PQfreemem(parse_error);
+  if (fields == nullptr)
+    throw store_error(store_errc::invalid_input,
+                      "the database URI " + where_ +
+                          " cannot be parsed: check its percent-encoding "
+                          "and its parameters");
+  PQconninfoFree(fields);
   auto* conn = PQconnectdbParams(keys.data(), values.data(), 1);
   if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
     struct finish {
@@ -91,6 +103,8 @@ void session::connect() {
   }
   conn_ = conn;
   ++generation_;
+  previous_backend_ = backend_;
+  backend_ = PQbackendPID(conn_);
   // Notices (a server shutting down says so before the error that ends
   // the session) go to the debug log, not straight to stderr: the error
   // that follows carries the same words in the log's format.
@@ -107,6 +121,13 @@ void session::connect() {
     setup += "; SET lock_timeout = " + std::to_string(lock_timeout_ms_);
   if (relaxed_commits_)
     setup += "; SET synchronous_commit = off";
+  // The server side of a session whose client went away (a cut network)
+  // must not keep its transaction, and with it an aggregate's lock or a
+  // request key, for the kernel's two hours: it ends it after these, as
+  // the client notices the cut.
+  setup += "; SET idle_in_transaction_session_timeout = 60000"
+           "; SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2"
+           "; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 15000";
   if (read_only_)
     setup += "; SET default_transaction_read_only = on";
   exec("connect", setup);
@@ -132,7 +153,18 @@ void session::ensure_ready(const char* context, bool statements) {
 }
 
 void session::fail(const char* context, const PGresult* answer) {
+  // A failed statement of an explicit transaction this object did not
+  // open (a multi-statement exec) leaves the connection refusing every
+  // statement until a ROLLBACK: end it here.
+  if (!in_transaction_ && conn_ != nullptr &&
+      PQstatus(conn_) == CONNECTION_OK &&
+      PQtransactionStatus(conn_) == PQTRANS_INERROR)
+    result{PQexec(conn_, "ROLLBACK")};
   throw_failure(context, where_, conn_, answer);
+}
+
+bool session::connected() const {
+  return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK;
 }
 
 result session::run(const char* context, const char* statement,

@@ -14,6 +14,7 @@
 #include "storage/clock.hpp"
 #include "storage/db_options.hpp"
 #include "storage/postgres/result.hpp"
+#include "storage/store_error.hpp"
 
 #include <optional>
 #include <stdexcept>
@@ -68,6 +69,16 @@ public:
   /// tables and extra statements are gone.
   int generation() const { return generation_; }
 
+  /// True while the connection is up (a broken one reconnects at the next
+  /// call).
+  bool connected() const;
+  /// Loads the protocol's statements now, if this connection has not.
+  void prepare() { ensure_ready("prepare", true); }
+  /// The server process of the connection before the last reconnect (0
+  /// when there was none): whether its transaction is still running can
+  /// be asked, and ended, from the new one.
+  int previous_backend() const { return previous_backend_; }
+
   /// Forgets the prepared statements (after a migration made the tables
   /// they name): the next run() prepares them again.
   void forget_statements() { prepared_ = false; }
@@ -91,16 +102,19 @@ private:
   PGconn* conn_ = nullptr;
   bool prepared_ = false;
   int generation_ = 0;
+  int backend_ = 0;
+  int previous_backend_ = 0;
   bool in_transaction_ = false;
 };
 
 /// Thrown by transaction() when the connection broke during COMMIT: the
-/// transaction may or may not have committed. A store that can find out
-/// (an order's event ids) asks after reconnecting; else it reports the
-/// outage (busy) and the caller retries, as the request keys allow.
-class commit_outcome_unknown : public std::runtime_error {
+/// transaction may or may not have committed. An outage (busy) to every
+/// caller; a store that can find out (an order's event ids) catches it
+/// first and asks after reconnecting.
+class commit_outcome_unknown : public store_error {
 public:
-  using std::runtime_error::runtime_error;
+  explicit commit_outcome_unknown(const std::string& what)
+      : store_error(store_errc::busy, what) {}
 };
 
 template <class Body>

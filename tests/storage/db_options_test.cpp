@@ -35,6 +35,9 @@ TEST(StorageDbOptions, MessagesNeverShowAPassword) {
            named{"postgresql://h/d?sslmode=require&password=secret",
                  "postgresql://h/d?sslmode=require&password=(hidden)"},
            named{"postgresql://u:p@ss@h/d", "postgresql://u@h/d"},
+           named{"postgresql://u:pa?ss@h/d", "postgresql://u@h/d"},
+           named{"postgresql://h/d?sslpassword=secret",
+                 "postgresql://h/d?sslpassword=(hidden)"},
            named{"postgresql://h/d?passfile=/x/pgpass",
                  "postgresql://h/d?passfile=/x/pgpass"},
        }) {
