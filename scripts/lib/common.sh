@@ -26,7 +26,7 @@ OUTBOX_REDIS_PORTFILE="$OUTBOX_REDIS_DIR/redis.port"
 OUTBOX_REDIS_DEFAULT_PORT=6390
 
 # The private PostgreSQL of scripts/pg: its folder (the cluster in data/,
-# its log, its unix socket) and its port unless OUTBOX_PG_PORT says
+# its logs, pg_hba.conf and the password file) and its port unless OUTBOX_PG_PORT says
 # otherwise: not PostgreSQL's usual 5432, so a system cluster there (Debian's
 # 15/main) is neither used by mistake nor in the way.
 OUTBOX_PG_DIR="$OUTBOX_VAR/pg"
