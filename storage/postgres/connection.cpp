@@ -23,17 +23,22 @@ int stored_version(session& s, const char* context) {
       s.exec(context, "SELECT max(version) FROM schema_version").int64(0, 0));
 }
 
-void require_schema(session& s) {
-  int found = stored_version(s, "open");
-  if (found == 0)
-    throw store_error(store_errc::schema,
-                      s.where() + " has no outbox schema: run outbox init");
+/// Throws store_error(schema) for a schema newer than this binary's.
+void refuse_newer(session& s, int found) {
   if (found > schema_version)
     throw store_error(store_errc::schema, s.where() + " has schema version " +
                                               std::to_string(found) +
                                               ", newer than this binary's " +
                                               std::to_string(schema_version) +
                                               ": upgrade outbox");
+}
+
+void require_schema(session& s) {
+  int found = stored_version(s, "open");
+  if (found == 0)
+    throw store_error(store_errc::schema,
+                      s.where() + " has no outbox schema: run outbox init");
+  refuse_newer(s, found);
 }
 
 } // namespace
@@ -131,12 +136,7 @@ void connection::migrate() {
     session_->exec("migrate",
                    "SELECT pg_advisory_xact_lock(hashtext('outbox.migrate'))");
     int found = stored_version(*session_, "migrate");
-    if (found > schema_version)
-      throw store_error(
-          store_errc::schema,
-          session_->where() + " has schema version " + std::to_string(found) +
-              ", newer than this binary's " + std::to_string(schema_version) +
-              ": upgrade outbox");
+    refuse_newer(*session_, found);
     if (found == schema_version)
       return;
     auto foreign = session_->exec(
