@@ -46,6 +46,15 @@ std::string describe(const std::string& uri, PGconn* conn) {
   return text;
 }
 
+/// The parameters as libpq takes them: text, or nullptr for NULL.
+std::vector<const char*> text_values(const std::vector<param>& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params)
+    values.push_back(p ? p->c_str() : nullptr);
+  return values;
+}
+
 } // namespace
 
 session::session(const db_options& options)
@@ -167,42 +176,34 @@ bool session::connected() const {
   return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK;
 }
 
-result session::run(const char* context, const char* statement,
-                    const std::vector<param>& params) {
-  ensure_ready(context, true);
-  std::vector<const char*> values;
-  values.reserve(params.size());
-  for (const auto& p : params)
-    values.push_back(p ? p->c_str() : nullptr);
-  result answer{PQexecPrepared(conn_, statement,
-                               static_cast<int>(values.size()), values.data(),
-                               nullptr, nullptr, 0)};
+result session::checked(const char* context, PGresult* raw) {
+  result answer{raw};
   if (!answer.succeeded())
     fail(context, answer.raw());
   return answer;
 }
 
+result session::run(const char* context, const char* statement,
+                    const std::vector<param>& params) {
+  ensure_ready(context, true);
+  auto values = text_values(params);
+  return checked(context, PQexecPrepared(conn_, statement,
+                                         static_cast<int>(values.size()),
+                                         values.data(), nullptr, nullptr, 0));
+}
+
 result session::exec(const char* context, const std::string& sql) {
   ensure_ready(context, false);
-  result answer{PQexec(conn_, sql.c_str())};
-  if (!answer.succeeded())
-    fail(context, answer.raw());
-  return answer;
+  return checked(context, PQexec(conn_, sql.c_str()));
 }
 
 result session::query(const char* context, const std::string& sql,
                       const std::vector<param>& params) {
   ensure_ready(context, false);
-  std::vector<const char*> values;
-  values.reserve(params.size());
-  for (const auto& p : params)
-    values.push_back(p ? p->c_str() : nullptr);
-  result answer{PQexecParams(conn_, sql.c_str(),
-                             static_cast<int>(values.size()), nullptr,
-                             values.data(), nullptr, nullptr, 0)};
-  if (!answer.succeeded())
-    fail(context, answer.raw());
-  return answer;
+  auto values = text_values(params);
+  return checked(context, PQexecParams(conn_, sql.c_str(),
+                                       static_cast<int>(values.size()), nullptr,
+                                       values.data(), nullptr, nullptr, 0));
 }
 
 void session::make_read_only() {

@@ -89,6 +89,8 @@ private:
   void roll_back();
   void ensure_ready(const char* context, bool statements);
   [[noreturn]] void fail(const char* context, const PGresult* answer);
+  /// Owns `raw`; throws (fail) unless the statement succeeded.
+  result checked(const char* context, PGresult* raw);
 
   std::string uri_;
   std::string where_;
