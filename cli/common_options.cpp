@@ -2,6 +2,7 @@
 
 #include "cli/redis_credentials.hpp"
 #include "storage/database.hpp"
+#include "storage/db_folder.hpp"
 #include "storage/store_error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -77,10 +78,7 @@ void apply_log_level(const std::string& level) {
 
 std::unique_ptr<storage::database>
 open_existing_database(const storage::db_options& options) {
-  if (!options.postgres() && !std::filesystem::exists(options.path))
-    throw storage::store_error(storage::store_errc::io,
-                               "no database at " + options.path +
-                                   " (run `outbox init` first)");
+  storage::require_database_file(options);
   return storage::connect(options, storage::open_mode::existing);
 }
 

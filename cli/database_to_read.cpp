@@ -1,18 +1,12 @@
 #include "cli/database_to_read.hpp"
 
-#include "storage/store_error.hpp"
-
-#include <filesystem>
+#include "storage/db_folder.hpp"
 
 namespace outbox::cli {
 
 std::unique_ptr<storage::database>
 open_existing_database_to_read(const storage::db_options& options) {
-  std::error_code ec;
-  if (!options.postgres() && !std::filesystem::exists(options.path, ec))
-    throw storage::store_error(storage::store_errc::io,
-                               "no database at " + options.path +
-                                   " (run `outbox init` first)");
+  storage::require_database_file(options);
   return storage::connect(options, storage::open_mode::read_only);
 }
 

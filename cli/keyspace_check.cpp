@@ -8,10 +8,10 @@
 #include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
 #include "storage/database_identity.hpp"
+#include "storage/db_folder.hpp"
 #include "storage/store_error.hpp"
 #include "text/terminal_text.hpp"
 
-#include <filesystem>
 #include <iostream>
 
 namespace outbox::cli {
@@ -109,8 +109,7 @@ std::optional<int> check_keyspace(storage::database& db,
 std::optional<int> check_keyspace_if_database(const config::settings& s,
                                               const std::string& command,
                                               keyspace_use use) {
-  std::error_code ec;
-  if (!s.db.postgres() && !std::filesystem::exists(s.db.path, ec))
+  if (storage::database_file_missing(s.db))
     return std::nullopt;
   // A command that needs no database (dead-letters) opens it only to learn
   // its identity: read-only for a read, so a user who may only read it, or

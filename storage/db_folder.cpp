@@ -12,6 +12,17 @@ bool is_default_database(const db_options& options) {
   return options.path == default_db_path;
 }
 
+bool database_file_missing(const db_options& options) {
+  std::error_code ec;
+  return !options.postgres() && !std::filesystem::exists(options.path, ec);
+}
+
+void require_database_file(const db_options& options) {
+  if (database_file_missing(options))
+    throw store_error(store_errc::io, "no database at " + options.path +
+                                          " (run `outbox init` first)");
+}
+
 void prepare_database_folder(const db_options& options) {
   namespace fs = std::filesystem;
   if (options.postgres())

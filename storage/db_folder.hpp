@@ -13,6 +13,15 @@ namespace outbox::storage {
 /// True when `options` is the default database (var/outbox.db).
 bool is_default_database(const db_options& options);
 
+/// True when `options` names a SQLite file that does not exist (a
+/// PostgreSQL database is never missing here: connecting says so).
+bool database_file_missing(const db_options& options);
+
+/// Throws store_error(io) "no database at P (run `outbox init` first)"
+/// when database_file_missing(): what the commands that only use an
+/// existing database say before opening it.
+void require_database_file(const db_options& options);
+
 /// Makes sure the folder of `options.path` exists: created (0700, with its
 /// missing parents) for the default database, else a store_error(io)
 /// "cannot open database P: folder F does not exist" when it is missing.
