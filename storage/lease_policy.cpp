@@ -40,6 +40,11 @@ void detail::check_policy(const lease_policy& policy) {
     bad("backoff_base and backoff_max must not be negative");
 }
 
+void detail::check_owner(const std::string& owner) {
+  if (owner.empty())
+    throw store_error(store_errc::invalid_input, "owner must not be empty");
+}
+
 void detail::check_purge_limit(int limit) {
   if (limit < 1)
     throw store_error(store_errc::invalid_input,

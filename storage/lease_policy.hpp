@@ -6,6 +6,7 @@
 #include "storage/clock.hpp"
 
 #include <cstdint>
+#include <string>
 
 namespace outbox::storage {
 
@@ -37,6 +38,9 @@ namespace detail {
 
 /// Throws store_error(invalid_input) for a policy that cannot work.
 void check_policy(const lease_policy& policy);
+
+/// Throws store_error(invalid_input) for an empty lease owner.
+void check_owner(const std::string& owner);
 
 /// Throws store_error(invalid_input) for a purge batch below 1.
 void check_purge_limit(int limit);

@@ -10,11 +10,6 @@ namespace outbox::storage::postgres {
 
 namespace {
 
-void check_owner(const std::string& owner) {
-  if (owner.empty())
-    throw store_error(store_errc::invalid_input, "owner must not be empty");
-}
-
 /// The claim statement's columns (protocol.sql).
 enum claim_column {
   scanned,
@@ -59,7 +54,7 @@ void lease_store::forget(const std::vector<event_lease>& leases) {
 
 claim lease_store::claim_batch(const std::string& owner, millis now,
                                const lease_policy& policy) {
-  check_owner(owner);
+  detail::check_owner(owner);
   detail::check_policy(policy);
   recover_lost_claim();
   ttl_ = policy.ttl;

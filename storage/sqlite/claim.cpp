@@ -115,7 +115,7 @@ private:
 
 claim lease_store::claim_batch(const std::string& owner, millis now,
                                const lease_policy& policy) {
-  check_owner(owner);
+  detail::check_owner(owner);
   detail::check_policy(policy);
   claim result;
   result.owner = owner;

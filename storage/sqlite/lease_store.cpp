@@ -56,11 +56,6 @@ bool lease_store::impl::run_fenced(SQLite::Statement& statement, int index,
   return rowid != 0 && rowid != lease.rowid && run(rowid);
 }
 
-void check_owner(const std::string& owner) {
-  if (owner.empty())
-    throw store_error(store_errc::invalid_input, "owner must not be empty");
-}
-
 lease_store::lease_store(SQLite::Database& db)
     : impl_(prepare_store<impl>(db)) {}
 

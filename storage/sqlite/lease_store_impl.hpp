@@ -47,7 +47,4 @@ struct lease_store::impl {
   SQLite::Statement back_off_row;
 };
 
-/// Throws store_error(invalid_input) for an empty owner name.
-void check_owner(const std::string& owner);
-
 } // namespace outbox::storage::sqlite
