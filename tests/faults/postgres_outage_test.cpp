@@ -133,7 +133,10 @@ protected:
 
     auto verify = outbox({"verify", "--json"});
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
-    for (const auto& check : json::parse(verify.out).at("checks"))
+    // Kept in a variable: a range-for over parse(...).at(...) would walk a
+    // temporary already destroyed.
+    auto verified = json::parse(verify.out);
+    for (const auto& check : verified.at("checks"))
       EXPECT_EQ(check.at("result"), "passed") << check.dump();
   }
 
