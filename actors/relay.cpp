@@ -15,6 +15,7 @@
 #include <chrono>
 #include <ctime>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace outbox::actors {
@@ -51,6 +52,66 @@ void crash(relay_actor* self, const char* point) {
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
+/// Settles st.unsettled: acks what Redis took, or hands back what it did
+/// not, then forgets it. Throws store_error, keeping it, while the
+/// database is still away: the next cycle tries again before it claims.
+void settle(relay_actor* self) {
+  auto& st = self->state;
+  if (!st.unsettled)
+    return;
+  auto& metrics = *st.setup.metrics;
+  const auto& c = st.unsettled->claim;
+  if (!st.unsettled->published) {
+    metrics.released += st.store->release(st.setup.name, c.leases());
+    st.unsettled.reset();
+    return;
+  }
+  auto published_at = st.unsettled->published_at;
+  auto acked = st.store->ack(st.setup.name, c.leases(), published_at);
+  // Latencies before the counter: a scrape that sees the rows acked sees
+  // their latencies too.
+  if (acked.rejected.empty()) {
+    std::vector<double> latencies;
+    latencies.reserve(c.events.size());
+    for (const auto& e : c.events)
+      latencies.push_back(static_cast<double>(published_at - e.created_at));
+    metrics.commit_to_published.record_many(latencies);
+  }
+  metrics.acked += acked.acked;
+  if (!acked.rejected.empty()) {
+    metrics.fenced_acks_rejected +=
+        static_cast<std::int64_t>(acked.rejected.size());
+    spdlog::info("relay {}: lease lost on {} rows (taken over), ack rejected "
+                 "(events: {})",
+                 st.setup.name, acked.rejected.size(),
+                 describe_rows(rows_named(c, acked.rejected)));
+  }
+  spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
+                c.events.size(), acked.acked);
+  st.unsettled.reset();
+}
+
+/// Settles `c` now, or as soon as the database answers (see settle).
+void settle(relay_actor* self, storage::claim c, bool published,
+            storage::millis published_at) {
+  self->state.unsettled =
+      unsettled_batch{std::move(c), published, published_at};
+  settle(self);
+}
+
+/// Settles what an outage left over, before anything new is claimed.
+void settle_left_over(relay_actor* self) {
+  auto& st = self->state;
+  if (!st.unsettled)
+    return;
+  auto rows = st.unsettled->claim.events.size();
+  auto published = st.unsettled->published;
+  settle(self);
+  spdlog::info("relay {}: the database answers again: {} the {} rows it "
+               "could not take during the outage",
+               st.setup.name, published ? "acked" : "handed back", rows);
+}
+
 /// True when the lease of the batch ran out by the relay's own monotonic
 /// clock (a process frozen by SIGSTOP, a host suspended, between claim and
 /// push): then it is not pushed, whatever the wall clock says, since
@@ -69,12 +130,13 @@ bool lease_ran_out(relay_actor* self, const storage::claim& claimed) {
                "(events: {})",
                st.setup.name, held_ms, claimed.events.size(),
                describe_rows(claimed.events));
-  // Handing them back only saves the wait: they are claimable already.
+  // Handing them back refunds the claim's attempt; the rows are claimable
+  // already, so a failure only defers it to the next cycle.
   try {
-    metrics.released += st.store->release(st.setup.name, claimed.leases());
+    settle(self, claimed, false, 0);
   } catch (const storage::store_error& e) {
-    spdlog::debug("relay {}: releasing the expired rows failed, they are "
-                  "claimable anyway: {}",
+    spdlog::debug("relay {}: releasing the expired rows failed, retried "
+                  "before the next claim: {}",
                   st.setup.name, e.what());
   }
   return true;
@@ -101,8 +163,15 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
   // the hosts would move the renewal.
   auto held_ms = st.setup.monotonic() - st.claimed_monotonic;
   if (!zombie && st.setup.lease.ttl - held_ms < st.setup.lease.ttl / 3) {
-    auto held = st.store->renew(st.setup.name, claimed.leases(),
-                                now + st.setup.lease.ttl);
+    int held = 0;
+    try {
+      held = st.store->renew(st.setup.name, claimed.leases(),
+                             now + st.setup.lease.ttl);
+    } catch (const storage::store_error&) {
+      // Not published: hand the rows back once the database answers.
+      st.unsettled = unsettled_batch{claimed, false, 0};
+      throw;
+    }
     if (held == 0) {
       // Every lease was taken over while we were away (a stopped process):
       // the fence refused the renewal, so stop touching these rows.
@@ -140,7 +209,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
                 "(events: {}): {}",
                 st.setup.name, c.events.size(), describe_rows(c.events),
                 e.what());
-    metrics.released += st.store->release(st.setup.name, c.leases());
+    settle(self, c, false, 0);
     schedule_idle(self);
     return false;
   }
@@ -151,28 +220,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     crash(self, "after publish, before ack");
     return false;
   }
-  auto acked_at = st.setup.clock();
-  auto acked = st.store->ack(st.setup.name, c.leases(), acked_at);
-  // Latencies before the counter: a scrape that sees the rows acked sees
-  // their latencies too.
-  if (acked.rejected.empty()) {
-    std::vector<double> latencies;
-    latencies.reserve(c.events.size());
-    for (const auto& e : c.events)
-      latencies.push_back(static_cast<double>(acked_at - e.created_at));
-    metrics.commit_to_published.record_many(latencies);
-  }
-  metrics.acked += acked.acked;
-  if (!acked.rejected.empty()) {
-    metrics.fenced_acks_rejected +=
-        static_cast<std::int64_t>(acked.rejected.size());
-    spdlog::info("relay {}: lease lost on {} rows (taken over), ack rejected "
-                 "(events: {})",
-                 st.setup.name, acked.rejected.size(),
-                 describe_rows(rows_named(c, acked.rejected)));
-  }
-  spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
-                c.events.size(), acked.acked);
+  settle(self, std::move(c), true, st.setup.clock());
   return true;
 }
 
@@ -180,6 +228,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
 void run_cycle(relay_actor* self) {
   auto& st = self->state;
   auto& metrics = *st.setup.metrics;
+  settle_left_over(self);
   st.claimed_monotonic = st.setup.monotonic();
   auto c =
       st.store->claim_batch(st.setup.name, st.setup.clock(), st.setup.lease);
@@ -291,6 +340,16 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
                      describe_rows(st.paused->events), e.what());
       }
       st.paused.reset();
+    }
+    if (st.unsettled) {
+      try {
+        settle(self);
+      } catch (const std::exception& e) {
+        spdlog::warn("relay {}: settling {} rows on shutdown failed: they "
+                     "wait for their leases to run out (events: {}): {}",
+                     st.setup.name, st.unsettled->claim.events.size(),
+                     describe_rows(st.unsettled->claim.events), e.what());
+      }
     }
     self->quit(msg.reason);
   });

@@ -39,6 +39,19 @@ struct relay_setup {
   clock_function monotonic = {};
 };
 
+/// A batch whose outcome the database has not taken yet: the ack of rows
+/// Redis took, or the hand-back of rows the relay did not publish, met a
+/// database outage. It is settled before the next claim, so an outage
+/// charges no row an attempt (unless it outlasts the lease and another
+/// relay takes the rows over before this one is back).
+struct unsettled_batch {
+  storage::claim claim;
+  /// True: Redis took the rows, ack them. False: release them.
+  bool published = false;
+  /// When Redis took them (the ack's published_at).
+  storage::millis published_at = 0;
+};
+
 /// A relay: the leaseholder that moves outbox rows to the broker.
 /// claim -> publish -> fenced ack, repeated at once while claims come back
 /// full; otherwise it polls with a growing interval and wakes early on a
@@ -62,6 +75,8 @@ struct relay_state {
   storage::millis claimed_monotonic = 0;
   /// Leases held across a zombie pause; released on graceful shutdown.
   std::optional<storage::claim> paused;
+  /// An ack or release the database did not take; see unsettled_batch.
+  std::optional<unsettled_batch> unsettled;
   /// Outages this relay is riding out: logged when they begin and end, not
   /// on every retry.
   outage redis;

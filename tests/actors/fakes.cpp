@@ -75,6 +75,8 @@ void fake_publish_port::publish(
     const std::vector<broker::event_entry>& entries) {
   auto& b = *broker_;
   ++b.publish_calls;
+  if (b.on_publish)
+    b.on_publish();
   if (b.fail_next > 0) {
     --b.fail_next;
     throw broker::broker_error(b.fail_code, "fake broker: injected failure");

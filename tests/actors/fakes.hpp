@@ -38,6 +38,9 @@ struct fake_broker {
   std::vector<std::vector<broker::event_entry>> batches;
   /// Every publish call, accepted or not.
   int publish_calls = 0;
+  /// Called at the start of every publish call, before any failure is
+  /// injected: a test's hook into the moment between a claim and its ack.
+  std::function<void()> on_publish;
   /// Failure injection: the next `fail_next` publish calls throw `fail_code`.
   int fail_next = 0;
   broker::broker_errc fail_code = broker::broker_errc::unavailable;
