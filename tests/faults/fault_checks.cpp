@@ -2,19 +2,25 @@
 
 #include "broker/recovery_lists.hpp"
 #include "config/settings.hpp"
+#include "storage/db_options.hpp"
 #include "support/process.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
+#include <libpq-fe.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 
 namespace outbox::test {
 
@@ -56,7 +62,7 @@ std::string examples(const std::string& what, std::int64_t count,
   return out.str();
 }
 
-/// The SQLite half: rows by status, event ids, max seq per aggregate,
+/// The database half: rows by status, event ids, max seq per aggregate,
 /// ordered quantity per sku.
 struct database_view {
   std::set<std::string> event_ids;
@@ -65,21 +71,66 @@ struct database_view {
   std::vector<std::string> unpublished_examples;
 };
 
-database_view read_database(const std::string& path, pipeline_figures& f) {
-  SQLite::Database db{path, SQLite::OPEN_READWRITE};
-  db.exec("PRAGMA busy_timeout = 5000");
+using text_rows = std::vector<std::vector<std::string>>;
+
+/// Every row of `sql` as text, read with the database's own client: the
+/// SQLite file, or PostgreSQL when `db` is a URI.
+text_rows rows_of(const std::string& db, const std::string& sql) {
+  text_rows out;
+  storage::db_options options;
+  options.path = db;
+  if (!options.postgres()) {
+    SQLite::Database file{db, SQLite::OPEN_READWRITE};
+    file.exec("PRAGMA busy_timeout = 5000");
+    SQLite::Statement rows{file, sql};
+    while (rows.executeStep()) {
+      auto& row = out.emplace_back();
+      for (int c = 0; c < rows.getColumnCount(); ++c)
+        row.push_back(rows.getColumn(c).getString());
+    }
+    return out;
+  }
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn{PQconnectdb(db.c_str()),
+                                                    &PQfinish};
+  if (PQstatus(conn.get()) != CONNECTION_OK)
+    throw std::runtime_error("fault checks: cannot connect to " +
+                             options.display_name() + ": " +
+                             PQerrorMessage(conn.get()));
+  std::unique_ptr<PGresult, decltype(&PQclear)> rows{
+      PQexec(conn.get(), sql.c_str()), &PQclear};
+  if (PQresultStatus(rows.get()) != PGRES_TUPLES_OK)
+    throw std::runtime_error("fault checks: " + sql + ": " +
+                             PQresultErrorMessage(rows.get()));
+  for (int r = 0; r < PQntuples(rows.get()); ++r) {
+    auto& row = out.emplace_back();
+    for (int c = 0; c < PQnfields(rows.get()); ++c)
+      row.emplace_back(PQgetvalue(rows.get(), r, c));
+  }
+  return out;
+}
+
+} // namespace
+
+std::int64_t database_number(const std::string& db, const std::string& sql) {
+  auto rows = rows_of(db, sql);
+  if (rows.empty() || rows.front().empty())
+    throw std::runtime_error("fault checks: no value from " + sql);
+  return std::stoll(rows.front().front());
+}
+
+namespace {
+
+database_view read_database(const std::string& db, pipeline_figures& f) {
   database_view view;
-  f.orders = db.execAndGet("SELECT COUNT(*) FROM orders").getInt64();
-  SQLite::Statement rows{db, "SELECT event_id, aggregate_id, seq, status "
-                             "FROM outbox"};
-  while (rows.executeStep()) {
-    std::string event_id = rows.getColumn(0).getString();
-    std::string aggregate = rows.getColumn(1).getString();
-    auto seq = rows.getColumn(2).getInt64();
-    std::string status = rows.getColumn(3).getString();
+  f.orders = database_number(db, "SELECT COUNT(*) FROM orders");
+  for (const auto& row :
+       rows_of(db, "SELECT event_id, aggregate_id, seq, status FROM outbox")) {
+    const auto& event_id = row.at(0);
+    std::int64_t seq = std::stoll(row.at(2));
+    const auto& status = row.at(3);
     ++f.outbox_rows;
     view.event_ids.insert(event_id);
-    auto& top = view.max_seq[aggregate];
+    auto& top = view.max_seq[row.at(1)];
     top = std::max(top, seq);
     if (status == "PUBLISHED") {
       ++f.published;
@@ -90,9 +141,9 @@ database_view read_database(const std::string& path, pipeline_figures& f) {
       view.unpublished_examples.push_back(event_id + "=" + status);
     }
   }
-  SQLite::Statement qty{db, "SELECT sku, SUM(qty) FROM orders GROUP BY sku"};
-  while (qty.executeStep())
-    view.ordered[qty.getColumn(0).getString()] = qty.getColumn(1).getInt64();
+  for (const auto& row :
+       rows_of(db, "SELECT sku, SUM(qty) FROM orders GROUP BY sku"))
+    view.ordered[row.at(0)] = std::stoll(row.at(1));
   return view;
 }
 

@@ -10,7 +10,7 @@ namespace outbox::test {
 
 /// Where a fault scenario's pipeline lives: what `outbox run` was pointed at.
 struct pipeline_location {
-  /// The SQLite file.
+  /// The SQLite file, or the PostgreSQL URI.
   std::string db_path;
   /// The Redis the processes used.
   broker::endpoint redis;
@@ -21,7 +21,7 @@ struct pipeline_location {
   std::string cwd;
 };
 
-/// What was read from outside (SQLite file, Redis) after a scenario.
+/// What was read from outside (the database, Redis) after a scenario.
 struct pipeline_figures {
   std::int64_t orders = 0;
   std::int64_t outbox_rows = 0;
@@ -60,8 +60,8 @@ struct pipeline_check {
   bool ok() const { return violations.empty(); }
 };
 
-/// Checks a finished (drained) pipeline from outside, with its own SQLite and
-/// Redis connections and the real `outbox verify --json`:
+/// Checks a finished (drained) pipeline from outside, with its own database
+/// and Redis connections and the real `outbox verify --json`:
 /// - every outbox row is PUBLISHED;
 /// - `processed` holds each event once: HLEN == outbox rows, every row's
 ///   event_id is in it and every entry of it has a row;
@@ -72,6 +72,11 @@ struct pipeline_check {
 /// - `outbox verify --json` exits 0 with every check "passed".
 /// Dead-lettered entries are reported in the figures, not judged here.
 pipeline_check check_pipeline(const pipeline_location& where);
+
+/// The first column of the first row of `sql` as a number, from the
+/// database `db` names (the SQLite file or the PostgreSQL URI), with a
+/// connection of its own. Throws when it cannot be read.
+std::int64_t database_number(const std::string& db, const std::string& sql);
 
 /// check_pipeline, reporting each violation as a GoogleTest failure
 /// (ADD_FAILURE, so the test goes on), and recording the run for

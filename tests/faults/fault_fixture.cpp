@@ -4,8 +4,6 @@
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
 
-#include <SQLiteCpp/Database.h>
-
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -60,9 +58,7 @@ void fault_fixture::limit_attempts(int max_attempts, int ttl_ms) {
 }
 
 std::int64_t fault_fixture::count(const std::string& query) const {
-  SQLite::Database db{db_path_, SQLite::OPEN_READONLY};
-  db.exec("PRAGMA busy_timeout = 5000");
-  return db.execAndGet(query).getInt64();
+  return database_number(db_path_, query);
 }
 
 std::vector<std::string>
@@ -201,17 +197,14 @@ nlohmann::json fault_fixture::status() const {
 bool fault_fixture::wait_until_settled(int timeout_ms) const {
   auto settings = config::load_file(config_path_);
   config::apply_key_prefix(settings);
-  SQLite::Database db{db_path_, SQLite::OPEN_READWRITE};
-  db.exec("PRAGMA busy_timeout = 5000");
   broker::connection redis{redis_->connection_options()};
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (std::chrono::steady_clock::now() < deadline) {
     try {
-      auto rows = db.execAndGet("SELECT COUNT(*) FROM outbox").getInt64();
-      auto open = db.execAndGet("SELECT COUNT(*) FROM outbox "
-                                "WHERE status <> 'PUBLISHED'")
-                      .getInt64();
+      auto rows = count("SELECT COUNT(*) FROM outbox");
+      auto open = count("SELECT COUNT(*) FROM outbox "
+                        "WHERE status <> 'PUBLISHED'");
       auto stats = broker::read_stats(redis, settings.broker);
       if (open == 0 && stats.queued_total() == 0 &&
           stats.processing_total() == 0 && stats.processed == rows)

@@ -70,7 +70,8 @@ protected:
   /// scenarios where rows charged for nothing would end FAILED at once.
   void limit_attempts(int max_attempts, int ttl_ms = 500);
 
-  /// A one-number query (COUNT...) on the scenario's database, read-only.
+  /// A one-number query (COUNT...) on the scenario's database, SQLite or
+  /// PostgreSQL, on a connection of its own.
   std::int64_t count(const std::string& query) const;
 
   /// `outbox run --json` with these flags (and --until-drained if asked).
