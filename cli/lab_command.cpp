@@ -37,8 +37,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Flags of `outbox lab`. --db is not offered: the lab's database is always
-/// <dir>/app.db.
+/// Flags of `outbox lab`. --db is not shown: the lab's database is always
+/// <dir>/app.db, and a --db given is refused naming that.
 struct lab_options {
   common_options common;
   std::string dir;
@@ -117,6 +117,18 @@ int fail(const std::string& why, int code) {
   return code;
 }
 
+/// Why --db is refused: the lab's database is its own SQLite file.
+std::string db_refused(const std::string& db, const lab::lab_files& files) {
+  storage::db_options given;
+  given.path = db;
+  std::string why = "--db is refused: the lab runs on its own SQLite file, " +
+                    files.app_db().string() + ", as seed 000 does";
+  if (given.postgres())
+    why += "; PostgreSQL (" + given.display_name() +
+           ") is for init, run and the other commands";
+  return why;
+}
+
 /// Runs the plan on a lab coordinator; returns its failure (empty: none).
 std::string run_plan(lab::lab_setup setup) {
   caf::actor_system_config cfg;
@@ -143,7 +155,17 @@ int run_lab(const lab_options& o) {
                   exit_usage);
   }
   lab::lab_files files{fs::path{o.dir}};
-  auto s = lab::lab_settings(resolve_settings(o.common), files);
+  if (!o.common.db_path.empty())
+    return fail(db_refused(o.common.db_path, files), exit_usage);
+  auto configured = resolve_settings(o.common);
+  if (configured.db.postgres())
+    // A config shared with the pipeline: not wrong, but say which
+    // database the lab uses.
+    std::cerr << "outbox lab: db.path names " << configured.db.display_name()
+              << "; the lab runs on its own SQLite file, "
+              << text::escaped(files.app_db().string())
+              << ", as seed 000 does\n";
+  auto s = lab::lab_settings(std::move(configured), files);
   if (o.allow_evicting_redis)
     s.allow_evicting_redis = true;
   bool full = !step;
@@ -213,8 +235,9 @@ void add_lab_command(CLI::App& app, command_action& action) {
        "Seed 000's lab: dual write, outbox, relay, ordering, relay crash, "
        "dedup, report; all steps from a clean state, or one",
        run_lab, add_flags});
-  // The lab's database is always <dir>/app.db.
-  command.remove_option(command.get_option("--db"));
+  // The lab's database is always <dir>/app.db: --db is hidden from the
+  // help, and refused naming that when given.
+  command.get_option("--db")->group("");
 }
 
 } // namespace outbox::cli

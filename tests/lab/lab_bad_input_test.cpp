@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <unistd.h>
 
+#include <fstream>
+
 namespace outbox::test {
 namespace {
 
@@ -28,9 +30,38 @@ TEST_F(LabBadInput, DbFlagAndMissingDirAreUsageErrors) {
       tmp_.path().string());
   EXPECT_EQ(with_db.exit_code, 2) << with_db.err;
   EXPECT_FALSE(std::filesystem::exists(tmp_.file("x.db")));
+  EXPECT_THAT(with_db.err,
+              testing::HasSubstr("--db is refused: the lab runs on its own "
+                                 "SQLite file, " +
+                                 dir_ + "/app.db"));
+  auto with_uri = run_outbox({"lab", "--dir", dir_, "--db",
+                              "postgresql://app:secret@db.example/orders",
+                              "--redis", redis},
+                             tmp_.path().string());
+  EXPECT_EQ(with_uri.exit_code, 2) << with_uri.err;
+  EXPECT_THAT(with_uri.err, testing::HasSubstr("PostgreSQL"));
+  EXPECT_THAT(with_uri.err, testing::Not(testing::HasSubstr("secret")));
+  EXPECT_FALSE(std::filesystem::exists(dir_));
   auto no_dir = run_outbox({"lab", "--redis", redis}, tmp_.path().string());
   EXPECT_EQ(no_dir.exit_code, 2) << no_dir.err;
   EXPECT_THAT(no_dir.err, testing::HasSubstr("--dir"));
+}
+
+TEST_F(LabBadInput, APostgresDatabaseInTheConfigIsNamedNotUsed) {
+  // A config shared with a pipeline on PostgreSQL: the lab says which
+  // database it uses instead, and never touches the other.
+  auto config = tmp_.file("pipeline.json");
+  std::ofstream{config}
+      << R"({"db": {"path": "postgresql://app:secret@127.0.0.1:1/orders"}})";
+  auto r = run_outbox({"lab", "--dir", dir_, "--step", "init", "--config",
+                       config, "--redis", redis_.endpoint().to_string()},
+                      tmp_.path().string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("the lab runs on its own SQLite "
+                                        "file, " +
+                                        dir_ + "/app.db"));
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("secret")));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/app.db"));
 }
 
 TEST_F(LabBadInput, UnwritableDirExits1) {
