@@ -158,6 +158,16 @@ int lease_store::renew(const std::string& owner,
                         {owner, arrays.event_ids, arrays.epochs,
                          caller ? link_.time(lease_until) : std::nullopt,
                          std::to_string(caller ? 0 : ttl_)});
+  // A lease not renewed was taken over: the relay drops its row, which is
+  // then no longer this store's to know of (held_ would only grow).
+  std::set<std::string> renewed;
+  for (int r = 0; r < done.rows(); ++r)
+    renewed.insert(done.text(r, 0));
+  std::vector<event_lease> lost;
+  for (const auto& lease : leases)
+    if (renewed.count(lease.event_id) == 0)
+      lost.push_back(lease);
+  forget(lost);
   return done.rows();
 }
 
