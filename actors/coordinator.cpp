@@ -238,13 +238,13 @@ void check(coordinator_actor* self) {
     return;
   keep_consumers(self);
   auto snap = st.probe->snapshot();
-  st.last_snapshot = snap;
+  st.last_known = with_last_known(snap, st.last_known);
   auto now = st.setup.clock();
   note_movement(st, snap, now);
   if (st.setup.progress &&
       now - st.last_progress >= st.setup.progress_interval_ms) {
     st.last_progress = now;
-    st.setup.progress(progress_of(st, snap, now));
+    st.setup.progress(progress_of(st, st.last_known, now));
   }
   if (st.setup.until_drained && drained(st, snap)) {
     if (st.setup.progress)

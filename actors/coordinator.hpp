@@ -109,7 +109,9 @@ struct coordinator_state {
   storage::millis started_at = 0;
   storage::millis ended_at = 0;
   storage::millis last_progress = 0;
-  metrics::pipeline_snapshot last_snapshot;
+  /// The last snapshot with, for a store that did not answer, the figures
+  /// it last gave: what the progress line shows during an outage.
+  metrics::pipeline_snapshot last_known;
   /// Actors still to go down before the report is written.
   std::size_t alive = 0;
   /// The counts at the last change, and when they changed (stall rule).

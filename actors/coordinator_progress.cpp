@@ -129,6 +129,30 @@ std::pair<const char*, std::int64_t> own_events(const coordinator_state& st) {
 
 } // namespace
 
+metrics::pipeline_snapshot
+with_last_known(metrics::pipeline_snapshot now,
+                const metrics::pipeline_snapshot& before) {
+  if (!now.database_answered) {
+    now.orders = before.orders;
+    now.outbox_rows = before.outbox_rows;
+    now.pending = before.pending;
+    now.sending = before.sending;
+    now.published = before.published;
+    now.failed = before.failed;
+    now.oldest_unpublished_age_ms = before.oldest_unpublished_age_ms;
+    now.leases = before.leases;
+  }
+  if (!now.redis_answered) {
+    now.queued = before.queued;
+    now.in_processing = before.in_processing;
+    now.processed = before.processed;
+    now.duplicates = before.duplicates;
+    now.dead_lettered = before.dead_lettered;
+    now.order_violations = before.order_violations;
+  }
+  return now;
+}
+
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
                    storage::millis now) {
   auto signature = std::make_tuple(s.pending, s.sending, s.published, s.failed,

@@ -12,6 +12,13 @@
 
 namespace outbox::actors {
 
+/// `now`, with the figures of a store that did not answer (see
+/// pipeline_snapshot's database_answered and redis_answered) taken from
+/// `before`: an outage shows the last counts known, not zeros.
+metrics::pipeline_snapshot
+with_last_known(metrics::pipeline_snapshot now,
+                const metrics::pipeline_snapshot& before);
+
 /// Records the counts of `s` as the last movement when they changed (or an
 /// outage was retried since). Called at every check, before the others.
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,

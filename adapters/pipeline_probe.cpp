@@ -50,6 +50,7 @@ public:
     } catch (const std::exception& e) {
       snap.trouble = std::string{"database: "} + e.what();
       snap.outage = actors::is_outage(e);
+      snap.database_answered = false;
     }
     try {
       auto redis = broker::read_stats(redis_, names_);
@@ -66,6 +67,7 @@ public:
           (snap.trouble.empty() || snap.outage) && actors::is_outage(e);
       snap.trouble += (snap.trouble.empty() ? "" : "; ");
       snap.trouble += std::string{"redis: "} + e.what();
+      snap.redis_answered = false;
     }
     return snap;
   }

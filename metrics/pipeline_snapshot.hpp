@@ -40,6 +40,10 @@ struct pipeline_snapshot {
   std::vector<lease_holding> leases;
   /// Empty when both stores answered; else what went wrong.
   std::string trouble;
+  /// Whether the database's and Redis's figures above were read; a store
+  /// that did not answer leaves its figures at 0.
+  bool database_answered = true;
+  bool redis_answered = true;
   /// The trouble is an outage (Redis unreachable or loading, the database
   /// locked), which waiting can end; false for any other failure.
   bool outage = false;

@@ -78,6 +78,43 @@ TEST_F(ActorCoordinatorStall, AnOutageIsWaitedOutNotAStall) {
   EXPECT_TRUE(report_json(*report)["ok"].get<bool>());
 }
 
+TEST_F(ActorCoordinatorStall, AnOutageShowsTheLastCountsNotZeros) {
+  auto& snap = pipeline_->snapshot;
+  snap.outbox_rows = 300;
+  snap.pending = 100;
+  snap.published = 200;
+  snap.queued = 7;
+  snap.processed = 190;
+  auto setup = bounded_config();
+  std::string last;
+  setup.progress = [&last](const actors::run_progress& p) {
+    last = actors::progress_text(p, 0);
+  };
+  auto report = start_run(setup).report;
+  advance(1100);
+  EXPECT_THAT(last, testing::HasSubstr("published 200/300"));
+  // The database stops answering: the probe has no outbox figures, only
+  // the trouble; Redis still answers, with news.
+  snap = metrics::pipeline_snapshot{};
+  snap.queued = 0;
+  snap.processed = 197;
+  snap.database_answered = false;
+  snap.trouble = "database: locked";
+  snap.outage = true;
+  advance(1100);
+  EXPECT_THAT(last, testing::HasSubstr("published 200/300"));
+  EXPECT_THAT(last, testing::HasSubstr("pending 100"));
+  EXPECT_THAT(last, testing::HasSubstr("processed 197"));
+  EXPECT_THAT(last, testing::HasSubstr("database: locked"));
+  EXPECT_FALSE(report->arrived);
+  // The database answers again, everything published: the run ends.
+  snap = metrics::pipeline_snapshot{};
+  snap.outbox_rows = 300;
+  snap.published = 300;
+  advance(200);
+  EXPECT_TRUE(report_json(*report)["ok"].get<bool>());
+}
+
 TEST_F(ActorCoordinatorStall, RowsNobodyPublishesEndABoundedRun) {
   pipeline_->snapshot.pending = 2;
   auto report = start_run(bounded_config()).report;
