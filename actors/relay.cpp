@@ -52,64 +52,83 @@ void crash(relay_actor* self, const char* point) {
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
-/// Settles st.unsettled: acks what Redis took, or hands back what it did
-/// not, then forgets it. Throws store_error, keeping it, while the
-/// database is still away: the next cycle tries again before it claims.
-void settle(relay_actor* self) {
+/// What a settle did.
+struct settled {
+  int acked = 0;
+  int rejected = 0;
+  int released = 0;
+};
+
+/// Settles st.unsettled: hands back what Redis did not take, acks what it
+/// took, then forgets it. Throws store_error, keeping what is left, while
+/// the database is still away: the next cycle tries again before it claims.
+settled settle(relay_actor* self) {
   auto& st = self->state;
+  settled done;
   if (!st.unsettled)
-    return;
+    return done;
+  auto& u = *st.unsettled;
   auto& metrics = *st.setup.metrics;
-  const auto& c = st.unsettled->claim;
-  if (!st.unsettled->published) {
-    metrics.released += st.store->release(st.setup.name, c.leases());
-    st.unsettled.reset();
-    return;
+  try {
+    if (!u.unpublished.empty()) {
+      done.released = st.store->release(st.setup.name, u.unpublished);
+      metrics.released += done.released;
+      u.unpublished.clear();
+    }
+    if (!u.published.events.empty()) {
+      const auto& c = u.published;
+      auto acked = st.store->ack(st.setup.name, c.leases(), u.published_at);
+      // Latencies before the counter: a scrape that sees the rows acked
+      // sees their latencies too.
+      if (acked.rejected.empty()) {
+        std::vector<double> latencies;
+        latencies.reserve(c.events.size());
+        for (const auto& e : c.events)
+          latencies.push_back(
+              static_cast<double>(u.published_at - e.created_at));
+        metrics.commit_to_published.record_many(latencies);
+      }
+      metrics.acked += acked.acked;
+      done.acked = acked.acked;
+      done.rejected = static_cast<int>(acked.rejected.size());
+      if (!acked.rejected.empty()) {
+        metrics.fenced_acks_rejected += done.rejected;
+        spdlog::info(u.retried
+                         ? "relay {}: the fence refused the ack of {} rows: "
+                           "taken over during the outage, or acked already by "
+                           "the attempt whose answer was lost (events: {})"
+                         : "relay {}: lease lost on {} rows (taken over), ack "
+                           "rejected (events: {})",
+                     st.setup.name, acked.rejected.size(),
+                     describe_rows(rows_named(c, acked.rejected)));
+      }
+      spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
+                    c.events.size(), acked.acked);
+    }
+  } catch (const storage::store_error&) {
+    u.retried = true;
+    throw;
   }
-  auto published_at = st.unsettled->published_at;
-  auto acked = st.store->ack(st.setup.name, c.leases(), published_at);
-  // Latencies before the counter: a scrape that sees the rows acked sees
-  // their latencies too.
-  if (acked.rejected.empty()) {
-    std::vector<double> latencies;
-    latencies.reserve(c.events.size());
-    for (const auto& e : c.events)
-      latencies.push_back(static_cast<double>(published_at - e.created_at));
-    metrics.commit_to_published.record_many(latencies);
-  }
-  metrics.acked += acked.acked;
-  if (!acked.rejected.empty()) {
-    metrics.fenced_acks_rejected +=
-        static_cast<std::int64_t>(acked.rejected.size());
-    spdlog::info("relay {}: lease lost on {} rows (taken over), ack rejected "
-                 "(events: {})",
-                 st.setup.name, acked.rejected.size(),
-                 describe_rows(rows_named(c, acked.rejected)));
-  }
-  spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
-                c.events.size(), acked.acked);
   st.unsettled.reset();
+  return done;
 }
 
-/// Settles `c` now, or as soon as the database answers (see settle).
-void settle(relay_actor* self, storage::claim c, bool published,
-            storage::millis published_at) {
-  self->state.unsettled =
-      unsettled_batch{std::move(c), published, published_at};
-  settle(self);
+/// Settles `batch` now, or as soon as the database answers (see settle).
+settled settle(relay_actor* self, unsettled_batch batch) {
+  self->state.unsettled = std::move(batch);
+  return settle(self);
 }
 
 /// Settles what an outage left over, before anything new is claimed.
 void settle_left_over(relay_actor* self) {
-  auto& st = self->state;
-  if (!st.unsettled)
+  if (!self->state.unsettled)
     return;
-  auto rows = st.unsettled->claim.events.size();
-  auto published = st.unsettled->published;
-  settle(self);
-  spdlog::info("relay {}: the database answers again: {} the {} rows it "
-               "could not take during the outage",
-               st.setup.name, published ? "acked" : "handed back", rows);
+  auto done = settle(self);
+  spdlog::info("relay {}: the database answers again: of the rows it could "
+               "not settle during the outage, {} acked, {} handed back, {} "
+               "refused by the fence",
+               self->state.setup.name, done.acked, done.released,
+               done.rejected);
 }
 
 /// True when the lease of the batch ran out by the relay's own monotonic
@@ -130,15 +149,9 @@ bool lease_ran_out(relay_actor* self, const storage::claim& claimed) {
                "(events: {})",
                st.setup.name, held_ms, claimed.events.size(),
                describe_rows(claimed.events));
-  // Handing them back refunds the claim's attempt; the rows are claimable
-  // already, so a failure only defers it to the next cycle.
-  try {
-    settle(self, claimed, false, 0);
-  } catch (const storage::store_error& e) {
-    spdlog::debug("relay {}: releasing the expired rows failed, retried "
-                  "before the next claim: {}",
-                  st.setup.name, e.what());
-  }
+  // Handing them back refunds the claim's attempt; a database that does
+  // not answer gets them at the next cycle (store_error: back off).
+  settle(self, unsettled_batch{{}, 0, claimed.leases()});
   return true;
 }
 
@@ -169,7 +182,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
                              now + st.setup.lease.ttl);
     } catch (const storage::store_error&) {
       // Not published: hand the rows back once the database answers.
-      st.unsettled = unsettled_batch{claimed, false, 0};
+      st.unsettled = unsettled_batch{{}, 0, claimed.leases()};
       throw;
     }
     if (held == 0) {
@@ -209,7 +222,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
                 "(events: {}): {}",
                 st.setup.name, c.events.size(), describe_rows(c.events),
                 e.what());
-    settle(self, c, false, 0);
+    settle(self, unsettled_batch{{}, 0, c.leases()});
     schedule_idle(self);
     return false;
   }
@@ -220,7 +233,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     crash(self, "after publish, before ack");
     return false;
   }
-  settle(self, std::move(c), true, st.setup.clock());
+  settle(self, unsettled_batch{std::move(c), st.setup.clock(), {}});
   return true;
 }
 
@@ -347,8 +360,10 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
       } catch (const std::exception& e) {
         spdlog::warn("relay {}: settling {} rows on shutdown failed: they "
                      "wait for their leases to run out (events: {}): {}",
-                     st.setup.name, st.unsettled->claim.events.size(),
-                     describe_rows(st.unsettled->claim.events), e.what());
+                     st.setup.name,
+                     st.unsettled->published.events.size() +
+                         st.unsettled->unpublished.size(),
+                     describe_rows(st.unsettled->published.events), e.what());
       }
     }
     self->quit(msg.reason);

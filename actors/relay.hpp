@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace outbox::actors {
 
@@ -45,11 +46,15 @@ struct relay_setup {
 /// charges no row an attempt (unless it outlasts the lease and another
 /// relay takes the rows over before this one is back).
 struct unsettled_batch {
-  storage::claim claim;
-  /// True: Redis took the rows, ack them. False: release them.
-  bool published = false;
+  /// Rows Redis took: to ack, fenced.
+  storage::claim published;
   /// When Redis took them (the ack's published_at).
   storage::millis published_at = 0;
+  /// Rows not published: to hand back, fenced, their attempt refunded.
+  std::vector<storage::event_lease> unpublished;
+  /// A settle failed already: a retried ack may find rows the failed one
+  /// acked after all (its answer was lost), which the fence then refuses.
+  bool retried = false;
 };
 
 /// A relay: the leaseholder that moves outbox rows to the broker.

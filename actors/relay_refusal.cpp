@@ -2,6 +2,7 @@
 
 #include "actors/relay_log.hpp"
 #include "broker/broker_error.hpp"
+#include "storage/store_error.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -96,10 +97,28 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                                "Redis refused every row of the batch with the "
                                "same error, taken for its state: " +
                                    reason);
-  auto failed = st.store->fail(st.setup.name, refused, reason, st.setup.clock(),
-                               st.setup.lease);
-  metrics.rows_failed += failed.failed;
-  metrics.released += st.store->release(st.setup.name, held_back);
+  // Rows of a blocked aggregate that came before its refused row were
+  // published above and must be acknowledged like the others: left out,
+  // their lease would expire and each takeover would publish them again.
+  std::set<std::string> unpublished;
+  for (const auto* leases : {&refused, &held_back})
+    for (const auto& lease : *leases)
+      unpublished.insert(lease.event_id);
+  auto pushed = claim_without(c, unpublished);
+  storage::failure_result failed;
+  try {
+    failed = st.store->fail(st.setup.name, refused, reason, st.setup.clock(),
+                            st.setup.lease);
+    metrics.rows_failed += failed.failed;
+    metrics.released += st.store->release(st.setup.name, held_back);
+  } catch (const storage::store_error&) {
+    // The database is away: ack what was pushed and hand the rest back
+    // once it answers (a refused row is refused, and charged, again then).
+    std::vector<storage::event_lease> back = refused;
+    back.insert(back.end(), held_back.begin(), held_back.end());
+    st.unsettled = unsettled_batch{std::move(pushed), now, std::move(back)};
+    throw;
+  }
   // Redis answered (with a refusal): it is reachable.
   redis_answered(st);
   std::vector<std::string> refused_ids;
@@ -117,14 +136,7 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
   for (const auto& row : rows_named(c, failed.failed_event_ids))
     log_failed(st.setup.name, {row.event_id, row.aggregate_id, row.seq,
                                row.event_type, row.attempts, reason});
-  // Rows of a blocked aggregate that came before its refused row were
-  // published above and must be acknowledged like the others: left out,
-  // their lease would expire and each takeover would publish them again.
-  std::set<std::string> unpublished;
-  for (const auto* leases : {&refused, &held_back})
-    for (const auto& lease : *leases)
-      unpublished.insert(lease.event_id);
-  return claim_without(c, unpublished);
+  return pushed;
 }
 
 } // namespace outbox::actors

@@ -28,7 +28,9 @@ storage::claim claim_without(const storage::claim& c,
 /// through. Returns the claim of what was published. Throws broker_error
 /// (unavailable) when Redis goes away meanwhile, or when it refused every
 /// row with the same error that is not about an entry (its state, whatever
-/// the words): then no row is charged.
+/// the words): then no row is charged. Throws storage::store_error when
+/// the database does not take the outcome: st.unsettled then keeps it (the
+/// rows pushed to ack, the others to hand back) for the next cycle.
 storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                                storage::millis now,
                                const std::string& first_error);

@@ -90,6 +90,28 @@ TEST_F(ActorRelayDatabaseOutage, AHandBackTheDatabaseMissedIsRetried) {
   EXPECT_EQ(metrics_->lease_takeovers.load(), 0);
 }
 
+TEST_F(ActorRelayDatabaseOutage, ARefusalTheDatabaseMissedAcksWhatWasPushed) {
+  auto good = place_order("apple", 1);
+  auto bad = place_order("pear", 1);
+  // Redis refuses one row of the batch: the relay pushes the others one
+  // at a time, then charges the refused row, which meets the outage.
+  broker_->poisoned_events.insert(bad.event_id);
+  lock_database_at_next_publish();
+  spawn_impatient_relay("relay-a");
+  run();
+  ASSERT_EQ(broker_->times_published(good.event_id), 1u);
+  EXPECT_EQ(metrics_->acked.load(), 0);
+  end_outage();
+
+  advance(policy_.ttl * 2);
+  EXPECT_EQ(status_of(good.event_id), "PUBLISHED");
+  EXPECT_EQ(attempts_of(good.event_id), 1);
+  EXPECT_EQ(broker_->times_published(good.event_id), 1u);
+  EXPECT_EQ(metrics_->lease_takeovers.load(), 0);
+  // The refused row was handed back, then refused and charged again.
+  EXPECT_NE(last_error_of(bad.event_id), "");
+}
+
 TEST_F(ActorRelayDatabaseOutage, AnAckTakenOverMeanwhileIsFenced) {
   auto order = place_order("apple", 1);
   lock_database_at_next_publish();
@@ -100,8 +122,7 @@ TEST_F(ActorRelayDatabaseOutage, AnAckTakenOverMeanwhileIsFenced) {
   // again (the inbox absorbs that), then A's late ack must not land.
   auto b_metrics = std::make_shared<metrics::run_metrics>();
   spawn_relay(relay_config("relay-b", {}, b_metrics));
-  ASSERT_EQ(advance_until_status(order.event_id, "PUBLISHED", 15),
-            "PUBLISHED");
+  ASSERT_EQ(advance_until_status(order.event_id, "PUBLISHED", 15), "PUBLISHED");
   EXPECT_EQ(b_metrics->lease_takeovers.load(), 1);
   advance(policy_.ttl * 2);
   EXPECT_EQ(broker_->times_published(order.event_id), 2u);
