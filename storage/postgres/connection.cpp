@@ -16,7 +16,15 @@ namespace {
 /// The version schema_version holds, 0 when the table is missing.
 int stored_version(session& s, const char* context) {
   // Two statements: a query naming a missing table fails when parsed.
-  if (s.exec(context, "SELECT to_regclass('schema_version') IS NULL")
+  // pg_class read as a table, not to_regclass: that answers from the
+  // session's catalog cache, which keeps "missing" from an earlier lookup
+  // even after another process's migration committed while this one
+  // waited for the migration lock (an advisory lock refreshes nothing).
+  if (s.exec(context,
+             "SELECT NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c"
+             " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+             " WHERE c.relname = 'schema_version'"
+             " AND n.nspname = current_schema())")
           .boolean(0, 0))
     return 0;
   return static_cast<int>(
@@ -129,10 +137,18 @@ int connection::found_schema_version() {
 }
 
 void connection::migrate() {
+  // Already current (every start but the first): nothing to lock, so the
+  // processes of a fleet starting at once do not queue behind each other.
+  int current = stored_version(*session_, "migrate");
+  refuse_newer(*session_, current);
+  if (current == schema_version)
+    return;
   // One transaction under one advisory lock: two processes initialising
   // at once run the schema once, and a failure leaves nothing (DDL is
-  // transactional here).
+  // transactional here). Waiting for another's migration is not a busy
+  // row: it gets a minute, not busy_timeout_ms.
   session_->transaction("migrate", [&] {
+    session_->exec("migrate", "SET LOCAL lock_timeout = '60s'");
     session_->exec("migrate",
                    "SELECT pg_advisory_xact_lock(hashtext('outbox.migrate'))");
     int found = stored_version(*session_, "migrate");
