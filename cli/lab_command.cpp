@@ -161,7 +161,8 @@ int run_lab(const lab_options& o) {
   if (configured.db.postgres())
     // A config shared with the pipeline: not wrong, but say which
     // database the lab uses.
-    std::cerr << "outbox lab: db.path names " << configured.db.display_name()
+    std::cerr << "outbox lab: db.path names "
+              << text::escaped(configured.db.display_name())
               << "; the lab runs on its own SQLite file, "
               << text::escaped(files.app_db().string())
               << ", as seed 000 does\n";

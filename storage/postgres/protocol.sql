@@ -410,9 +410,9 @@ ORDER BY id LIMIT $2;
 -- Ids need not follow seqs within an aggregate (a writer that took its id
 -- first may wait for the aggregate's lock and get the later seq), so the
 -- LIMIT, which keeps the lowest ids, can cut a prefix short: the rule is
--- applied again to what it kept, and rows it cut are left for a later run
--- (as SQLite's walk leaves a row whose lower seq comes later in rowid
--- order).
+-- applied again to what it kept. The rows it cut come in the next batch;
+-- a row kept without its lower seq waits for a later run (as SQLite's
+-- walk leaves a row whose lower seq comes later in rowid order).
 -- Returns deleted, request_keys, newest (rows that were their aggregate's
 -- last), last_id (start the next batch after it) and done.
 PREPARE purge (bigint, integer, integer, bigint) AS

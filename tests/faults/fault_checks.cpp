@@ -90,8 +90,12 @@ text_rows rows_of(const std::string& db, const std::string& sql) {
     }
     return out;
   }
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn{PQconnectdb(db.c_str()),
-                                                    &PQfinish};
+  // A bounded connect: an address that does not answer must not hang the
+  // check.
+  const char* keys[] = {"dbname", "connect_timeout", nullptr};
+  const char* values[] = {db.c_str(), "10", nullptr};
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn{
+      PQconnectdbParams(keys, values, 1), &PQfinish};
   if (PQstatus(conn.get()) != CONNECTION_OK)
     throw std::runtime_error("fault checks: cannot connect to " +
                              options.display_name() + ": " +

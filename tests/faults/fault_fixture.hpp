@@ -39,7 +39,11 @@ public:
   /// Accepts waves that fail because Redis is down (a writer process checks
   /// Redis at start and audits it at the end), for scenarios that kill it;
   /// their orders are then unknown here (the database has them).
-  void tolerate_redis_outages() { tolerate_redis_ = true; }
+  void tolerate_redis_outages() { tolerated_.emplace_back("Redis"); }
+
+  /// The same for PostgreSQL going away (a wave that starts, or audits,
+  /// while it is down exits 1 naming it).
+  void tolerate_postgres_outages() { tolerated_.emplace_back("PostgreSQL"); }
 
 private:
   void account(const process_result& r);
@@ -51,7 +55,8 @@ private:
   std::unique_ptr<child_process> writer_;
   int waves_ = 0;
   std::int64_t orders_ = 0;
-  bool tolerate_redis_ = false;
+  /// Words of a failed wave's stderr that make it an outage's.
+  std::vector<std::string> tolerated_;
 };
 
 /// A fault scenario under load: the world (fault_world) with a config of

@@ -85,15 +85,19 @@ protected:
     return count("SELECT COUNT(*) FROM outbox WHERE status = 'PUBLISHED'");
   }
 
-  /// Lets the load run until `more` rows more are PUBLISHED (bounded).
-  void wait_for_flow(load_waves& load, std::int64_t more,
-                     const std::string& after) {
+  /// Lets the load run until `more` rows more are PUBLISHED (bounded);
+  /// false if they never are.
+  bool flows(load_waves& load, std::int64_t more, const std::string& after) {
     auto target = published() + more;
     auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
     while (published() < target && std::chrono::steady_clock::now() < deadline)
       load.pump(50);
-    ASSERT_GE(published(), target) << "nothing flowed after " << after;
+    if (published() < target) {
+      std::cout << "[ hosts    ] nothing flowed after " << after << std::endl;
+      return false;
+    }
     std::cout << "[ hosts    ] flowing after " << after << std::endl;
+    return true;
   }
 
   std::unique_ptr<pg_server> pg_;
@@ -104,41 +108,47 @@ TEST_F(FaultSeveralHosts, RelayHostsRideOutEveryFault) {
   std::vector<std::unique_ptr<child_process>> relays;
   relays.push_back(start_relays(0));
   relays.push_back(start_relays(1));
-  // The third host also freezes by itself now and then between a claim
-  // and its push (an injected pause past the lease): the fence's case.
+  // The third host also freezes by itself after half its claims, before
+  // the push, past the lease (an injected pause, which skips the relay's
+  // own lease checks): late acks the fence must refuse, whatever moments
+  // the faults below happen to hit.
   relays.push_back(start_relays(
-      2, {"--crash-relay-pause", "0.05", "--seed", std::to_string(seed_)}));
+      2, {"--crash-relay-pause", "0.5", "--seed", std::to_string(seed_)}));
   auto consumers = start_run({"--relays", "0", "--consumers", "2"}, false);
   auto load = waves(300);
+  // A wave that starts (or audits) while PostgreSQL is down exits 1: its
+  // orders are counted from the database, like every other's.
+  load.tolerate_postgres_outages();
   std::int64_t kills = 0;
 
-  wait_for_flow(load, between_faults, "the start");
+  ASSERT_TRUE(flows(load, between_faults, "the start"));
   relays[0]->signal(SIGKILL);
   relays[0]->wait(10'000);
   relays[0] = start_relays(0);
   ++kills;
-  wait_for_flow(load, between_faults, "a relay host's process was killed");
+  ASSERT_TRUE(flows(load, between_faults, "a relay host's process was killed"));
 
   net->cut(hosts_[1], net->address(), pg_->port());
   load.pump(fault_ms);
   net->restore(hosts_[1]);
-  wait_for_flow(load, between_faults, "a host was cut off from PostgreSQL");
+  ASSERT_TRUE(
+      flows(load, between_faults, "a host was cut off from PostgreSQL"));
 
   relays[2]->signal(SIGSTOP);
   load.pump(fault_ms);
   relays[2]->signal(SIGCONT);
-  wait_for_flow(load, between_faults, "a relay process was stopped");
+  ASSERT_TRUE(flows(load, between_faults, "a relay process was stopped"));
 
   pg_->crash();
   load.pump(fault_ms);
   pg_->start();
-  wait_for_flow(load, between_faults, "PostgreSQL crashed");
+  ASSERT_TRUE(flows(load, between_faults, "PostgreSQL crashed"));
 
   auto ended = database_number(
       pg_->uri(), "SELECT count(pg_terminate_backend(pid)) FROM "
                   "pg_stat_activity WHERE application_name = 'outbox'");
   EXPECT_GE(ended, 4) << "relays, consumers and writer each hold a session";
-  wait_for_flow(load, between_faults, "the sessions were terminated");
+  ASSERT_TRUE(flows(load, between_faults, "the sessions were terminated"));
 
   auto orders = load.finish(120'000);
   ASSERT_TRUE(wait_until_settled(120'000))
@@ -152,7 +162,9 @@ TEST_F(FaultSeveralHosts, RelayHostsRideOutEveryFault) {
   std::cout << "[ hosts    ] fenced acks: " << fenced << std::endl;
 
   auto check = finish("FaultSeveralHosts", kills);
-  EXPECT_EQ(check.figures.orders, orders);
+  // At least every order of the waves that ended well; a wave the crash
+  // ended may have committed some before it.
+  EXPECT_GE(check.figures.orders, orders);
   EXPECT_EQ(check.figures.lost, 0);
   EXPECT_EQ(check.figures.order_violations, 0);
   EXPECT_EQ(check.figures.failed_rows, 0);
