@@ -17,6 +17,14 @@ using FaultKillRedis = durable_fault_fixture;
 TEST_F(FaultKillRedis, RedisSigkilledTwiceLosesNothingAcknowledged) {
   auto relays = start_run({"--relays", "2", "--consumers", "0"});
   auto consumer = start_run({"--relays", "0", "--consumers", "2"});
+  // Running before Redis dies: a process still starting up (its checks of
+  // Redis) exits 1 when Redis goes away, and this scenario is about the
+  // ones that live through it. A slow start (a sanitized build) takes
+  // longer than the first outage's delay.
+  ASSERT_TRUE(relays->wait_for_stderr("running;", 60'000))
+      << "the relay process never started: " << relays->wait(0).err;
+  ASSERT_TRUE(consumer->wait_for_stderr("running;", 60'000))
+      << "the consumer process never started: " << consumer->wait(0).err;
   // Redis fsyncs every write: consumers are the bottleneck, so a bounded
   // load keeps the pipeline busy through both outages.
   auto load = waves(200, scaled(5));
