@@ -5,6 +5,7 @@
 #include "actors/outage.hpp"
 #include "actors/relay_log.hpp"
 #include "actors/relay_refusal.hpp"
+#include "actors/relay_settle.hpp"
 #include "broker/broker_error.hpp"
 #include "storage/store_error.hpp"
 
@@ -50,85 +51,6 @@ void crash(relay_actor* self, const char* point) {
   self->state.setup.metrics->injected_crashes++;
   spdlog::info("relay {}: injected crash ({})", self->state.setup.name, point);
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
-}
-
-/// What a settle did.
-struct settled {
-  int acked = 0;
-  int rejected = 0;
-  int released = 0;
-};
-
-/// Settles st.unsettled: hands back what Redis did not take, acks what it
-/// took, then forgets it. Throws store_error, keeping what is left, while
-/// the database is still away: the next cycle tries again before it claims.
-settled settle(relay_actor* self) {
-  auto& st = self->state;
-  settled done;
-  if (!st.unsettled)
-    return done;
-  auto& u = *st.unsettled;
-  auto& metrics = *st.setup.metrics;
-  try {
-    if (!u.unpublished.empty()) {
-      done.released = st.store->release(st.setup.name, u.unpublished);
-      metrics.released += done.released;
-      u.unpublished.clear();
-    }
-    if (!u.published.events.empty()) {
-      const auto& c = u.published;
-      auto acked = st.store->ack(st.setup.name, c.leases(), u.published_at);
-      // Latencies before the counter: a scrape that sees the rows acked
-      // sees their latencies too.
-      if (acked.rejected.empty()) {
-        std::vector<double> latencies;
-        latencies.reserve(c.events.size());
-        for (const auto& e : c.events)
-          latencies.push_back(
-              static_cast<double>(u.published_at - e.created_at));
-        metrics.commit_to_published.record_many(latencies);
-      }
-      metrics.acked += acked.acked;
-      done.acked = acked.acked;
-      done.rejected = static_cast<int>(acked.rejected.size());
-      if (!acked.rejected.empty()) {
-        metrics.fenced_acks_rejected += done.rejected;
-        spdlog::info(u.retried
-                         ? "relay {}: the fence refused the ack of {} rows: "
-                           "taken over during the outage, or acked already by "
-                           "the attempt whose answer was lost (events: {})"
-                         : "relay {}: lease lost on {} rows (taken over), ack "
-                           "rejected (events: {})",
-                     st.setup.name, acked.rejected.size(),
-                     describe_rows(rows_named(c, acked.rejected)));
-      }
-      spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
-                    c.events.size(), acked.acked);
-    }
-  } catch (const storage::store_error&) {
-    u.retried = true;
-    throw;
-  }
-  st.unsettled.reset();
-  return done;
-}
-
-/// Settles `batch` now, or as soon as the database answers (see settle).
-settled settle(relay_actor* self, unsettled_batch batch) {
-  self->state.unsettled = std::move(batch);
-  return settle(self);
-}
-
-/// Settles what an outage left over, before anything new is claimed.
-void settle_left_over(relay_actor* self) {
-  if (!self->state.unsettled)
-    return;
-  auto done = settle(self);
-  spdlog::info("relay {}: the database answers again: of the rows it could "
-               "not settle during the outage, {} acked, {} handed back, {} "
-               "refused by the fence",
-               self->state.setup.name, done.acked, done.released,
-               done.rejected);
 }
 
 /// True when the lease of the batch ran out by the relay's own monotonic
