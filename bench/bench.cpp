@@ -3,6 +3,7 @@
 #include "actors/system_config.hpp"
 #include "bench/stages.hpp"
 #include "broker/connection.hpp"
+#include "storage/postgres/session.hpp"
 
 #include <caf/all.hpp>
 #include <sqlite3.h>
@@ -72,6 +73,11 @@ std::string redis_version(const config::settings& s) {
   return info.substr(at, info.find_first_of("\r\n", at) - at);
 }
 
+std::string postgres_version(const config::settings& s) {
+  storage::postgres::session link{s.db};
+  return link.exec("bench", "SHOW server_version").text(0, 0);
+}
+
 nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
   const auto& s = o.settings;
   utsname host{};
@@ -81,7 +87,9 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
       {"machine",
        {{"cores", std::thread::hardware_concurrency()},
         {"kernel", std::string{host.sysname} + " " + host.release},
-        {"sqlite", sqlite3_libversion()},
+        {"database", s.db.postgres()
+                         ? "PostgreSQL " + postgres_version(s)
+                         : std::string{"SQLite "} + sqlite3_libversion()},
         {"redis", redis_version(s)}}},
       {"settings",
        {{"db.synchronous", s.db.synchronous},
@@ -132,7 +140,12 @@ const std::vector<target_rule>& target_rules() {
        [](const results& r) { return r.value("relay_1"); }, 100'000, false},
       {"group_commit_gain", "group commit / one transaction per order, FULL",
        [](const results& r) {
-         return quotient(r, "writer_group_FULL", "writer_one_per_txn_FULL");
+         // FULL on SQLite; PostgreSQL's orders always commit synchronously.
+         auto sqlite =
+             quotient(r, "writer_group_FULL", "writer_one_per_txn_FULL");
+         return sqlite
+                    ? sqlite
+                    : quotient(r, "writer_group_PG", "writer_one_per_txn_PG");
        },
        10, false},
       {"end_to_end_rate", "end to end, orders/s",
@@ -185,7 +198,7 @@ nlohmann::json run_bench(const bench_options& options) {
   caf::actor_system system{cfg};
   workspace space{options.scratch_parent, options.settings};
   results out;
-  stage_context ctx{space, scale, out, system, progress};
+  stage_context ctx{space, scale, out, system, progress, options.program};
   auto errors = nlohmann::json::array();
   using stage = void (*)(stage_context&);
   for (auto [name, run] :

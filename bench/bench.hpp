@@ -21,6 +21,9 @@ struct bench_options {
   bool quick = false;
   /// Overrides the scale quick or full picks (tests run a tiny one).
   std::optional<bench_scale> scale;
+  /// The outbox program: on PostgreSQL the relay stage runs relays as
+  /// processes of it (`outbox run`), as several hosts would.
+  std::string program;
   /// Where the scratch folder goes (the system's temp folder when empty).
   std::string scratch_parent;
   /// Told what is being measured, one line per step; may be empty.

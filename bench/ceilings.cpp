@@ -3,6 +3,7 @@
 // A stage's figure is then read as a share of its ceiling.
 
 #include "bench/fill.hpp"
+#include "bench/postgres_ceilings.hpp"
 #include "bench/stages.hpp"
 #include "broker/connection.hpp"
 #include "broker/inbox.hpp"
@@ -190,9 +191,8 @@ double batched_inbox(const config::settings& s,
   return static_cast<double>(entries.size()) / seconds_since(start);
 }
 
-} // namespace
-
-void measure_ceilings(stage_context& ctx) {
+/// The writer's and the relay's database primitives on SQLite.
+void measure_sqlite(stage_context& ctx) {
   auto& out = ctx.out;
   const auto& scale = ctx.scale;
   auto commit_batch = ctx.space.base().run.commit_batch;
@@ -221,6 +221,58 @@ void measure_ceilings(stage_context& ctx) {
                std::to_string(s.lease.batch),
            raw_claim_ack(s.db, scale.relay_events, s.lease.batch), "events/s",
            ""});
+}
+
+/// The same on PostgreSQL: orders commit synchronously there whatever
+/// db.synchronous says, so there is one pair of order figures.
+void measure_postgres(stage_context& ctx) {
+  auto& out = ctx.out;
+  const auto& scale = ctx.scale;
+  auto commit_batch = ctx.space.base().run.commit_batch;
+  ctx.progress("ceiling: PostgreSQL order transactions");
+  auto s = ctx.space.fresh("ceiling-orders");
+  out.add({"ceiling", order_ceiling(ctx.space, s, "txn"),
+           "PostgreSQL, one transaction per order (key, order, outbox in one "
+           "statement)",
+           postgres_order_inserts(s.db, scale.orders_one_per_txn, 1),
+           "orders/s", ""});
+  s = ctx.space.fresh("ceiling-orders");
+  out.add({"ceiling", order_ceiling(ctx.space, s, "group"),
+           "PostgreSQL, " + std::to_string(commit_batch) +
+               " orders per transaction",
+           postgres_order_inserts(s.db, scale.orders_grouped, commit_batch),
+           "orders/s", ""});
+
+  ctx.progress("ceiling: raw claim+ack cycle");
+  s = ctx.space.fresh("ceiling-claim");
+  fill_outbox(s.db, scale.relay_events, scale.relay_events / 2, "PENDING",
+              "raw");
+  out.add({"ceiling", "claim_ack_raw",
+           "PostgreSQL claim+ack cycle (synchronous_commit off), no "
+           "head-of-line or fence, batch " +
+               std::to_string(s.lease.batch),
+           postgres_claim_ack(s.db, scale.relay_events, s.lease.batch),
+           "events/s", ""});
+}
+
+} // namespace
+
+std::string order_ceiling(const workspace& space, const config::settings& s,
+                          const std::string& kind) {
+  return space.postgres() ? "postgres_order_" + kind
+                          : "sqlite_order_" + kind + "_" + s.db.synchronous;
+}
+
+void measure_ceilings(stage_context& ctx) {
+  if (ctx.space.postgres())
+    measure_postgres(ctx);
+  else
+    measure_sqlite(ctx);
+  auto& out = ctx.out;
+  const auto& scale = ctx.scale;
+  // Any settings with the bench's keys and Redis: the scratch database is
+  // not used below.
+  const auto& s = ctx.space.base();
 
   ctx.progress("ceiling: Redis RPUSH and inbox script, pipelined");
   auto entries = encoded_entries(0, scale.consumer_entries, "ceiling");

@@ -1,5 +1,6 @@
 #include "bench/cpu_meter.hpp"
 
+#include "bench/process_cpu.hpp"
 #include "broker/connection.hpp"
 
 #include <sys/resource.h>
@@ -20,6 +21,8 @@ double own_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+} // namespace
+
 double redis_cpu_seconds(const config::settings& s) {
   broker::connection conn{s.redis};
   auto info = broker::reply_text(*conn.command({"INFO", "cpu"}));
@@ -32,11 +35,14 @@ double redis_cpu_seconds(const config::settings& s) {
   return total;
 }
 
-} // namespace
-
 cpu_meter::cpu_meter(const config::settings& s)
     : settings_(s), own_start_(own_cpu_seconds()),
-      redis_start_(redis_cpu_seconds(s)) {}
+      redis_start_(redis_cpu_seconds(s)) {
+  if (s.db.postgres())
+    postmaster_ = local_postmaster(s.db);
+  if (postmaster_)
+    database_start_ = server_cpu_seconds(*postmaster_);
+}
 
 double cpu_meter::own_seconds() const {
   return own_cpu_seconds() - own_start_;
@@ -44,6 +50,10 @@ double cpu_meter::own_seconds() const {
 
 double cpu_meter::redis_seconds() const {
   return redis_cpu_seconds(settings_) - redis_start_;
+}
+
+double cpu_meter::database_seconds() const {
+  return postmaster_ ? server_cpu_seconds(*postmaster_) - database_start_ : 0;
 }
 
 } // namespace outbox::bench

@@ -81,7 +81,8 @@ void measure_end_to_end(stage_context& ctx) {
   auto max_rate = static_cast<double>(orders) / seconds;
   ctx.out.add({"end_to_end", "end_to_end_orders",
                "orders committed, published and applied (" + shape + ")",
-               max_rate, "orders/s", "writer_group_" + s.db.synchronous});
+               max_rate, "orders/s",
+               "writer_group_" + ctx.space.durability(s)});
   // Where the time went: on a small machine the cores kept busy by this
   // process and by Redis show whether the run was simply CPU-bound.
   ctx.out.add({"end_to_end", "cpu_outbox",
@@ -89,11 +90,21 @@ void measure_end_to_end(stage_context& ctx) {
                cpu.own_seconds() / seconds, "cores", ""});
   ctx.out.add({"end_to_end", "cpu_redis", "cores busy in redis-server",
                cpu.redis_seconds() / seconds, "cores", ""});
-  ctx.out.add({"end_to_end", "cpu_per_order",
-               "CPU per order, outbox + Redis (audit included)",
-               1e6 * (cpu.own_seconds() + cpu.redis_seconds()) /
-                   static_cast<double>(orders),
-               "us", ""});
+  if (ctx.space.postgres())
+    ctx.out.add({"end_to_end", "cpu_postgres",
+                 "cores busy in the PostgreSQL server (0: not on this "
+                 "machine)",
+                 cpu.database_seconds() / seconds, "cores", ""});
+  ctx.out.add(
+      {"end_to_end", "cpu_per_order",
+       ctx.space.postgres()
+           ? "CPU per order, outbox + Redis + PostgreSQL (audit "
+             "included)"
+           : "CPU per order, outbox + Redis (audit included)",
+       1e6 *
+           (cpu.own_seconds() + cpu.redis_seconds() + cpu.database_seconds()) /
+           static_cast<double>(orders),
+       "us", ""});
 
   auto rate = std::max(1, static_cast<int>(max_rate / 5));
   auto paced_orders =

@@ -1,5 +1,6 @@
 #include "bench/fill.hpp"
 
+#include "bench/postgres_fill.hpp"
 #include "broker/connection.hpp"
 #include "broker/publisher.hpp"
 #include "storage/sqlite/database.hpp"
@@ -26,6 +27,8 @@ std::string order_payload(std::int64_t i) {
 void fill_outbox(const storage::db_options& db, std::int64_t events,
                  std::int64_t aggregates, const std::string& status,
                  const std::string& tag) {
+  if (db.postgres())
+    return fill_outbox_postgres(db, events, aggregates, status, tag);
   auto options = db;
   options.synchronous = "OFF"; // a fixture, not a measurement
   // Rows of any status, written straight into the table: a fixture no

@@ -5,6 +5,7 @@
 #include "adapters/redis_ports.hpp"
 #include "bench/cpu_meter.hpp"
 #include "bench/fill.hpp"
+#include "bench/relay_processes.hpp"
 #include "bench/stages.hpp"
 #include "bench/timed_actors.hpp"
 #include "broker/broker_stats.hpp"
@@ -58,6 +59,8 @@ double relay_rate(stage_context& ctx, const config::settings& s, int relays,
 } // namespace
 
 void measure_relays(stage_context& ctx) {
+  if (ctx.space.postgres())
+    return measure_relay_processes(ctx);
   auto events = ctx.scale.relay_events;
   for (int relays : {1, 2, 4}) {
     auto shape = text::plural(relays, "relay");

@@ -24,6 +24,8 @@ struct stage_context {
   results& out;
   caf::actor_system& system;
   std::function<void(const std::string&)> progress;
+  /// The outbox program, for stages that start processes of it.
+  std::string program;
 };
 
 void measure_ceilings(stage_context& ctx);
@@ -32,6 +34,12 @@ void measure_relays(stage_context& ctx);
 void measure_consumers(stage_context& ctx);
 void measure_end_to_end(stage_context& ctx);
 void measure_growth(stage_context& ctx);
+
+/// The name of the ceiling of the writer's orders stored `kind` ("txn":
+/// one per transaction, "group": commit_batch per transaction) with `s`'s
+/// durability: sqlite_order_<kind>_<synchronous>, or postgres_order_<kind>.
+std::string order_ceiling(const workspace& space, const config::settings& s,
+                          const std::string& kind);
 
 /// Seconds since `start`.
 double seconds_since(std::chrono::steady_clock::time_point start);

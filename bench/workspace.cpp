@@ -2,6 +2,7 @@
 
 #include "broker/connection.hpp"
 #include "broker/reliable_queue.hpp"
+#include "config/settings.hpp"
 #include "storage/database.hpp"
 
 #include <algorithm>
@@ -24,7 +25,17 @@ broker::keys bench_keys(broker::keys names) {
 
 workspace::workspace(const std::string& parent, config::settings base)
     : base_(std::move(base)) {
+  // Processes the bench starts (`outbox run --bench-keyspace`) read a
+  // config file with the user's names, unprefixed, and put "bench." before
+  // every one themselves, their keyspace stamp's too.
+  process_base_ = base_;
+  process_base_.broker = config::unprefixed_keys(base_);
+  process_base_.key_prefix =
+      base_.key_prefix_applied ? base_.key_prefix : std::string{};
+  process_base_.key_prefix_applied = false;
   base_.broker = bench_keys(base_.broker);
+  if (base_.db.postgres())
+    scratch_ = std::make_unique<postgres_scratch>(base_.db);
   auto root = parent.empty() ? fs::temp_directory_path() : fs::path{parent};
   auto pattern = (root / "outbox-bench-XXXXXX").string();
   std::vector<char> name(pattern.begin(), pattern.end());
@@ -48,6 +59,12 @@ workspace::~workspace() {
 config::settings workspace::fresh(const std::string& name,
                                   const std::string& synchronous) {
   auto s = base_;
+  if (scratch_) {
+    s.db.path = scratch_->uri();
+    scratch_->reset();
+    clear_redis();
+    return s;
+  }
   s.db.path = (fs::path{folder_} / (name + ".db")).string();
   s.db.synchronous = synchronous;
   for (auto suffix : {"", "-wal", "-shm"})
@@ -55,6 +72,19 @@ config::settings workspace::fresh(const std::string& name,
   storage::connect(s.db, storage::open_mode::migrated);
   clear_redis();
   return s;
+}
+
+config::settings workspace::for_processes(const config::settings& s) const {
+  auto out = s;
+  out.broker = process_base_.broker;
+  out.broker.partitions = s.broker.partitions;
+  out.key_prefix = process_base_.key_prefix;
+  out.key_prefix_applied = false;
+  return out;
+}
+
+std::string workspace::durability(const config::settings& s) const {
+  return postgres() ? "PG" : s.db.synchronous;
 }
 
 void workspace::clear_redis() const {
@@ -70,7 +100,12 @@ void workspace::clear_redis() const {
                                names.trimmed_summary(),
                                names.trimmed_reserved(),
                                names.trimmed_aggregates(),
-                               names.seq_gaps()};
+                               names.seq_gaps(),
+                               names.consumer_lock(),
+                               names.consumer_processes(),
+                               names.partitions_record(),
+                               "bench." +
+                                   config::owner_stamp_key(process_base_)};
   for (std::size_t i = 0; i < std::max<std::size_t>(names.partitions, 1); ++i) {
     del.push_back(names.partition(i));
     del.push_back(names.doorbell_for(names.partition(i)));

@@ -12,6 +12,8 @@
 #include <caf/all.hpp>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace outbox::bench {
 
@@ -55,26 +57,34 @@ double writer_rate(stage_context& ctx, const config::settings& s,
 
 void measure_writer(stage_context& ctx) {
   auto group = ctx.space.base().run.commit_batch;
-  for (std::string sync : {"FULL", "NORMAL"}) {
-    ctx.progress("writer: synchronous " + sync);
+  // PostgreSQL commits orders synchronously whatever db.synchronous says.
+  auto durabilities = ctx.space.postgres()
+                          ? std::vector<std::string>{"FULL"}
+                          : std::vector<std::string>{"FULL", "NORMAL"};
+  for (const auto& sync : durabilities) {
     auto s = ctx.space.fresh("writer", sync);
-    ctx.out.add({"writer", "writer_one_per_txn_" + sync,
-                 "writer actor, one transaction per order, " + sync,
+    auto durability = ctx.space.durability(s);
+    auto shown = ctx.space.postgres() ? "PostgreSQL" : sync;
+    ctx.progress("writer: " + (ctx.space.postgres() ? std::string{"PostgreSQL"}
+                                                    : "synchronous " + sync));
+    ctx.out.add({"writer", "writer_one_per_txn_" + durability,
+                 "writer actor, one transaction per order, " + shown,
                  writer_rate(ctx, s, ctx.scale.orders_one_per_txn, 1),
-                 "orders/s", "sqlite_order_txn_" + sync},
+                 "orders/s", order_ceiling(ctx.space, s, "txn")},
                 "both wait for one fsync per order, and this disk's fsync "
                 "time varies from one second to the next: the two can "
                 "swap places");
     s = ctx.space.fresh("writer", sync);
     cpu_meter cpu{s};
-    ctx.out.add({"writer", "writer_group_" + sync,
+    ctx.out.add({"writer", "writer_group_" + durability,
                  "writer actor, group commit (up to " + std::to_string(group) +
-                     "), " + sync,
+                     "), " + shown,
                  writer_rate(ctx, s, ctx.scale.orders_grouped, group),
-                 "orders/s", "sqlite_order_group_" + sync});
-    ctx.out.add({"writer", "writer_cpu_" + sync,
-                 "CPU per order, group commit, " + sync,
-                 1e6 * cpu.own_seconds() /
+                 "orders/s", order_ceiling(ctx.space, s, "group")});
+    ctx.out.add({"writer", "writer_cpu_" + durability,
+                 std::string{"CPU per order, group commit, "} + shown +
+                     (ctx.space.postgres() ? " (outbox + server)" : ""),
+                 1e6 * (cpu.own_seconds() + cpu.database_seconds()) /
                      static_cast<double>(ctx.scale.orders_grouped),
                  "us", ""});
   }

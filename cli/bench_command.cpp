@@ -83,6 +83,13 @@ void report_missed_targets(const nlohmann::json& report) {
   }
 }
 
+/// This program's path, for the processes the bench starts.
+std::string own_program() {
+  std::error_code error;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string{} : path.string();
+}
+
 int bench(const bench_command_options& options) {
   apply_log_level(options.common.log_level);
   auto targets = parse_targets(options.targets);
@@ -93,24 +100,22 @@ int bench(const bench_command_options& options) {
   if (options.tiny)
     o.scale = bench::bench_scale::tiny();
   o.settings = resolve_settings(options.common);
-  // The bench makes its own scratch databases next to the configured one
-  // and measures them against raw SQLite ceilings: PostgreSQL's stages and
-  // ceilings are not part of it yet.
-  if (o.settings.db.postgres()) {
-    std::cerr << "outbox bench: measures SQLite only for now; --db names "
-                 "PostgreSQL ("
-              << text::escaped(o.settings.db.display_name())
-              << "): give it a SQLite file, or none\n";
-    return exit_usage;
-  }
   o.quick = options.quick;
-  // Next to the configured database, so fsync costs are those of its disk;
-  // its folder follows the rule of every writing command.
-  storage::prepare_database_folder(o.settings.db);
-  auto parent = std::filesystem::path{o.settings.db.path}.parent_path();
-  if (parent.empty())
-    parent = ".";
-  o.scratch_parent = parent.string();
+  if (o.settings.db.postgres()) {
+    // A scratch database of its own on that server (made and dropped by
+    // the bench); the folder holds only the relay processes' config and
+    // logs.
+    o.scratch_parent = "";
+    o.program = own_program();
+  } else {
+    // Next to the configured database, so fsync costs are those of its
+    // disk; its folder follows the rule of every writing command.
+    storage::prepare_database_folder(o.settings.db);
+    auto parent = std::filesystem::path{o.settings.db.path}.parent_path();
+    if (parent.empty())
+      parent = ".";
+    o.scratch_parent = parent.string();
+  }
   o.progress = [](const std::string& step) {
     std::cerr << "bench: " << text::escaped(step) << '\n';
   };
@@ -153,7 +158,8 @@ void add_bench_command(CLI::App& app, command_action& action) {
       app, action,
       {"bench",
        "Measure the pipeline against ceilings measured in the same run (own "
-       "scratch database next to --db, own Redis keys)",
+       "scratch database next to --db, or on its PostgreSQL server; own "
+       "Redis keys)",
        bench, add_flags});
 }
 

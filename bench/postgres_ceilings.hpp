@@ -1,0 +1,27 @@
+#pragma once
+
+// The database ceilings on PostgreSQL: the raw rate of the statements the
+// writer and a relay are built from, over libpq, with the same schema,
+// server and payloads and none of the stores' logic.
+
+#include "storage/db_options.hpp"
+
+#include <cstdint>
+
+namespace outbox::bench {
+
+/// Orders as the writer stores them (request key, order, outbox row) in
+/// one statement per order (one round trip), `group` orders per
+/// transaction, committed synchronously as orders are. Orders per second.
+double postgres_order_inserts(const storage::db_options& db,
+                              std::int64_t orders, int group);
+
+/// Leases `batch` PENDING rows with one UPDATE ... FOR UPDATE SKIP LOCKED
+/// RETURNING, then marks them PUBLISHED with one UPDATE over an array of
+/// ids, each its own transaction with synchronous_commit off (as relays
+/// commit): the relay's two statements without the head-of-line rule and
+/// the fence. Rows per second.
+double postgres_claim_ack(const storage::db_options& db, std::int64_t rows,
+                          int batch);
+
+} // namespace outbox::bench

@@ -1,0 +1,143 @@
+// `outbox bench --db postgresql://...`: every stage against PostgreSQL
+// ceilings of the same run, relays as processes, on a database of its own.
+
+#include "broker/connection.hpp"
+#include "support/pg_server.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/sql_probe.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+
+namespace outbox {
+namespace {
+
+class BenchPostgres : public ::testing::Test {
+protected:
+  test::process_result bench(const std::string& db,
+                             std::vector<std::string> flags = {}) {
+    std::vector<std::string> args{"bench",   "--tiny",
+                                  "--db",    db,
+                                  "--redis", redis_.endpoint().to_string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return test::run_outbox(args, dir_.path().string(), 240'000);
+  }
+
+  std::unique_ptr<test::sql_probe> server() const {
+    storage::db_options db;
+    db.path = pg_.uri("postgres");
+    return test::sql_probe::open(test::backend::postgres, db);
+  }
+
+  test::pg_server pg_;
+  test::redis_server redis_;
+  test::temp_dir dir_{"outbox-bench-pg"};
+};
+
+TEST_F(BenchPostgres, MeasuresEveryStageOnADatabaseOfItsOwn) {
+  // The user's database, with an order of its own: the bench must neither
+  // read nor change it.
+  auto init = test::run_outbox({"init", "--db", pg_.uri()});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  auto placed = test::run_outbox(
+      {"place-order", "--db", pg_.uri(), "--sku", "sku-1", "--qty", "2"});
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+  broker::connection conn{redis_.connection_options()};
+  conn.command({"HSET", "pipeline:processed", "e-1", "{}"});
+
+  auto r = bench(pg_.uri(), {"--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(report.at("ok").get<bool>()) << report.at("errors").dump();
+  EXPECT_THAT(report.at("machine").at("database").get<std::string>(),
+              testing::StartsWith("PostgreSQL 15"));
+
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& m : report.at("measurements"))
+    by_name[m.at("name").get<std::string>()] = m;
+  for (const char* expected : {"postgres_order_txn",
+                               "postgres_order_group",
+                               "claim_ack_raw",
+                               "redis_rpush",
+                               "relay_serial",
+                               "writer_one_per_txn_PG",
+                               "writer_group_PG",
+                               "writer_cpu_PG",
+                               "relay_1",
+                               "relay_2",
+                               "relay_4",
+                               "relay_1_cores",
+                               "relay_4_cores",
+                               "relay_1_cores_postgres",
+                               "relay_1_cores_redis",
+                               "relay_cpu",
+                               "consumer_1",
+                               "end_to_end_orders",
+                               "cpu_postgres",
+                               "claim_history_small",
+                               "claim_history_large",
+                               "claim_heads_held"})
+    EXPECT_EQ(by_name.count(expected), 1u) << expected;
+  // Not measured on PostgreSQL: SQLite's synchronous levels.
+  EXPECT_EQ(by_name.count("sqlite_order_txn_FULL"), 0u);
+  EXPECT_EQ(by_name.count("writer_group_NORMAL"), 0u);
+  for (const auto& [name, m] : by_name) {
+    if (name.rfind("latency_", 0) == 0)
+      EXPECT_GE(m.at("value").get<double>(), 0) << name;
+    else
+      EXPECT_GT(m.at("value").get<double>(), 0) << name;
+  }
+  // Each relay count's share is of the serial bound measured on
+  // PostgreSQL in this run; the writer's of PostgreSQL's order ceiling.
+  EXPECT_EQ(by_name.at("relay_1").at("ceiling"), "relay_serial");
+  EXPECT_EQ(by_name.at("writer_group_PG").at("ceiling"),
+            "postgres_order_group");
+  EXPECT_THAT(by_name.at("claim_ack_raw").at("label").get<std::string>(),
+              testing::HasSubstr("PostgreSQL"));
+  for (const auto& t : report.at("targets"))
+    EXPECT_TRUE(t.contains("value")) << t;
+
+  // The scratch database is gone, the user's untouched, the bench's keys
+  // (the relay processes' keyspace stamp among them) deleted.
+  auto probe = server();
+  EXPECT_EQ(probe->scalar("SELECT count(*) FROM pg_database WHERE datname "
+                          "LIKE 'outbox_bench_%'"),
+            0);
+  storage::db_options user;
+  user.path = pg_.uri();
+  auto users = test::sql_probe::open(test::backend::postgres, user);
+  EXPECT_EQ(users->scalar("SELECT count(*) FROM outbox"), 1);
+  EXPECT_EQ(users->scalar("SELECT count(*) FROM orders"), 1);
+  EXPECT_EQ(conn.command({"KEYS", "bench.*"})->elements, 0u);
+  EXPECT_EQ(conn.command({"HLEN", "pipeline:processed"})->integer, 1);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+    ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+TEST_F(BenchPostgres, AServerThatCannotBeReachedIsNamedAndExitsOne) {
+  auto r = bench("postgresql://outbox:secret@127.0.0.1:1/outbox");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("127.0.0.1:1"));
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("secret")));
+}
+
+TEST_F(BenchPostgres, ARoleThatMayNotCreateDatabasesIsToldWhatItNeeds) {
+  // The session runs as a role without CREATEDB (role=, after logging
+  // in as the cluster's superuser): what a service's own role often is.
+  server()->exec("CREATE ROLE plain NOLOGIN NOCREATEDB");
+  auto r = bench(pg_.uri() + "&options=-c%20role%3Dplain");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("cannot create the bench's scratch "
+                                        "database"));
+  EXPECT_THAT(r.err, testing::HasSubstr("the role needs CREATEDB"));
+}
+
+} // namespace
+} // namespace outbox
