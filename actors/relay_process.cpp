@@ -10,8 +10,10 @@
 namespace outbox::actors {
 
 std::string relay_process_state(const std::string& owner) {
-  // worker_name(): relay-<host>-<pid>-<index>-<restarts>.
-  static const std::regex relay_name{R"(^relay-(.+)-(\d+)-\d+-\d+$)"};
+  // worker_name(): relay-<host>-<pid>.<start>-<index>-<restarts>; names
+  // from before <start> existed have none.
+  static const std::regex relay_name{
+      R"(^relay-(.+)-(\d+)(\.[0-9a-z]+)?-\d+-\d+$)"};
   std::smatch parts;
   if (!std::regex_match(owner, parts, relay_name))
     return "";

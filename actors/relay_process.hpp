@@ -1,7 +1,7 @@
 #pragma once
 
 // Whether the process behind a relay's lease still runs: a relay's name
-// (worker_name(), with the "<host>-<pid>" prefix `outbox run` gives its
+// (worker_name(), with the "<host>-<pid>.<start>" prefix `outbox run` gives its
 // workers) says where it ran, so `outbox status` can tell the operator
 // that leases wait for a process that is gone.
 

@@ -29,9 +29,12 @@ class raw_link {
 public:
   explicit raw_link(const storage::db_options& db)
       : conn_(PQconnectdb(db.path.c_str())) {
-    if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK)
+    if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+      std::string why = conn_ ? PQerrorMessage(conn_) : "out of memory";
+      PQfinish(conn_);
       throw std::runtime_error("ceiling: cannot connect to " +
-                               db.display_name());
+                               db.display_name() + ": " + why);
+    }
   }
   ~raw_link() { PQfinish(conn_); }
   raw_link(const raw_link&) = delete;
@@ -102,7 +105,9 @@ double postgres_order_inserts(const storage::db_options& db,
 double postgres_claim_ack(const storage::db_options& db, std::int64_t rows,
                           int batch) {
   raw_link link{db};
-  link.exec("SET synchronous_commit = off");
+  // As the relays' sessions commit (storage/postgres/session.cpp).
+  link.exec(db.synchronous == "FULL" ? "SET synchronous_commit = on"
+                                     : "SET synchronous_commit = off");
   // The walk goes by the partial index of unpublished rows, as the
   // relay's does: published history is not in it.
   link.prepare("claim",

@@ -18,8 +18,9 @@ double postgres_order_inserts(const storage::db_options& db,
 
 /// Leases `batch` PENDING rows with one UPDATE ... FOR UPDATE SKIP LOCKED
 /// RETURNING, then marks them PUBLISHED with one UPDATE over an array of
-/// ids, each its own transaction with synchronous_commit off (as relays
-/// commit): the relay's two statements without the head-of-line rule and
+/// ids, each its own transaction, committed as the relays commit
+/// (`db` as db_options::for_relay gives it: synchronous_commit off unless
+/// FULL): the relay's two statements without the head-of-line rule and
 /// the fence. Rows per second.
 double postgres_claim_ack(const storage::db_options& db, std::int64_t rows,
                           int batch);

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -39,26 +40,45 @@ postgres_scratch::postgres_scratch(const storage::db_options& user_db)
     // [a-z0-9_] only.
     admin.exec("bench", "CREATE DATABASE " + name_);
   } catch (const std::exception& e) {
+    std::string what = e.what();
     throw std::runtime_error(
         "cannot create the bench's scratch database on " +
-        user_db_.display_name() + " (" + e.what() +
-        "): the role needs CREATEDB, or point --db at a server where it "
-        "has it");
+        user_db_.display_name() + " (" + what + ")" +
+        (what.find("42501") != std::string::npos
+             ? ": the role needs CREATEDB, or point --db at a server where "
+               "it has it"
+             : ""));
   }
-  auto options = user_db_;
-  options.path = uri_;
-  storage::connect(options, storage::open_mode::migrated);
+  try {
+    auto options = user_db_;
+    options.path = uri_;
+    storage::connect(options, storage::open_mode::migrated);
+  } catch (const std::exception& e) {
+    drop();
+    throw std::runtime_error("cannot create the outbox schema in the bench's "
+                             "scratch database " +
+                             name_ + " on " + user_db_.display_name() + " (" +
+                             e.what() + ")");
+  }
 }
 
-postgres_scratch::~postgres_scratch() {
+bool postgres_scratch::drop() const noexcept {
   try {
     storage::postgres::session admin{user_db_};
     // FORCE ends the sessions of relay processes a failed stage left.
     admin.exec("bench", "DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+    return true;
   } catch (const std::exception&) {
-    // The server went away: what is left is named outbox_bench_*, to drop
-    // by hand.
+    return false;
   }
+}
+
+postgres_scratch::~postgres_scratch() {
+  if (!drop())
+    std::cerr << "outbox bench: could not drop the scratch database " << name_
+              << " on " << user_db_.display_name()
+              << ": drop it by hand (DROP DATABASE " << name_
+              << " WITH (FORCE))\n";
 }
 
 void postgres_scratch::reset() const {

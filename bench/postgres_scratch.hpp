@@ -17,7 +17,8 @@ public:
   /// std::runtime_error naming the server (never the password) when it
   /// cannot, e.g. a role without CREATEDB.
   explicit postgres_scratch(const storage::db_options& user_db);
-  /// Drops the database, ending any session still on it.
+  /// Drops the database, ending any session still on it; says on stderr
+  /// when it cannot, naming it.
   ~postgres_scratch();
   postgres_scratch(const postgres_scratch&) = delete;
   postgres_scratch& operator=(const postgres_scratch&) = delete;
@@ -25,6 +26,10 @@ public:
   /// The URI of the scratch database: the user's, its dbname replaced.
   const std::string& uri() const { return uri_; }
   const std::string& name() const { return name_; }
+
+  /// Drops the database now (and again harmlessly later); false when the
+  /// server could not be asked.
+  bool drop() const noexcept;
 
   /// Empties the outbox schema's tables (rows, aggregate heads, request
   /// keys, orders), as a fresh database would be, keeping the schema.

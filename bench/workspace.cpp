@@ -1,5 +1,6 @@
 #include "bench/workspace.hpp"
 
+#include "bench/interrupt_cleanup.hpp"
 #include "broker/connection.hpp"
 #include "broker/reliable_queue.hpp"
 #include "config/settings.hpp"
@@ -44,9 +45,17 @@ workspace::workspace(const std::string& parent, config::settings base)
     throw std::runtime_error("cannot create a scratch folder under " +
                              root.string());
   folder_ = name.data();
+  register_cleanup(this, [this] {
+    if (scratch_)
+      scratch_->drop();
+    std::error_code ignored;
+    fs::remove_all(folder_, ignored);
+    clear_redis();
+  });
 }
 
 workspace::~workspace() {
+  forget_cleanup(this);
   std::error_code ignored;
   fs::remove_all(folder_, ignored);
   try {

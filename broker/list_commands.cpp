@@ -1,5 +1,6 @@
 #include "broker/list_commands.hpp"
 
+#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 
 #include <hiredis/hiredis.h>
@@ -19,6 +20,20 @@ std::vector<std::string> whole_list(connection& conn, const std::string& list) {
 
 std::int64_t list_size(connection& conn, const std::string& list) {
   return conn.command({"LLEN", list})->integer;
+}
+
+std::int64_t total_size(connection& conn,
+                        const std::vector<std::string>& lists) {
+  std::vector<std::vector<std::string>> lens;
+  for (const auto& list : lists)
+    lens.push_back({"LLEN", list});
+  std::int64_t total = 0;
+  for (const auto& r : conn.pipeline(lens)) {
+    if (r->type != REDIS_REPLY_INTEGER)
+      throw broker_error(broker_errc::rejected, "LLEN: " + reply_text(*r));
+    total += r->integer;
+  }
+  return total;
 }
 
 void push_to_list(connection& conn, const std::string& list,

@@ -19,6 +19,10 @@ std::vector<std::string> whole_list(connection& conn, const std::string& list);
 /// LLEN `list`. Throws broker_error.
 std::int64_t list_size(connection& conn, const std::string& list);
 
+/// The entries of all `lists` together: one LLEN each, in one round trip.
+std::int64_t total_size(connection& conn,
+                        const std::vector<std::string>& lists);
+
 /// RPUSH one entry to `list`. Throws broker_error.
 void push_to_list(connection& conn, const std::string& list,
                   const std::string& entry);

@@ -1,16 +1,22 @@
 #include "bench/bench.hpp"
+#include "bench/interrupt_cleanup.hpp"
 #include "bench/results.hpp"
 #include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/stop_signals.hpp"
 #include "storage/db_folder.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +25,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace outbox::cli {
@@ -83,12 +91,43 @@ void report_missed_targets(const nlohmann::json& report) {
   }
 }
 
-/// This program's path, for the processes the bench starts.
-std::string own_program() {
-  std::error_code error;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::string{} : path.string();
-}
+/// Takes SIGINT and SIGTERM while the bench runs: a stop undoes what the
+/// bench made (its scratch database, its folder, its Redis keys; its relay
+/// processes end with it) and exits 130 or 143, rather than leave them.
+class stop_cleanup {
+public:
+  stop_cleanup() {
+    auto stop = stop_signals();
+    ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+    thread_ = std::thread([this, stop] {
+      timespec tick{0, 200'000'000};
+      while (!done_) {
+        int taken = 0;
+        try {
+          taken = wait_for_signal(stop, tick);
+        } catch (const std::system_error&) {
+          return;
+        }
+        if (taken == 0)
+          continue;
+        std::cerr << "\noutbox bench: " << signal_name(taken)
+                  << ": stopping; removing the bench's scratch data\n";
+        bench::run_cleanups();
+        std::_Exit(taken == SIGTERM ? exit_terminated : exit_interrupted);
+      }
+    });
+  }
+  ~stop_cleanup() {
+    done_ = true;
+    thread_.join();
+  }
+  stop_cleanup(const stop_cleanup&) = delete;
+  stop_cleanup& operator=(const stop_cleanup&) = delete;
+
+private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
 
 int bench(const bench_command_options& options) {
   apply_log_level(options.common.log_level);
@@ -106,7 +145,8 @@ int bench(const bench_command_options& options) {
     // the bench); the folder holds only the relay processes' config and
     // logs.
     o.scratch_parent = "";
-    o.program = own_program();
+    // The running program itself, even if its file was replaced since.
+    o.program = "/proc/self/exe";
   } else {
     // Next to the configured database, so fsync costs are those of its
     // disk; its folder follows the rule of every writing command.
@@ -119,7 +159,11 @@ int bench(const bench_command_options& options) {
   o.progress = [](const std::string& step) {
     std::cerr << "bench: " << text::escaped(step) << '\n';
   };
-  auto report = bench::run_bench(o);
+  nlohmann::json report;
+  {
+    stop_cleanup on_stop;
+    report = bench::run_bench(o);
+  }
   if (options.json)
     std::cout << text::json_text(report) << '\n';
   else

@@ -1,6 +1,7 @@
 #include "cli/common_options.hpp"
 
 #include "cli/redis_credentials.hpp"
+#include "storage/clock.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 #include "storage/store_error.hpp"
@@ -10,8 +11,11 @@
 
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 
 namespace outbox::cli {
 
@@ -82,10 +86,22 @@ open_existing_database(const storage::db_options& options) {
   return storage::connect(options, storage::open_mode::existing);
 }
 
-std::string host_and_pid() {
-  char host[256] = "host";
-  ::gethostname(host, sizeof host - 1);
-  return std::string{host} + "-" + std::to_string(::getpid());
+std::string process_name() {
+  static const std::string name = [] {
+    char host[256] = "host";
+    ::gethostname(host, sizeof host - 1);
+    auto start = static_cast<std::uint64_t>(storage::wall_clock_now());
+    std::string stamp;
+    for (; start > 0; start /= 36)
+      stamp.insert(stamp.begin(),
+                   "0123456789abcdefghijklmnopqrstuvwxyz"[start % 36]);
+    std::random_device entropy;
+    char noise[8];
+    std::snprintf(noise, sizeof noise, "%04x", entropy() & 0xffffu);
+    return std::string{host} + "-" + std::to_string(::getpid()) + "." + stamp +
+           noise;
+  }();
+  return name;
 }
 
 } // namespace outbox::cli

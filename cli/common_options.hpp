@@ -38,8 +38,13 @@ void apply_log_level(const std::string& level);
 std::unique_ptr<storage::database>
 open_existing_database(const storage::db_options& options);
 
-/// "<host>-<pid>": the prefix of actor names (lease owners, consumers), so
-/// names stay unique across processes sharing one database and Redis.
-std::string host_and_pid();
+/// "<host>-<pid>.<start>": the prefix of actor names (lease owners,
+/// consumers), so names stay unique across processes sharing one database
+/// and Redis. <start> (the start time in ms and 16 random bits, base 36 and
+/// hex) tells this process from another with the same host name and pid: a
+/// restarted container, or one image on two hosts. A relay's name must be
+/// its own: after a claim whose answer was lost, the relay hands back every
+/// row leased to its name that it does not know of (release_unknown).
+std::string process_name();
 
 } // namespace outbox::cli

@@ -196,7 +196,7 @@ int run_lab(const lab_options& o) {
   setup.files = files;
   setup.plan = full ? lab::full_lab_plan() : std::vector<lab::lab_step>{*step};
   setup.reset_first = full;
-  setup.name_prefix = host_and_pid();
+  setup.name_prefix = process_name();
   setup.say = [](const std::string& line) {
     std::cout << text::escaped(line) << std::endl;
   };

@@ -25,6 +25,7 @@
 
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -222,6 +223,13 @@ int run(const run_options& options) {
   sigset_t stop = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   apply_log_level(options.common.log_level);
+  if (options.bench_keyspace) {
+    // A relay process of `outbox bench`: it ends with the bench (SIGTERM,
+    // a graceful stop), also when the bench is killed.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() == 1)
+      return exit_terminated;
+  }
   auto s = settings_for(options);
   auto listen =
       resolve_metrics_listen(options.metrics_listen, options.metrics_port);
@@ -264,7 +272,7 @@ int run(const run_options& options) {
   actors::coordinator_setup setup;
   setup.settings = s;
   setup.until_drained = options.until_drained;
-  setup.name_prefix = host_and_pid();
+  setup.name_prefix = process_name();
   // The start time tells this process from an earlier one that had the
   // same host and pid (a restarted container).
   setup.consumer_lock_holder =

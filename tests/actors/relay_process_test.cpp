@@ -33,6 +33,17 @@ TEST(ActorRelayProcess, ARelayOfAProcessHereThatExitedIsGone) {
             "gone");
 }
 
+TEST(ActorRelayProcess, ANameWithTheProcessStartIsReadToo) {
+  // `outbox run` names its process <host>-<pid>.<start> (cli/common_options).
+  auto named = [](pid_t pid) {
+    return actors::worker_name(this_host() + "-" + std::to_string(pid) +
+                                   ".mlz3k9a2b9f3c",
+                               actors::worker_slot::role::relay, 1, 0);
+  };
+  EXPECT_EQ(actors::relay_process_state(named(gone_pid())), "gone");
+  EXPECT_EQ(actors::relay_process_state(named(::getpid())), "");
+}
+
 TEST(ActorRelayProcess, CannotTellForARunningProcessAnotherHostOrAnotherName) {
   auto gone = gone_pid();
   for (const auto& owner :

@@ -13,21 +13,54 @@
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <thread>
 
 namespace outbox {
 namespace {
 
 class BenchPostgres : public ::testing::Test {
 protected:
+  /// `outbox bench --tiny` on `db`, its scratch folder (the relay
+  /// processes' config and logs) in the test's folder ($TMPDIR).
+  std::vector<std::string> bench_argv(const std::string& db,
+                                      std::vector<std::string> flags = {}) {
+    std::vector<std::string> argv{"/usr/bin/env",
+                                  "TMPDIR=" + dir_.path().string()};
+    for (const auto& a :
+         test::outbox_argv({"bench", "--tiny", "--db", db, "--redis",
+                            redis_.endpoint().to_string()}))
+      argv.push_back(a);
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    return argv;
+  }
+
   test::process_result bench(const std::string& db,
                              std::vector<std::string> flags = {}) {
-    std::vector<std::string> args{"bench",   "--tiny",
-                                  "--db",    db,
-                                  "--redis", redis_.endpoint().to_string()};
-    args.insert(args.end(), flags.begin(), flags.end());
-    return test::run_outbox(args, dir_.path().string(), 240'000);
+    return test::run_process(bench_argv(db, std::move(flags)),
+                             dir_.path().string(), 240'000);
+  }
+
+  /// Processes whose command line names the test's folder: the bench's
+  /// relay processes (their --config is in its scratch folder).
+  int processes_in_folder() const {
+    int found = 0;
+    std::error_code ignored;
+    for (const auto& entry :
+         std::filesystem::directory_iterator{"/proc", ignored}) {
+      std::ifstream in{entry.path() / "cmdline"};
+      std::string cmdline{std::istreambuf_iterator<char>{in}, {}};
+      if (cmdline.find("--bench-keyspace") != std::string::npos &&
+          cmdline.find(dir_.path().string()) != std::string::npos)
+        ++found;
+    }
+    return found;
   }
 
   std::unique_ptr<test::sql_probe> server() const {
@@ -119,6 +152,35 @@ TEST_F(BenchPostgres, MeasuresEveryStageOnADatabaseOfItsOwn) {
   EXPECT_EQ(conn.command({"HLEN", "pipeline:processed"})->integer, 1);
   for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
     ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+TEST_F(BenchPostgres, AStopRemovesTheScratchDatabaseKeysAndRelayProcesses) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig);
+    test::child_process bench{bench_argv(pg_.uri()), dir_.path().string()};
+    // Stopped while its relay processes run.
+    ASSERT_TRUE(
+        bench.wait_for_stderr("bench: relay: 2 relay processes", 120'000));
+    bench.signal(sig);
+    auto r = bench.wait(60'000);
+    EXPECT_EQ(r.exit_code, sig == SIGINT ? 130 : 143) << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr("removing the bench's scratch"));
+    auto probe = server();
+    EXPECT_EQ(probe->scalar("SELECT count(*) FROM pg_database WHERE datname "
+                            "LIKE 'outbox_bench_%'"),
+              0);
+    // Its relay processes end with it (told by the kernel when their
+    // parent went: they are not ours to reap).
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (processes_in_folder() > 0 &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(processes_in_folder(), 0);
+    broker::connection conn{redis_.connection_options()};
+    EXPECT_EQ(conn.command({"KEYS", "bench.*"})->elements, 0u);
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+      ADD_FAILURE() << "left behind: " << entry.path();
+  }
 }
 
 TEST_F(BenchPostgres, AServerThatCannotBeReachedIsNamedAndExitsOne) {
