@@ -87,9 +87,11 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
       {"machine",
        {{"cores", std::thread::hardware_concurrency()},
         {"kernel", std::string{host.sysname} + " " + host.release},
-        {"database", s.db.postgres()
-                         ? "PostgreSQL " + postgres_version(s)
-                         : std::string{"SQLite "} + sqlite3_libversion()},
+        // The database measured: "sqlite" (its library) or "postgres"
+        // (the server's version).
+        {s.db.postgres() ? "postgres" : "sqlite",
+         s.db.postgres() ? postgres_version(s)
+                         : std::string{sqlite3_libversion()}},
         {"redis", redis_version(s)}}},
       {"settings",
        {{"db.synchronous", s.db.synchronous},

@@ -68,6 +68,25 @@ std::optional<pid_t> local_postmaster(const storage::db_options& db) {
   auto parent = static_cast<pid_t>(std::stol((*f)[parent_field]));
   if (!is_postgres(parent))
     return std::nullopt;
+  // The pid could be another server's (one in a container, or elsewhere
+  // with a local namesake): the postmaster works in its data directory.
+  std::error_code error;
+  auto cwd = std::filesystem::read_symlink(
+      "/proc/" + std::to_string(parent) + "/cwd", error);
+  try {
+    auto data = link.exec("bench", "SHOW data_directory").text(0, 0);
+    if (error || cwd != std::filesystem::path{data})
+      return std::nullopt;
+  } catch (const std::exception&) {
+    // A role that may not read it (not a superuser, not
+    // pg_read_all_settings): only a server reached over loopback or a
+    // socket counts as this machine's.
+    auto address =
+        link.exec("bench", "SELECT coalesce(host(inet_server_addr()), '')")
+            .text(0, 0);
+    if (!address.empty() && address != "127.0.0.1" && address != "::1")
+      return std::nullopt;
+  }
   return parent;
 }
 

@@ -89,8 +89,9 @@ TEST_F(BenchPostgres, MeasuresEveryStageOnADatabaseOfItsOwn) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = nlohmann::json::parse(r.out);
   ASSERT_TRUE(report.at("ok").get<bool>()) << report.at("errors").dump();
-  EXPECT_THAT(report.at("machine").at("database").get<std::string>(),
-              testing::StartsWith("PostgreSQL 15"));
+  EXPECT_THAT(report.at("machine").at("postgres").get<std::string>(),
+              testing::StartsWith("15."));
+  EXPECT_FALSE(report.at("machine").contains("sqlite"));
 
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& m : report.at("measurements"))
