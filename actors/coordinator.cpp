@@ -237,12 +237,22 @@ void check(coordinator_actor* self) {
   if (st.stopping)
     return;
   keep_consumers(self);
+  auto now = st.setup.clock();
+  bool progress_due = st.setup.progress && now - st.last_progress >=
+                                               st.setup.progress_interval_ms;
+  // The stores are read for the progress line (once a second) and, in a
+  // bounded run, for its drain and stall rules (every check). A running
+  // pipeline's every process counting the outbox ten times a second would
+  // cost the database more than its relays do.
+  if (!progress_due && !st.setup.until_drained) {
+    self->delayed_send(self, milliseconds(st.setup.check_interval_ms),
+                       check_atom_v);
+    return;
+  }
   auto snap = st.probe->snapshot();
   st.last_known = with_last_known(snap, st.last_known);
-  auto now = st.setup.clock();
   note_movement(st, snap, now);
-  if (st.setup.progress &&
-      now - st.last_progress >= st.setup.progress_interval_ms) {
+  if (progress_due) {
     st.last_progress = now;
     st.setup.progress(progress_of(st, st.last_known, now));
   }

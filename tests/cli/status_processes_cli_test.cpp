@@ -110,10 +110,11 @@ TEST_F(CliStatusProcesses, ListsTheConsumingProcessAndItsStandby) {
   auto holder =
       out.at("redis").at("consumers_lock").at("holder").get<std::string>();
   EXPECT_EQ(holder.substr(0, holder.rfind('#')), processes[0].at("process"));
+  // <host>-<pid>.<start>@<start ms> (cli::process_name).
   auto pid_of = [](const std::string& process) {
-    auto at = process.rfind('@');
-    auto dash = process.rfind('-', at);
-    return process.substr(dash + 1, at - dash - 1);
+    auto dot = process.rfind('.', process.rfind('@'));
+    auto dash = process.rfind('-', dot);
+    return process.substr(dash + 1, dot - dash - 1);
   };
   EXPECT_EQ(pid_of(processes[0].at("process")), std::to_string(first->pid()));
   EXPECT_EQ(pid_of(processes[1].at("process")), std::to_string(second->pid()));
