@@ -62,23 +62,25 @@ postgres_scratch::postgres_scratch(const storage::db_options& user_db)
   }
 }
 
-bool postgres_scratch::drop() const noexcept {
+bool postgres_scratch::drop() noexcept {
+  if (dropped_)
+    return true;
   try {
     storage::postgres::session admin{user_db_};
     // FORCE ends the sessions of relay processes a failed stage left.
     admin.exec("bench", "DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
-    return true;
-  } catch (const std::exception&) {
-    return false;
+    dropped_ = true;
+  } catch (const std::exception& e) {
+    std::cerr << "outbox bench: could not drop the scratch database " << name_
+              << " on " << user_db_.display_name() << " (" << e.what()
+              << "): drop it by hand (DROP DATABASE " << name_
+              << " WITH (FORCE))\n";
   }
+  return dropped_;
 }
 
 postgres_scratch::~postgres_scratch() {
-  if (!drop())
-    std::cerr << "outbox bench: could not drop the scratch database " << name_
-              << " on " << user_db_.display_name()
-              << ": drop it by hand (DROP DATABASE " << name_
-              << " WITH (FORCE))\n";
+  drop();
 }
 
 void postgres_scratch::reset() const {

@@ -27,9 +27,9 @@ public:
   const std::string& uri() const { return uri_; }
   const std::string& name() const { return name_; }
 
-  /// Drops the database now (and again harmlessly later); false when the
-  /// server could not be asked.
-  bool drop() const noexcept;
+  /// Drops the database now (once; later calls do nothing). False, after
+  /// saying on stderr which database to drop by hand, when it cannot.
+  bool drop() noexcept;
 
   /// Empties the outbox schema's tables (rows, aggregate heads, request
   /// keys, orders), as a fresh database would be, keeping the schema.
@@ -39,6 +39,7 @@ private:
   storage::db_options user_db_;
   std::string name_;
   std::string uri_;
+  bool dropped_ = false;
 };
 
 /// `uri` with its database replaced by `dbname` (a parameter after the

@@ -1,5 +1,6 @@
 #include "bench/process_group.hpp"
 
+#include "bench/interrupt_cleanup.hpp"
 #include "bench/process_cpu.hpp"
 
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -34,8 +36,8 @@ std::vector<char*> child_environment() {
   return env;
 }
 
-/// What a process that exited said: its first line naming outbox (the
-/// error, before any report) and the end of its log.
+/// What a process that exited said: its last line naming outbox (the
+/// error, after "running;") and the end of its log.
 std::string what_it_said(const std::string& log_path) {
   std::ifstream in{log_path};
   std::stringstream whole;
@@ -44,10 +46,8 @@ std::string what_it_said(const std::string& log_path) {
   std::string first;
   std::istringstream lines{log};
   for (std::string line; std::getline(lines, line);)
-    if (line.rfind("outbox", 0) == 0) {
+    if (line.rfind("outbox", 0) == 0)
       first = line;
-      break;
-    }
   if (log.size() > 400)
     log = "..." + log.substr(log.size() - 400);
   return first.empty() || log.find(first) != std::string::npos
@@ -96,9 +96,17 @@ process_group::process_group(const std::string& program,
     stop_all();
     throw;
   }
+  // A stop signal ends them at once, before the database they use goes.
+  register_cleanup(this, [pids = pids_] {
+    for (auto pid : pids)
+      ::kill(pid, SIGKILL);
+    for (auto pid : pids)
+      ::waitpid(pid, nullptr, 0);
+  });
 }
 
 process_group::~process_group() {
+  forget_cleanup(this);
   stop_all();
 }
 
@@ -124,7 +132,13 @@ void process_group::stop_all() {
 void process_group::check_running() {
   for (std::size_t i = 0; i < pids_.size(); ++i) {
     int status = 0;
-    if (!running_[i] || ::waitpid(pids_[i], &status, WNOHANG) != pids_[i])
+    if (!running_[i])
+      continue;
+    pid_t reaped = 0;
+    do
+      reaped = ::waitpid(pids_[i], &status, WNOHANG);
+    while (reaped < 0 && errno == EINTR);
+    if (reaped != pids_[i])
       continue;
     running_[i] = false;
     auto code =

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -74,14 +75,19 @@ struct figures {
 };
 
 /// Runs `count` relay processes over the `events` PENDING rows of `s`
-/// until every one is in Redis and PUBLISHED. The processes start behind
-/// a lock on the outbox (SHARE: their claims wait, their reads do not) and
-/// begin together when it goes, which starts the clock; the clock stops at
-/// the last entry in Redis. Start-up is not timed.
+/// until every one is in Redis and PUBLISHED. So that several start
+/// together, a lock on the outbox (SHARE) holds each process early in its
+/// start-up, where it first prepares the statements that update the
+/// outbox; the clock starts when the lock goes and stops at the last entry
+/// in Redis. What each process does after the lock (its actors, its relay's
+/// session: well under a second) is timed with the rest.
 figures run_relays(stage_context& ctx, const config::settings& s, int count,
                    std::int64_t events) {
   auto postmaster = local_postmaster(s.db);
   broker::connection conn{s.redis};
+  // Declared before the gate, so that on a failure the gate goes first and
+  // the processes, no longer held, can take their SIGTERM.
+  std::unique_ptr<process_group> relays;
   storage::postgres::session gate{s.db};
   gate.exec("bench", "BEGIN");
   gate.exec("bench", "LOCK TABLE outbox IN SHARE MODE");
@@ -89,22 +95,29 @@ figures run_relays(stage_context& ctx, const config::settings& s, int count,
       static_cast<std::size_t>(count),
       {"run", "--config", write_config(ctx, s), "--relays", "1", "--consumers",
        "0", "--orders", "0", "--log-level", "warn", "--bench-keyspace"});
-  process_group relays{ctx.program, args, ctx.space.folder(), "relay"};
+  relays = std::make_unique<process_group>(ctx.program, args,
+                                           ctx.space.folder(), "relay");
   auto check = [&] {
     try {
-      relays.check_running();
+      relays->check_running();
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(std::string{"relay stage: "} + e.what());
     }
   };
   auto deadline =
       clock::now() + std::chrono::seconds(ctx.scale.stage_timeout_s);
-  // Every process waiting for the lock, or (one gave up after its
-  // lock_timeout and waits out its backoff) 20 s: then they go anyway.
-  auto barrier = clock::now() + std::chrono::seconds(20);
+  // Every process waiting for the lock, or they go anyway after half
+  // their lock_timeout (db.busy_timeout_ms; 0 waits for ever), so that none
+  // gives up waiting.
+  auto barrier =
+      clock::now() + std::chrono::milliseconds(s.db.busy_timeout_ms > 0
+                                                   ? s.db.busy_timeout_ms / 2
+                                                   : 20'000);
   while (clock::now() < barrier &&
          gate.exec("bench", "SELECT count(*) FROM pg_locks WHERE relation = "
-                            "'outbox'::regclass AND NOT granted")
+                            "'outbox'::regclass AND database = (SELECT oid "
+                            "FROM pg_database WHERE datname = "
+                            "current_database()) AND NOT granted")
                  .int64(0, 0) < count) {
     check();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -112,7 +125,7 @@ figures run_relays(stage_context& ctx, const config::settings& s, int count,
   auto read = [&] {
     reading r;
     r.at = clock::now();
-    r.relays = relays.cpu_seconds();
+    r.relays = relays->cpu_seconds();
     r.server = postmaster ? server_cpu_seconds(*postmaster) : 0;
     r.redis = redis_cpu_seconds(s);
     return r;

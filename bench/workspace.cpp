@@ -45,17 +45,17 @@ workspace::workspace(const std::string& parent, config::settings base)
     throw std::runtime_error("cannot create a scratch folder under " +
                              root.string());
   folder_ = name.data();
-  register_cleanup(this, [this] {
-    if (scratch_)
-      scratch_->drop();
-    std::error_code ignored;
-    fs::remove_all(folder_, ignored);
-    clear_redis();
-  });
+  register_cleanup(this, [this] { undo(); });
 }
 
 workspace::~workspace() {
-  forget_cleanup(this);
+  // The same undo a stop signal would run, never both.
+  run_cleanup(this);
+}
+
+void workspace::undo() {
+  if (scratch_)
+    scratch_->drop();
   std::error_code ignored;
   fs::remove_all(folder_, ignored);
   try {

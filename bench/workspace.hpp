@@ -48,6 +48,9 @@ public:
   const std::string& folder() const { return folder_; }
 
 private:
+  /// Drops the scratch database, removes the folder, deletes the keys.
+  void undo();
+
   std::string folder_;
   config::settings base_;
   config::settings process_base_;

@@ -227,8 +227,6 @@ int run(const run_options& options) {
     // A relay process of `outbox bench`: it ends with the bench (SIGTERM,
     // a graceful stop), also when the bench is killed.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() == 1)
-      return exit_terminated;
   }
   auto s = settings_for(options);
   auto listen =
