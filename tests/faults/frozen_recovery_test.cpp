@@ -130,7 +130,8 @@ TEST_F(FaultFrozenRecovery, FrozenMidRecoveryMovesNothingOnceWoken) {
       << "the successor did not recover the lists left behind";
   ASSERT_TRUE(successor->wait_for_stderr("consuming the queues", 10'000));
   auto holder = redis.text(names.consumer_lock());
-  EXPECT_NE(holder.find("-" + std::to_string(successor->pid()) + "@"),
+  // <host>-<pid>.<start>@<ms>#<n> (cli::process_name).
+  EXPECT_NE(holder.find("-" + std::to_string(successor->pid()) + "."),
             std::string::npos)
       << holder;
   for (const auto& [name, entries] : planted)

@@ -11,10 +11,10 @@ namespace {
 using FaultZombieRelay = fault_fixture;
 
 /// Rows a relay process holds according to `outbox status --json` (leases by
-/// owner; owners are "relay-<host>-<pid>-<slot>-<restart>").
+/// owner; owners are "relay-<host>-<pid>.<start>-<slot>-<restart>").
 int leased_by(const nlohmann::json& status, pid_t pid) {
   int rows = 0;
-  auto tag = "-" + std::to_string(pid) + "-";
+  auto tag = "-" + std::to_string(pid) + ".";
   if (status.is_discarded() || !status.contains("outbox"))
     return 0;
   for (const auto& lease : status.at("outbox").at("leases"))
@@ -43,7 +43,7 @@ std::vector<std::string> held_by(const std::string& db_path, pid_t pid) {
   db.exec("PRAGMA busy_timeout = 5000");
   SQLite::Statement q{db, "SELECT event_id FROM outbox WHERE status = "
                           "'SENDING' AND instr(owner, ?) > 0"};
-  q.bind(1, "-" + std::to_string(pid) + "-");
+  q.bind(1, "-" + std::to_string(pid) + ".");
   std::vector<std::string> ids;
   while (q.executeStep())
     ids.push_back(q.getColumn(0).getString());
