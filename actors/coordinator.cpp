@@ -238,8 +238,8 @@ void check(coordinator_actor* self) {
     return;
   keep_consumers(self);
   auto now = st.setup.clock();
-  bool progress_due = st.setup.progress && now - st.last_progress >=
-                                               st.setup.progress_interval_ms;
+  bool progress_due = st.setup.progress &&
+                      now - st.last_progress >= st.setup.progress_interval_ms;
   // The stores are read for the progress line (once a second) and, in a
   // bounded run, for its drain and stall rules (every check). A running
   // pipeline's every process counting the outbox ten times a second would
