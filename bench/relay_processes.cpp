@@ -7,10 +7,8 @@
 #include "broker/connection.hpp"
 #include "broker/list_commands.hpp"
 #include "storage/postgres/session.hpp"
+#include "storage/private_files.hpp"
 #include "text/plural.hpp"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -39,14 +37,7 @@ std::string write_config(stage_context& ctx, const config::settings& s) {
   doc["redis"]["password_file"] = "";
   auto path =
       (std::filesystem::path{ctx.space.folder()} / "relays.json").string();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0)
-    throw std::runtime_error("relay stage: cannot write " + path);
-  auto text = doc.dump(2);
-  auto written = ::write(fd, text.data(), text.size());
-  ::close(fd);
-  if (written != static_cast<ssize_t>(text.size()))
-    throw std::runtime_error("relay stage: cannot write " + path);
+  storage::write_file_replacing(path, doc.dump(2));
   return path;
 }
 
