@@ -244,8 +244,8 @@ bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s) {
     return false;
   bool relays_done = run.relays == 0 || s.pending + s.sending == 0;
   bool consumers_done =
-      run.consumers == 0 ||
-      (s.pending + s.sending == 0 && s.queued == 0 && s.in_processing == 0);
+      run.consumers == 0 || (s.pending + s.sending == 0 && s.queued == 0 &&
+                             s.in_processing == 0 && s.queues_settled);
   return relays_done && consumers_done;
 }
 

@@ -56,6 +56,7 @@ public:
       auto redis = broker::read_stats(redis_, names_);
       snap.queued = redis.queued_total();
       snap.in_processing = redis.processing_total();
+      snap.queues_settled = redis.settled;
       snap.processed = redis.processed;
       snap.duplicates = redis.counter("duplicates");
       snap.dead_lettered = redis.counter("dead_lettered");
@@ -128,7 +129,7 @@ private:
           const std::string& token,
           const actors::pipeline_port::recovery_step& step) {
     return broker::recover_lists(
-        fenced_queue(token), lists,
+        fenced_queue(token), lists, names_.counters,
         [](const std::string& list, const std::string& queue,
            const broker::broker_error& e) {
           spdlog::warn("recovery leaves {} as it is, Redis refused to move it "

@@ -44,7 +44,7 @@ public:
   redis_consume_port(const broker::connection_options& redis,
                      const broker::keys& names, const broker::fence& fenced_by)
       : conn_(redis), queue_(conn_, fenced_by, oversized_of(names)),
-        inbox_(conn_, names, fenced_by) {}
+        inbox_(conn_, names, fenced_by), counters_(names.counters) {}
 
   bool wait_for_doorbell(const std::vector<std::string>& doorbells,
                          int timeout_ms) override {
@@ -83,13 +83,14 @@ public:
 
   std::size_t recover(const std::string& processing,
                       const std::string& queue) override {
-    return queue_.recover(processing, queue);
+    return queue_.recover(processing, queue, counters_);
   }
 
 private:
   broker::connection conn_;
   broker::reliable_queue queue_;
   broker::inbox inbox_;
+  std::string counters_;
 };
 
 } // namespace

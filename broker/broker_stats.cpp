@@ -42,20 +42,37 @@ std::int64_t broker_stats::counter(const std::string& name) const {
 }
 
 broker_stats read_stats(connection& conn, const keys& names) {
+  // The queues first, then the processing lists, each entry in flight is
+  // in one of them: a consumer pops from a queue into a processing list
+  // (which may be new, and so missing from a scan that began before), so a
+  // queue read after the scan could miss an entry that moved between. The
+  // only way back, recovery, counts in `recovered` in the same script: a
+  // change across the reads says the counts may miss one (not settled).
+  std::vector<std::string> queues;
+  auto partitions = names.partitions <= 1 ? 1 : names.partitions;
+  for (std::size_t i = 0; i < partitions; ++i)
+    queues.push_back(names.partition(i));
+  std::vector<std::vector<std::string>> first{
+      {"HGET", names.counters, "recovered"}};
+  for (auto& list : queues)
+    first.push_back({"LLEN", list});
+  auto before = conn.pipeline(first);
+  throw_if_error(*before[0], "HGET");
+  auto recovered_before =
+      before[0]->type == REDIS_REPLY_STRING
+          ? std::strtoll(reply_text(*before[0]).c_str(), nullptr, 10)
+          : 0;
+  broker_stats stats;
+  for (std::size_t i = 0; i < queues.size(); ++i)
+    stats.queues[queues[i]] = integer_of(before[i + 1], "LLEN");
   // Only the processing lists of configured queues: a foreign list under
   // the prefix is nobody's in-flight entries (recovery leaves it alone), so
   // a bounded run must not wait for it to empty.
   std::vector<std::string> processing;
   for (auto& [list, queue] : find_recovery_lists(conn, names).lists)
     processing.push_back(list);
-  std::vector<std::string> queues;
-  auto partitions = names.partitions <= 1 ? 1 : names.partitions;
-  for (std::size_t i = 0; i < partitions; ++i)
-    queues.push_back(names.partition(i));
-  // One round trip: the queues, the processing lists, then the rest.
+  // One round trip: the processing lists, then the rest.
   std::vector<std::vector<std::string>> commands;
-  for (auto& list : queues)
-    commands.push_back({"LLEN", list});
   for (auto& list : processing)
     commands.push_back({"LLEN", list});
   commands.push_back({"HLEN", names.processed});
@@ -64,10 +81,7 @@ broker_stats read_stats(connection& conn, const keys& names) {
   commands.push_back({"GET", names.consumer_lock()});
   commands.push_back({"PTTL", names.consumer_lock()});
   auto replies = conn.pipeline(commands);
-  broker_stats stats;
   std::size_t at = 0;
-  for (auto& list : queues)
-    stats.queues[list] = integer_of(replies[at++], "LLEN");
   for (auto& list : processing) {
     // A list can empty between SCAN and LLEN: only non-empty ones count.
     if (auto length = integer_of(replies[at++], "LLEN"); length > 0)
@@ -82,6 +96,7 @@ broker_stats read_stats(connection& conn, const keys& names) {
   for (std::size_t i = 0; i + 1 < counters->elements; i += 2)
     stats.counters[reply_text(*counters->element[i])] = std::strtoll(
         reply_text(*counters->element[i + 1]).c_str(), nullptr, 10);
+  stats.settled = stats.counter("recovered") == recovered_before;
   auto& holder = replies[at++];
   if (holder->type == REDIS_REPLY_STRING)
     stats.consumers_holder = reply_text(*holder);

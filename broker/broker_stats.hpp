@@ -23,6 +23,10 @@ struct broker_stats {
   /// longer unless renewed (-1: no ttl, it never expires; -2: no lock).
   std::string consumers_holder;
   std::int64_t consumers_ttl_ms = -2;
+  /// False when a recovery moved entries back to a queue while the lists
+  /// were read: an entry in flight may then be in none of the counts, so
+  /// "nothing queued, nothing in processing" is not yet to be believed.
+  bool settled = true;
 
   std::int64_t queued_total() const;
   std::int64_t processing_total() const;

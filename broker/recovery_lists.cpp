@@ -32,12 +32,13 @@ recovery_lists find_recovery_lists(connection& conn, const keys& names) {
 std::size_t
 recover_lists(reliable_queue& queue,
               const std::vector<std::pair<std::string, std::string>>& lists,
-              const refused_list& refused, const recovery_step& step) {
+              const std::string& counters, const refused_list& refused,
+              const recovery_step& step) {
   std::size_t moved = 0;
   for (std::size_t i = 0; i < lists.size(); ++i) {
     std::size_t here = 0;
     try {
-      here = queue.recover(lists[i].first, lists[i].second);
+      here = queue.recover(lists[i].first, lists[i].second, counters);
     } catch (const broker_error& e) {
       if (!refused || e.code() != broker_errc::rejected)
         throw;
@@ -52,7 +53,8 @@ recover_lists(reliable_queue& queue,
 
 std::size_t recover_every_list(connection& conn, const keys& names) {
   reliable_queue queue{conn};
-  return recover_lists(queue, find_recovery_lists(conn, names).lists);
+  return recover_lists(queue, find_recovery_lists(conn, names).lists,
+                       names.counters);
 }
 
 } // namespace outbox::broker

@@ -39,7 +39,8 @@ using refused_list = std::function<void(const std::string&, const std::string&,
 using recovery_step = std::function<void(std::size_t, std::size_t)>;
 
 /// Moves each (processing list, queue) of `lists` back to its queue through
-/// `queue`, one script call per list: with a fenced queue, a process frozen
+/// `queue`, counting them in `counters` (keys::counters), one script call
+/// per list: with a fenced queue, a process frozen
 /// between two lists and woken after another took the lock over is refused
 /// at the next one. A list Redis refuses goes to `refused`, when given, and
 /// the others still go back (retrying cannot help it); without `refused`,
@@ -48,7 +49,8 @@ using recovery_step = std::function<void(std::size_t, std::size_t)>;
 std::size_t
 recover_lists(reliable_queue& queue,
               const std::vector<std::pair<std::string, std::string>>& lists,
-              const refused_list& refused = {}, const recovery_step& step = {});
+              const std::string& counters, const refused_list& refused = {},
+              const recovery_step& step = {});
 
 /// Puts the entries of every processing list find_recovery_lists finds back
 /// at the head of its queue (reliable_queue::recover, unfenced: for a caller

@@ -135,18 +135,34 @@ return removed
 /// Moves the processing list back to the head of the queue: taking from its
 /// tail and pushing on the queue's head keeps the original order. Bounded by
 /// the length read first, so it cannot spin.
+///
+/// Counts the entries it moves in the counters' `recovered`, in the same
+/// script: read_stats compares it before and after its reads, because an
+/// entry moved back (and popped again into a list its scan missed) between
+/// them would be counted nowhere.
 const std::string& recover_source() {
-  static const std::string source = lua_fence_check() + std::string{R"lua(
+  static const std::string source =
+      lua_key_type_check() + lua_fence_check() + std::string{R"lua(
 -- KEYS[1]: the processing list, KEYS[2]: the queue, KEYS[3]: the
--- consumers' lock. ARGV[1]: the fence's holder ('' for none).
+-- consumers' lock, KEYS[4]: the counters. ARGV[1]: the fence's holder (''
+-- for none).
 local refusal = fence_refusal(KEYS[3], ARGV[1])
 if refusal then
   return refusal
 end
 local count = redis.call('LLEN', KEYS[1])
+if count == 0 then
+  return 0
+end
+-- Scripts are not rolled back: check before the first move.
+local wrong = wrong_key_type({{KEYS[4], 'hash'}})
+if wrong then
+  return wrong
+end
 for _ = 1, count do
   redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
 end
+redis.call('HINCRBY', KEYS[4], 'recovered', count)
 return count
 )lua"};
   return source;
@@ -280,11 +296,12 @@ reliable_queue::remove_batch(const std::string& processing,
 }
 
 std::size_t reliable_queue::recover(const std::string& processing,
-                                    const std::string& queue) {
+                                    const std::string& queue,
+                                    const std::string& counters) {
   if (processing == queue)
     throw std::invalid_argument("recover: the processing list is the queue");
-  auto r = recover_script_.run(conn_, {processing, queue, lock_key(queue)},
-                               {fence_.holder});
+  auto r = recover_script_.run(
+      conn_, {processing, queue, lock_key(queue), counters}, {fence_.holder});
   if (r->type != REDIS_REPLY_INTEGER || r->integer < 0)
     throw broker_error(broker_errc::rejected, "unexpected reply to recover");
   return static_cast<std::size_t>(r->integer);

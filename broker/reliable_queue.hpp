@@ -88,8 +88,10 @@ public:
 
   /// Puts a dead consumer's in-flight entries back at the HEAD of `queue`, in
   /// their original order, ahead of everything still queued (they were popped
-  /// first). Atomic (one Lua script). Returns how many were moved.
-  std::size_t recover(const std::string& processing, const std::string& queue);
+  /// first). Atomic (one Lua script), and counted in the hash `counters`
+  /// (keys::counters) as `recovered`. Returns how many were moved.
+  std::size_t recover(const std::string& processing, const std::string& queue,
+                      const std::string& counters);
 
   /// Lists every list under `prefix` (SCAN), processing lists or not: see
   /// recovery_lists.hpp for those recovery may move.

@@ -31,6 +31,10 @@ struct pipeline_snapshot {
   std::int64_t oldest_unpublished_age_ms = 0;
   std::int64_t queued = 0;
   std::int64_t in_processing = 0;
+  /// False when entries moved back to a queue while Redis was read
+  /// (broker_stats::settled): `queued` and `in_processing` may then miss
+  /// one in flight, so they cannot say the consumers are done.
+  bool queues_settled = true;
   std::int64_t processed = 0;
   std::int64_t duplicates = 0;
   std::int64_t dead_lettered = 0;

@@ -142,19 +142,19 @@ TEST_F(BrokerConsumerLock, AFencedRecoverMovesNothing) {
   conn().command({"RPUSH", "p", "x1", "x2"});
   conn().command({"RPUSH", "q", "y1"});
   broker::reliable_queue fenced{conn(), fence_of("a#1")};
-  expect_fenced([&] { fenced.recover("p", "q"); }, "b#1");
+  expect_fenced([&] { fenced.recover("p", "q", "c"); }, "b#1");
   EXPECT_EQ(list("p"), (std::vector<std::string>{"x1", "x2"}));
   EXPECT_EQ(list("q"), std::vector<std::string>{"y1"});
 
   broker::reliable_queue holder{conn(), fence_of("b#1")};
-  EXPECT_EQ(holder.recover("p", "q"), 2u);
+  EXPECT_EQ(holder.recover("p", "q", "c"), 2u);
   EXPECT_EQ(list("q"), (std::vector<std::string>{"x1", "x2", "y1"}));
 }
 
 TEST_F(BrokerConsumerLock, ALapsedLockRefusesRemoveAndRecover) {
   conn().command({"RPUSH", "p", "x1"});
   broker::reliable_queue fenced{conn(), fence_of("a#1")};
-  expect_fenced([&] { fenced.recover("p", "q"); }, "nobody");
+  expect_fenced([&] { fenced.recover("p", "q", "c"); }, "nobody");
   expect_fenced([&] { fenced.remove_batch("p", {"x1"}); }, "nobody");
   EXPECT_EQ(list("p"), std::vector<std::string>{"x1"});
   EXPECT_TRUE(list("q").empty());
@@ -178,7 +178,7 @@ TEST_F(BrokerConsumerLock, WithoutAFenceNothingIsChecked) {
   conn().command({"RPUSH", "q.processing", "x2", "x3"});
   EXPECT_EQ(queue.remove_batch("q.processing", {"x1"}), 1u);
   queue.remove("q.processing", "x2");
-  EXPECT_EQ(queue.recover("q.processing", "q"), 1u);
+  EXPECT_EQ(queue.recover("q.processing", "q", "c"), 1u);
   EXPECT_EQ(list("q"), std::vector<std::string>{"x3"});
   EXPECT_EQ(holder_of(), "b");
 }

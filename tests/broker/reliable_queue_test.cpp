@@ -171,7 +171,7 @@ TEST_F(BrokerQueue, RemoveBatchIsRightWhenTheListHoldsMoreOrLess) {
   // popped again: only what is there is removed, nothing else is touched.
   batch = queue.pop_batch("q", "p", 1, 1000);
   ASSERT_EQ(batch, strings{"c"});
-  EXPECT_EQ(queue.recover("p", "q"), 2u);
+  EXPECT_EQ(queue.recover("p", "q", "c"), 2u);
   ASSERT_EQ(list("q"), (strings{"x", "c"}));
   ASSERT_EQ(queue.pop_batch("q", "p", 1, 1000), strings{"x"});
   EXPECT_EQ(queue.remove_batch("p", batch), 0u);
@@ -192,20 +192,31 @@ TEST_F(BrokerQueue, RecoverPutsInFlightEntriesBackAtTheHeadInOrder) {
   queue.pop("q", "p", 0);
   ASSERT_EQ(list("q"), (strings{"c", "d"}));
   ASSERT_EQ(list("p"), (strings{"a", "b"}));
-  EXPECT_EQ(queue.recover("p", "q"), 2u);
+  EXPECT_EQ(queue.recover("p", "q", "c"), 2u);
   EXPECT_EQ(list("q"), (strings{"a", "b", "c", "d"}));
   EXPECT_TRUE(list("p").empty());
-  EXPECT_EQ(queue.recover("p", "q"), 0u);
-  EXPECT_THROW(queue.recover("q", "q"), std::invalid_argument);
+  EXPECT_EQ(hash_integer("c", "recovered"), 2);
+  EXPECT_EQ(queue.recover("p", "q", "c"), 0u);
+  EXPECT_EQ(hash_integer("c", "recovered"), 2);
+  EXPECT_THROW(queue.recover("q", "q", "c"), std::invalid_argument);
+}
+
+TEST_F(BrokerQueue, RecoverMovesNothingWhenTheCountersAreNoHash) {
+  reliable_queue queue{conn()};
+  conn().command({"RPUSH", "p", "a"});
+  conn().command({"SET", "c", "x"});
+  EXPECT_THROW(queue.recover("p", "q", "c"), broker_error);
+  EXPECT_EQ(list("p"), strings{"a"});
+  EXPECT_TRUE(list("q").empty());
 }
 
 TEST_F(BrokerQueue, RecoverSurvivesScriptFlush) {
   reliable_queue queue{conn()};
   conn().command({"RPUSH", "p", "a"});
-  EXPECT_EQ(queue.recover("p", "q"), 1u);
+  EXPECT_EQ(queue.recover("p", "q", "c"), 1u);
   conn().command({"SCRIPT", "FLUSH"});
   conn().command({"RPUSH", "p", "b"});
-  EXPECT_EQ(queue.recover("p", "q"), 1u);
+  EXPECT_EQ(queue.recover("p", "q", "c"), 1u);
   EXPECT_EQ(list("q"), (strings{"b", "a"}));
 }
 
