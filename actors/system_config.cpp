@@ -20,6 +20,10 @@ void register_outbox_types(caf::actor_system_config& cfg) {
       });
 }
 
+void tune_scheduler(caf::actor_system_config& cfg) {
+  cfg.set("work-stealing.moderate-poll-attempts", 0);
+}
+
 void use_test_coordinator(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("testing"));
 }

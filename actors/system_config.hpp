@@ -10,6 +10,16 @@ namespace outbox::actors {
 /// configuration. Call before constructing the actor_system.
 void register_outbox_types(caf::actor_system_config& cfg);
 
+/// Lets CAF's idle scheduler workers sleep on their condition variable once
+/// their tight polling finds nothing, instead of polling 500 times more
+/// with a 50 µs sleep each (CAF's "moderate" phase). The heavy actors run
+/// detached; the scheduled ones (coordinator, load generator, requesters)
+/// leave the workers idle most of the time, and those sleeps cost a
+/// writer-only run about a third of its CPU on a 2-core VM. A job for a
+/// sleeping worker wakes it (external_enqueue notifies), so no message
+/// waits for a timeout. For `outbox run`, `bench` and `lab`.
+void tune_scheduler(caf::actor_system_config& cfg);
+
 /// Switches a configuration to CAF's deterministic test coordinator
 /// (virtual time, messages run only when the test says so).
 void use_test_coordinator(caf::actor_system_config& cfg);

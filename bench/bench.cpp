@@ -197,6 +197,7 @@ nlohmann::json run_bench(const bench_options& options) {
 
   caf::actor_system_config cfg;
   actors::register_outbox_types(cfg);
+  actors::tune_scheduler(cfg);
   caf::actor_system system{cfg};
   workspace space{options.scratch_parent, options.settings};
   results out;

@@ -133,6 +133,7 @@ std::string db_refused(const std::string& db, const lab::lab_files& files) {
 std::string run_plan(lab::lab_setup setup) {
   caf::actor_system_config cfg;
   actors::register_outbox_types(cfg);
+  actors::tune_scheduler(cfg);
   caf::actor_system system{cfg};
   auto coordinator =
       system.spawn<caf::detached>(lab::lab_coordinator, std::move(setup));

@@ -265,6 +265,7 @@ int run(const run_options& options) {
 
   caf::actor_system_config cfg;
   actors::register_outbox_types(cfg);
+  actors::tune_scheduler(cfg);
   caf::actor_system system{cfg};
 
   actors::coordinator_setup setup;
