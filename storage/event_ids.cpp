@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 
 namespace outbox::storage {
@@ -20,9 +21,15 @@ std::mt19937_64 seeded_rng() {
 event_id_source::event_id_source() : rng_(seeded_rng()) {}
 
 std::string event_id_source::next() {
-  std::uint64_t hi = rng_();
+  // Version 7: the first 48 bits are the Unix time in ms, so ids made later
+  // sort later and each lands at the right edge of the event_id index, not
+  // on a random page of it. 74 bits stay random.
+  auto ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  std::uint64_t hi = (ms << 16) | (rng_() & 0x0fff) | std::uint64_t{0x7000};
   std::uint64_t lo = rng_();
-  hi = (hi & ~std::uint64_t{0xf000}) | std::uint64_t{0x4000};
   lo = (lo & ~(std::uint64_t{3} << 62)) | (std::uint64_t{2} << 62);
   std::array<char, 37> text{};
   std::snprintf(text.data(), text.size(), "%08llx-%04llx-%04llx-%04llx-%012llx",

@@ -1,8 +1,13 @@
 #pragma once
 
-// Event ids: random (version 4) UUIDs, made by the writer so that it knows
-// an event's id before its transaction commits (PostgreSQL's writer asks
-// after it when a connection broke in COMMIT).
+// Event ids: version 7 UUIDs (RFC 9562: 48 bits of Unix time in ms, then
+// 74 random bits), made by the writer so that it knows an event's id before
+// its transaction commits (PostgreSQL's writer asks after it when a
+// connection broke in COMMIT). Time first, so a new id goes at the right
+// edge of the event_id index: a random (version 4) id touched one random
+// index page per row, which was most of the writer's page writes. The
+// random bits keep ids unguessable in practice; the time in them is the
+// row's created_at anyway.
 
 #include <cstdint>
 #include <random>

@@ -14,8 +14,8 @@ using namespace outbox::storage;
 
 namespace {
 
-/// Whether `text` is a version 4 UUID in canonical lowercase form.
-bool is_uuid_v4(const std::string& text) {
+/// Whether `text` is a version 7 UUID in canonical lowercase form.
+bool is_uuid_v7(const std::string& text) {
   if (text.size() != 36)
     return false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -24,7 +24,7 @@ bool is_uuid_v4(const std::string& text) {
     if (dash ? c != '-' : !(std::isdigit(c) || (c >= 'a' && c <= 'f')))
       return false;
   }
-  return text[14] == '4' &&
+  return text[14] == '7' &&
          std::string{"89ab"}.find(text[19]) != std::string::npos;
 }
 
@@ -68,7 +68,7 @@ TEST_P(StorageOrderStore, PlaceOrderWritesOrderAndOutboxRowTogether) {
   EXPECT_EQ(placed_order::outcome::placed, placed.result);
   EXPECT_EQ(1, placed.order_id);
   EXPECT_EQ("order-1", placed.aggregate_id);
-  EXPECT_TRUE(is_uuid_v4(placed.event_id)) << placed.event_id;
+  EXPECT_TRUE(is_uuid_v7(placed.event_id)) << placed.event_id;
   EXPECT_EQ("SKU-1|3|1234", text("SELECT sku || '|' || qty || '|' || " +
                                  sql_->ms("created_at") + " FROM orders"));
   ASSERT_EQ(1, outbox_rows());
