@@ -109,6 +109,8 @@ struct coordinator_state {
   storage::millis started_at = 0;
   storage::millis ended_at = 0;
   storage::millis last_progress = 0;
+  /// When a bounded run last read the full snapshot (its stall rule).
+  storage::millis last_full_read = 0;
   /// The last snapshot with, for a store that did not answer, the figures
   /// it last gave: what the progress line shows during an outage.
   metrics::pipeline_snapshot last_known;

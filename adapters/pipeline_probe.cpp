@@ -48,28 +48,22 @@ public:
       snap.outbox_rows =
           snap.pending + snap.sending + snap.published + snap.failed;
     } catch (const std::exception& e) {
-      snap.trouble = std::string{"database: "} + e.what();
-      snap.outage = actors::is_outage(e);
-      snap.database_answered = false;
+      database_trouble(snap, e);
     }
+    read_redis(snap);
+    return snap;
+  }
+
+  metrics::pipeline_snapshot drain_snapshot() override {
+    metrics::pipeline_snapshot snap;
     try {
-      auto redis = broker::read_stats(redis_, names_);
-      snap.queued = redis.queued_total();
-      snap.in_processing = redis.processing_total();
-      snap.queues_settled = redis.settled;
-      snap.processed = redis.processed;
-      snap.duplicates = redis.counter("duplicates");
-      snap.dead_lettered = redis.counter("dead_lettered");
-      snap.order_violations = redis.counter("order_violations");
+      snap.pending = store_->has_pending_or_sending() ? 1 : 0;
     } catch (const std::exception& e) {
-      // An outage only if every trouble is one: a broken database does not
-      // heal by waiting for Redis.
-      snap.outage =
-          (snap.trouble.empty() || snap.outage) && actors::is_outage(e);
-      snap.trouble += (snap.trouble.empty() ? "" : "; ");
-      snap.trouble += std::string{"redis: "} + e.what();
-      snap.redis_answered = false;
+      database_trouble(snap, e);
     }
+    // After the database: a row it saw published was pushed before, so
+    // its entry is in Redis's figures.
+    read_redis(snap);
     return snap;
   }
 
@@ -122,6 +116,35 @@ public:
   }
 
 private:
+  static void database_trouble(metrics::pipeline_snapshot& snap,
+                               const std::exception& e) {
+    snap.trouble = std::string{"database: "} + e.what();
+    snap.outage = actors::is_outage(e);
+    snap.database_answered = false;
+  }
+
+  /// Redis's figures, read after the database's.
+  void read_redis(metrics::pipeline_snapshot& snap) {
+    try {
+      auto redis = broker::read_stats(redis_, names_);
+      snap.queued = redis.queued_total();
+      snap.in_processing = redis.processing_total();
+      snap.queues_settled = redis.settled;
+      snap.processed = redis.processed;
+      snap.duplicates = redis.counter("duplicates");
+      snap.dead_lettered = redis.counter("dead_lettered");
+      snap.order_violations = redis.counter("order_violations");
+    } catch (const std::exception& e) {
+      // An outage only if every trouble is one: a broken database does not
+      // heal by waiting for Redis.
+      snap.outage =
+          (snap.trouble.empty() || snap.outage) && actors::is_outage(e);
+      snap.trouble += (snap.trouble.empty() ? "" : "; ");
+      snap.trouble += std::string{"redis: "} + e.what();
+      snap.redis_answered = false;
+    }
+  }
+
   /// Each (processing list, queue) back to its queue under this
   /// acquisition's fence; a list Redis refuses is named and left.
   std::size_t

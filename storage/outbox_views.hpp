@@ -67,6 +67,11 @@ public:
   /// never takes the write lock.
   virtual outbox_stats stats(millis now) = 0;
 
+  /// Whether any row is PENDING or SENDING: what a bounded run's drain rule
+  /// asks ten times a second. Answered from the partial indexes on
+  /// unpublished rows in constant time, where stats() counts every row.
+  virtual bool has_pending_or_sending() = 0;
+
   /// Up to `limit` FAILED rows with a rowid above `after_rowid`, oldest first,
   /// through the outbox_failed index: `outbox failed` pages through all of
   /// them (stats() shows only the first 100). A page shorter than `limit` is

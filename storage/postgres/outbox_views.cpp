@@ -78,4 +78,9 @@ outbox_stats outbox_views::stats(millis now) {
       "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 }
 
+bool outbox_views::has_pending_or_sending() {
+  auto any = link_.run("stats", "pending_or_sending", {});
+  return any.text(0, 0) == "t";
+}
+
 } // namespace outbox::storage::postgres

@@ -383,6 +383,13 @@ SELECT u.pending, u.sending, u.failed,
        u.expired
 FROM u CROSS JOIN t;
 
+-- Through outbox_unpublished (its predicate is implied): the first row
+-- PENDING or SENDING ends the scan; only FAILED rows are stepped over.
+PREPARE pending_or_sending AS
+SELECT EXISTS (SELECT 1 FROM outbox
+               WHERE published_at IS NULL
+                 AND status IN ('PENDING', 'SENDING'));
+
 PREPARE leases_by_owner AS
 SELECT owner, count(*), outbox_ms(min(lease_until)),
        outbox_ms(max(lease_until))

@@ -46,6 +46,11 @@ constexpr const char* counts =
     " (SELECT COUNT(*) FROM outbox"
     "  WHERE status = 'SENDING' AND lease_until <= ?1)";
 
+/// Through the partial indexes outbox_pending and outbox_leased.
+constexpr const char* pending_or_sending =
+    "SELECT EXISTS (SELECT 1 FROM outbox WHERE status = 'PENDING')"
+    " OR EXISTS (SELECT 1 FROM outbox WHERE status = 'SENDING')";
+
 constexpr const char* leases_by_owner =
     "SELECT owner, COUNT(*), MIN(lease_until),"
     " MAX(lease_until)"
@@ -71,7 +76,9 @@ struct outbox_views::impl {
   explicit impl(SQLite::Database& database)
       : db(database), name(database_name(database)),
         retry_row(db, sql::retry_row), retry_all(db, sql::retry_all),
-        counts(db, sql::counts), leases_by_owner(db, sql::leases_by_owner),
+        counts(db, sql::counts),
+        pending_or_sending(db, sql::pending_or_sending),
+        leases_by_owner(db, sql::leases_by_owner),
         failed_rows(db, sql::failed_rows), failed_page(db, sql::failed_page) {}
 
   SQLite::Database& db;
@@ -79,6 +86,7 @@ struct outbox_views::impl {
   SQLite::Statement retry_row;
   SQLite::Statement retry_all;
   SQLite::Statement counts;
+  SQLite::Statement pending_or_sending;
   SQLite::Statement leases_by_owner;
   SQLite::Statement failed_rows;
   SQLite::Statement failed_page;
@@ -195,6 +203,16 @@ outbox_stats outbox_views::stats(millis now) {
         }
       });
   return result;
+}
+
+bool outbox_views::has_pending_or_sending() {
+  try {
+    statement_use query{impl_->pending_or_sending};
+    query->executeStep();
+    return query->getColumn(0).getInt() != 0;
+  } catch (const SQLite::Exception&) {
+    rethrow_as_store_error("stats", impl_->name);
+  }
 }
 
 } // namespace outbox::storage::sqlite

@@ -198,6 +198,27 @@ TEST_F(ActorCoordinatorRun, BoundedRunWaitsWhileWorkIsLeft) {
   EXPECT_TRUE(report_json(*report)["ok"].get<bool>()) << *report->value;
 }
 
+// Between its full counts (once a second, for the stall rule) a bounded
+// run asks only whether anything is left; it counts in full to confirm
+// once that says drained, and ends.
+TEST_F(ActorCoordinatorRun, BoundedRunCountsInFullOnceASecond) {
+  pipeline_->snapshot.pending = 2;
+  auto report = start_run(bounded_config()).report;
+  advance(100);
+  auto full = pipeline_->snapshots;
+  auto light = pipeline_->drain_reads;
+  advance(2000);
+  EXPECT_FALSE(report->arrived) << "rows are still pending";
+  EXPECT_LE(pipeline_->snapshots - full, 3) << "about one a second";
+  EXPECT_GE(pipeline_->drain_reads - light, 15) << "every other check";
+  full = pipeline_->snapshots;
+  pipeline_->snapshot.pending = 0;
+  advance(20);
+  EXPECT_EQ(pipeline_->snapshots, full + 2)
+      << "the drain confirmed in full, then the report's own";
+  EXPECT_TRUE(report_json(*report)["ok"].get<bool>()) << *report->value;
+}
+
 // Redis read while a recovery moved entries back: "nothing queued, nothing
 // in processing" may have missed one in flight, so it does not end a run.
 TEST_F(ActorCoordinatorRun, BoundedRunDoesNotEndOnUnsettledQueues) {

@@ -292,6 +292,25 @@ metrics::pipeline_snapshot fake_pipeline_port::snapshot() {
   return pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
 }
 
+metrics::pipeline_snapshot fake_pipeline_port::drain_snapshot() {
+  ++pipeline_->drain_reads;
+  auto full = pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
+  metrics::pipeline_snapshot drain;
+  drain.pending = full.pending + full.sending > 0 ? 1 : 0;
+  drain.queued = full.queued;
+  drain.in_processing = full.in_processing;
+  drain.queues_settled = full.queues_settled;
+  drain.processed = full.processed;
+  drain.duplicates = full.duplicates;
+  drain.dead_lettered = full.dead_lettered;
+  drain.order_violations = full.order_violations;
+  drain.trouble = full.trouble;
+  drain.database_answered = full.database_answered;
+  drain.redis_answered = full.redis_answered;
+  drain.outage = full.outage;
+  return drain;
+}
+
 std::size_t fake_pipeline_port::recover_consumer(const std::string& consumer,
                                                  const std::string& token,
                                                  const recovery_step& step) {

@@ -176,6 +176,9 @@ struct fake_pipeline {
   /// Computes the snapshot instead (e.g. from the test's database).
   std::function<metrics::pipeline_snapshot()> source;
   int snapshots = 0;
+  /// drain_snapshot() calls: the same figures, reduced as the real probe's
+  /// are (whether any row is PENDING or SENDING, Redis's counts).
+  int drain_reads = 0;
   /// Every recover_consumer argument, in order.
   std::vector<std::string> recovered_consumers;
   /// Called by recover_consumer (with its argument) before it recovers.
@@ -207,6 +210,7 @@ public:
   explicit fake_pipeline_port(std::shared_ptr<fake_pipeline> pipeline);
 
   metrics::pipeline_snapshot snapshot() override;
+  metrics::pipeline_snapshot drain_snapshot() override;
   std::size_t recover_consumer(const std::string& consumer,
                                const std::string& token,
                                const recovery_step& step) override;

@@ -177,6 +177,27 @@ TEST_P(StorageOutboxStore, StatsCountsEveryStatusAndLease) {
   (void)r3;
 }
 
+// The drain rule's question: PENDING or SENDING rows, whatever FAILED or
+// PUBLISHED rows there are.
+TEST_P(StorageOutboxStore, HasPendingOrSendingIgnoresFailedAndPublished) {
+  EXPECT_FALSE(outbox_.has_pending_or_sending());
+  append_all({"a", "b"});
+  EXPECT_TRUE(outbox_.has_pending_or_sending()) << "two PENDING";
+  policy_.max_attempts = 1;
+  policy_.batch = 1;
+  auto a = outbox_.claim_batch("relay-1", 1000, policy_);
+  auto b = outbox_.claim_batch("relay-2", 1000, policy_);
+  ASSERT_EQ(1u, a.events.size());
+  ASSERT_EQ(1u, b.events.size());
+  EXPECT_TRUE(outbox_.has_pending_or_sending()) << "two SENDING";
+  outbox_.ack("relay-1", a.leases(), 1001);
+  EXPECT_TRUE(outbox_.has_pending_or_sending()) << "one SENDING";
+  outbox_.fail("relay-2", b.leases(), "boom", 1001, policy_);
+  EXPECT_FALSE(outbox_.has_pending_or_sending()) << "one PUBLISHED, one FAILED";
+  EXPECT_EQ(1, outbox_.retry_all_failed(1002));
+  EXPECT_TRUE(outbox_.has_pending_or_sending()) << "retried: PENDING";
+}
+
 TEST(StorageOutboxStoreBackoff, DoublesFromBaseUpToTheCap) {
   lease_policy policy;
   policy.backoff_base = 100;

@@ -56,6 +56,7 @@ public:
   storage::outbox_stats stats(storage::millis now) {
     return views_->stats(now);
   }
+  bool has_pending_or_sending() { return views_->has_pending_or_sending(); }
   storage::failed_page failed_rows(std::int64_t after_rowid, int limit) {
     return views_->failed_rows(after_rowid, limit);
   }
