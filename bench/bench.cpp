@@ -1,6 +1,7 @@
 #include "bench/bench.hpp"
 
 #include "actors/system_config.hpp"
+#include "bench/process_memory.hpp"
 #include "bench/stages.hpp"
 #include "broker/connection.hpp"
 #include "storage/postgres/session.hpp"
@@ -203,6 +204,9 @@ nlohmann::json run_bench(const bench_options& options) {
   results out;
   stage_context ctx{space, scale, out, system, progress, options.program};
   auto errors = nlohmann::json::array();
+  // Each stage's peak resident memory, added after the stages so that the
+  // table keeps one section per stage.
+  std::vector<measurement> memory;
   using stage = void (*)(stage_context&);
   for (auto [name, run] :
        {std::pair<const char*, stage>{"ceilings", measure_ceilings},
@@ -211,13 +215,21 @@ nlohmann::json run_bench(const bench_options& options) {
         {"consumer", measure_consumers},
         {"end_to_end", measure_end_to_end},
         {"growth", measure_growth}}) {
+    bool reset = reset_peak_resident();
     try {
       run(ctx);
     } catch (const std::exception& e) {
       errors.push_back({{"stage", name}, {"error", e.what()}});
       progress(std::string{name} + " failed: " + e.what());
     }
+    if (auto peak = peak_resident_mib(); peak && reset)
+      memory.push_back({"memory", std::string{"rss_peak_"} + name,
+                        std::string{"peak resident memory of this process, "} +
+                            name + " stage",
+                        *peak, "MiB", ""});
   }
+  for (auto& m : memory)
+    out.add(std::move(m));
   check_targets(out, options.targets);
   context["seconds"] = seconds_since(started);
   context["errors"] = errors;

@@ -61,7 +61,13 @@ TEST(BenchStages,
                                "claim_history_large",
                                "claim_many_aggregates",
                                "claim_few_aggregates",
-                               "claim_heads_held"})
+                               "claim_heads_held",
+                               "rss_peak_ceilings",
+                               "rss_peak_writer",
+                               "rss_peak_relay",
+                               "rss_peak_consumer",
+                               "rss_peak_end_to_end",
+                               "rss_peak_growth"})
     EXPECT_EQ(names.count(expected), 1u) << expected;
   for (const auto& m : report.at("measurements")) {
     auto name = m.at("name").get<std::string>();

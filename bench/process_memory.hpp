@@ -1,0 +1,19 @@
+#pragma once
+
+// The bench process's own peak resident memory, stage by stage, from
+// /proc/self: what a process running that stage's actors needs.
+
+#include <optional>
+
+namespace outbox::bench {
+
+/// Starts a new peak: the kernel's high-water mark of resident memory
+/// (VmHWM) is set back to what is resident now (clear_refs 5). False when
+/// the kernel does not allow it; the next peak then covers the run so far.
+bool reset_peak_resident();
+
+/// VmHWM in MiB: the most memory resident since the last reset (or since
+/// the process started); nothing when /proc cannot say.
+std::optional<double> peak_resident_mib();
+
+} // namespace outbox::bench
