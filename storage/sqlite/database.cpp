@@ -113,6 +113,14 @@ int wait_for_lock(void* timeout_ms, int tries) {
   return 1;
 }
 
+/// Process-wide, before the first connection (sqlite3_config refuses once
+/// the library is initialized): no memory statistics. SQLite otherwise
+/// takes one global mutex around every allocation to count it, for
+/// sqlite3_memory_used(), which nothing here reads; a writer-only run spent
+/// about 7% of its CPU there.
+const bool memory_statistics_off =
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+
 /// Speed settings; none of them changes what a commit guarantees.
 void apply_tuning(SQLite::Database& db) {
   // 64 MiB of page cache (default 2 MiB), allocated as pages are used: the
