@@ -142,14 +142,8 @@ with_last_known(metrics::pipeline_snapshot now,
     now.oldest_unpublished_age_ms = before.oldest_unpublished_age_ms;
     now.leases = before.leases;
   }
-  if (!now.redis_answered) {
-    now.queued = before.queued;
-    now.in_processing = before.in_processing;
-    now.processed = before.processed;
-    now.duplicates = before.duplicates;
-    now.dead_lettered = before.dead_lettered;
-    now.order_violations = before.order_violations;
-  }
+  if (!now.redis_answered)
+    metrics::copy_redis_figures(before, now);
   return now;
 }
 

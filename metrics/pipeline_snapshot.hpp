@@ -53,4 +53,17 @@ struct pipeline_snapshot {
   bool outage = false;
 };
 
+/// Sets `to`'s figures read from Redis (queues, processing lists, records,
+/// counters) to `from`'s.
+inline void copy_redis_figures(const pipeline_snapshot& from,
+                               pipeline_snapshot& to) {
+  to.queued = from.queued;
+  to.in_processing = from.in_processing;
+  to.queues_settled = from.queues_settled;
+  to.processed = from.processed;
+  to.duplicates = from.duplicates;
+  to.dead_lettered = from.dead_lettered;
+  to.order_violations = from.order_violations;
+}
+
 } // namespace outbox::metrics

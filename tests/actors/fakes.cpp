@@ -297,13 +297,7 @@ metrics::pipeline_snapshot fake_pipeline_port::drain_snapshot() {
   auto full = pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
   metrics::pipeline_snapshot drain;
   drain.pending = full.pending + full.sending > 0 ? 1 : 0;
-  drain.queued = full.queued;
-  drain.in_processing = full.in_processing;
-  drain.queues_settled = full.queues_settled;
-  drain.processed = full.processed;
-  drain.duplicates = full.duplicates;
-  drain.dead_lettered = full.dead_lettered;
-  drain.order_violations = full.order_violations;
+  metrics::copy_redis_figures(full, drain);
   drain.trouble = full.trouble;
   drain.database_answered = full.database_answered;
   drain.redis_answered = full.redis_answered;
