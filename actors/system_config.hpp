@@ -15,9 +15,11 @@ void register_outbox_types(caf::actor_system_config& cfg);
 /// with a 50 µs sleep each (CAF's "moderate" phase). The heavy actors run
 /// detached; the scheduled ones (coordinator, load generator, requesters)
 /// leave the workers idle most of the time, and those sleeps cost a
-/// writer-only run about a third of its CPU on a 2-core VM. A job for a
-/// sleeping worker wakes it (external_enqueue notifies), so no message
-/// waits for a timeout. For `outbox run`, `bench` and `lab`.
+/// writer-only run about a third of its CPU on a 2-core VM. A job sent from
+/// outside the scheduler's threads (a detached actor's reply) wakes its
+/// sleeping worker (external_enqueue notifies); one a scheduled actor sends
+/// goes to its own worker's queue, which that worker runs next. For
+/// `outbox run`, `bench` and `lab`.
 void tune_scheduler(caf::actor_system_config& cfg);
 
 /// Switches a configuration to CAF's deterministic test coordinator

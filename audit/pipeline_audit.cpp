@@ -36,10 +36,11 @@ verdict audit_with(audit_tables& tables, broker::connection& redis,
                    const broker::keys& names) {
   tables.copy_ledger();
   auto v = read_after(tables, redis, names);
-  // Processing lists are found by SCAN, then measured: an entry a consumer
-  // moves from its queue into a list created between the two is seen in
-  // neither for an instant, and its row looks unprocessed. From there it
-  // only moves on to its record, so one more read finds it; a row still
+  // The queues are read before the processing lists are looked for, and a
+  // read a recovery ran across is not settled (broker::read_stats), so an
+  // entry in flight is counted; still, a row whose entry was applied just
+  // after its record was read looks unprocessed for an instant. From there
+  // nothing moves it back, so one more read finds it; a row still
   // unprocessed then is reported.
   if (failed(v, "published_processed"))
     v = read_after(tables, redis, names);

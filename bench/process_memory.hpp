@@ -1,7 +1,9 @@
 #pragma once
 
 // The bench process's own peak resident memory, stage by stage, from
-// /proc/self: what a process running that stage's actors needs.
+// /proc/self: what a process running that stage's actors needs (on
+// PostgreSQL the relay stage runs its relays as processes of their own,
+// which this does not count).
 
 #include <optional>
 

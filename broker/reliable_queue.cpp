@@ -154,15 +154,16 @@ local count = redis.call('LLEN', KEYS[1])
 if count == 0 then
   return 0
 end
--- Scripts are not rolled back: check before the first move.
+-- Scripts are not rolled back: count before the first move, so that no
+-- move goes uncounted (a counter that refuses stops the script here).
 local wrong = wrong_key_type({{KEYS[4], 'hash'}})
 if wrong then
   return wrong
 end
+redis.call('HINCRBY', KEYS[4], 'recovered', count)
 for _ = 1, count do
   redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
 end
-redis.call('HINCRBY', KEYS[4], 'recovered', count)
 return count
 )lua"};
   return source;

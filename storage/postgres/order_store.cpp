@@ -52,8 +52,9 @@ placed_order order_store::place(const order_request& request, millis now) {
     // The key first: its insert waits for a concurrent holder of the same
     // key, and no unique violation ever reaches us (protocol.sql).
     for (int round = 0;; ++round) {
-      auto mine = link_.run("place_order", "place_order_key",
-                            {*request.request_id, print, link_.time(now)});
+      auto mine =
+          link_.run("place_order", "place_order_key",
+                    {*request.request_id, print, link_.time(now), event_id});
       if (mine.rows() == 1) {
         order_id = mine.text(0, 0);
         event_id = mine.text(0, 1);

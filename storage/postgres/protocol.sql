@@ -39,11 +39,12 @@
 -- (40P01: another writer took the same keys or aggregates in another
 -- order), PostgreSQL has rolled the whole transaction back: the caller
 -- retries the whole group, as for 40001.
--- $1 request_id, $2 fingerprint, $3 now_ms
-PREPARE place_order_key (text, text, bigint) AS
+-- $1 request_id, $2 fingerprint, $3 now_ms, $4 event_id (the writer's
+-- own, a version 7 uuid; NULL: a new random one)
+PREPARE place_order_key (text, text, bigint, uuid) AS
 INSERT INTO request_keys (request_id, fingerprint, order_id, event_id,
                           created_at)
-VALUES ($1, $2, nextval('orders_id_seq'), gen_random_uuid(),
+VALUES ($1, $2, nextval('orders_id_seq'), COALESCE($4, gen_random_uuid()),
         COALESCE(outbox_ts($3), clock_timestamp()))
 ON CONFLICT (request_id) DO NOTHING
 RETURNING order_id, event_id;
@@ -383,12 +384,15 @@ SELECT u.pending, u.sending, u.failed,
        u.expired
 FROM u CROSS JOIN t;
 
--- Through outbox_unpublished (its predicate is implied): the first row
--- PENDING or SENDING ends the scan; only FAILED rows are stepped over.
+-- Through outbox_unpublished (its predicate is implied; the ORDER BY is
+-- its order, so a scan of the table, which would walk the published
+-- history first, is never the cheaper plan): the first row PENDING or
+-- SENDING ends the scan; only FAILED rows are stepped over.
 PREPARE pending_or_sending AS
 SELECT EXISTS (SELECT 1 FROM outbox
                WHERE published_at IS NULL
-                 AND status IN ('PENDING', 'SENDING'));
+                 AND status IN ('PENDING', 'SENDING')
+               ORDER BY aggregate_id, seq LIMIT 1);
 
 PREPARE leases_by_owner AS
 SELECT owner, count(*), outbox_ms(min(lease_until)),

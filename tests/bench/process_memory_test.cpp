@@ -10,7 +10,9 @@ using namespace outbox::bench;
 // The peak follows memory touched since the last reset, and a reset
 // forgets a peak whose memory was given back.
 TEST(BenchProcessMemory, APeakCoversWhatWasTouchedSinceTheReset) {
-  ASSERT_TRUE(reset_peak_resident()) << "clear_refs refused";
+  if (!reset_peak_resident())
+    GTEST_SKIP() << "this kernel refuses /proc/self/clear_refs: no peak to "
+                    "reset, so the bench reports no memory section";
   auto before = peak_resident_mib();
   ASSERT_TRUE(before);
   {

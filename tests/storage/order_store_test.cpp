@@ -63,6 +63,17 @@ using StorageOrderStoreOnSQLite = outbox::test::storage_fixture;
 
 } // namespace
 
+// The writer makes the id, with or without a request key: on PostgreSQL
+// the keyed path once took a random one from the server.
+TEST_P(StorageOrderStore, AKeyedOrdersEventIdIsTheWritersVersion7Id) {
+  auto placed = store_.place_order({std::string{"req-1"}, "SKU-1", 3}, 1234);
+  ASSERT_EQ(placed_order::outcome::placed, placed.result);
+  EXPECT_TRUE(is_uuid_v7(placed.event_id)) << placed.event_id;
+  auto again = store_.place_order({std::string{"req-1"}, "SKU-1", 3}, 1300);
+  EXPECT_EQ(placed_order::outcome::replayed, again.result);
+  EXPECT_EQ(placed.event_id, again.event_id);
+}
+
 TEST_P(StorageOrderStore, PlaceOrderWritesOrderAndOutboxRowTogether) {
   auto placed = store_.place_order({std::nullopt, "SKU-1", 3}, 1234);
   EXPECT_EQ(placed_order::outcome::placed, placed.result);

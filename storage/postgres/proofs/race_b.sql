@@ -2,7 +2,7 @@
 -- does: the order if the key is its own, else the key's answer.
 BEGIN;
 \timing on
-EXECUTE place_order_key('req-x', 'sku=S;qty=2', NULL);
+EXECUTE place_order_key('req-x', 'sku=S;qty=2', NULL, NULL);
 \timing off
 SELECT :ROW_COUNT = 1 AS got \gset
 \if :got
