@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <set>
+#include <thread>
 
 namespace outbox::bench {
 namespace {
@@ -80,6 +81,13 @@ TEST(BenchStages,
       EXPECT_GT(m.at("ratio").get<double>(), 0) << name;
     }
   }
+  // Cores busy are CPU over the span it was read in: never more cores
+  // than the machine has (the slack is the clock ticks' granularity).
+  double busy = 0;
+  for (const auto& m : report.at("measurements"))
+    if (m.at("name") == "cpu_outbox" || m.at("name") == "cpu_redis")
+      busy += m.at("value").get<double>();
+  EXPECT_LE(busy, std::thread::hardware_concurrency() + 0.25);
   EXPECT_EQ(report.at("targets").size(), 6u);
   EXPECT_FALSE(results_table(report).empty());
 
