@@ -20,10 +20,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-/// How often a bounded run counts the stores in full for its stall rule,
-/// whose timeout is seconds long.
-constexpr storage::millis full_read_interval_ms = 1000;
-
 /// Spawns a child linked (it dies with us) and monitored (we see it die),
 /// on its own thread when the setup says so.
 template <class F, class... Ts>
@@ -244,18 +240,13 @@ void check(coordinator_actor* self) {
   auto now = st.setup.clock();
   bool progress_due = st.setup.progress &&
                       now - st.last_progress >= st.setup.progress_interval_ms;
-  // The stores are counted in full for the progress line and, in a bounded
-  // run, for its stall rule, each once a second. In between, a bounded run
-  // asks only whether anything is left (drain_snapshot: the partial
-  // indexes, constant time), and counts in full once that says drained. A
-  // pipeline's every process counting the outbox ten times a second cost
-  // the database more than its relays did.
-  // Once nothing has moved for the stall timeout, every check reads in
-  // full, so a stalled run ends when it did before.
-  bool full_due = st.setup.until_drained &&
-                  (now - st.last_full_read >= full_read_interval_ms ||
-                   now - st.last_movement >= stall_timeout(st));
-  if (!progress_due && !full_due &&
+  // The stores are counted in full for the progress line and when a
+  // bounded run's stall rule needs it (full_read_due). In between, a
+  // bounded run asks only whether anything is left (drain_snapshot: the
+  // partial indexes, constant time) and counts in full once that says
+  // drained. Every process counting the outbox ten times a second cost the
+  // database more than its relays did.
+  if (!progress_due && !full_read_due(st, now) &&
       (!st.setup.until_drained || !drained(st, st.probe->drain_snapshot()))) {
     self->delayed_send(self, milliseconds(st.setup.check_interval_ms),
                        check_atom_v);

@@ -249,6 +249,14 @@ storage::millis stall_timeout(const coordinator_state& st) {
          s.run.idle_poll_max_ms + 1000;
 }
 
+bool full_read_due(const coordinator_state& st, storage::millis now) {
+  // The stall timeout is seconds long: a second between counts is enough.
+  constexpr storage::millis full_read_interval_ms = 1000;
+  return st.setup.until_drained &&
+         (now - st.last_full_read >= full_read_interval_ms ||
+          now - st.last_movement >= stall_timeout(st));
+}
+
 std::string stall_reason(const coordinator_state& st,
                          const metrics::pipeline_snapshot& s,
                          storage::millis now) {

@@ -52,6 +52,12 @@ bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s);
 /// that it is stuck: longer than any backoff or takeover.
 storage::millis stall_timeout(const coordinator_state& st);
 
+/// Whether a bounded run's check counts the stores in full for its stall
+/// rule: once a second, and at every check once nothing has moved for the
+/// stall timeout, so a stalled run ends when it would with every check
+/// counting. Never for an unbounded run.
+bool full_read_due(const coordinator_state& st, storage::millis now);
+
 /// What keeps a bounded run from draining when nothing has moved for
 /// stall_timeout (see note_movement): FAILED rows that block their
 /// aggregates until an operator retries, entries the consumers cannot get
