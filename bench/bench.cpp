@@ -3,7 +3,9 @@
 #include "actors/system_config.hpp"
 #include "bench/process_memory.hpp"
 #include "bench/stages.hpp"
+#include "bench/targets.hpp"
 #include "broker/connection.hpp"
+#include "broker/redis_settings.hpp"
 #include "storage/postgres/session.hpp"
 
 #include <caf/all.hpp>
@@ -74,6 +76,18 @@ std::string redis_version(const config::settings& s) {
   return info.substr(at, info.find_first_of("\r\n", at) - at);
 }
 
+/// What the measured Redis keeps: its latency figures depend on whether
+/// each write waits for an fsync (null where CONFIG is refused).
+nlohmann::json redis_persistence(const config::settings& s) {
+  broker::connection conn{s.redis};
+  auto seen = broker::read_redis_settings(conn);
+  auto shown = [](const std::optional<std::string>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"appendonly", shown(seen.appendonly)},
+          {"appendfsync", shown(seen.appendfsync)}};
+}
+
 std::string postgres_version(const config::settings& s) {
   storage::postgres::session link{s.db};
   return link.exec("bench", "SHOW server_version").text(0, 0);
@@ -94,6 +108,7 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
          s.db.postgres() ? postgres_version(s)
                          : std::string{sqlite3_libversion()}},
         {"redis", redis_version(s)}}},
+      {"redis_persistence", redis_persistence(s)},
       {"settings",
        {{"db.synchronous", s.db.synchronous},
         {"lease.batch", s.lease.batch},
@@ -116,75 +131,7 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
   };
 }
 
-/// A target of README "Performance": how its figure comes from the
-/// measurements, and the value wanted by default.
-struct target_rule {
-  const char* name;
-  const char* text;
-  std::function<std::optional<double>(const results&)> figure;
-  double wanted;
-  bool at_most;
-};
-
-std::optional<double> quotient(const results& r, const std::string& a,
-                               const std::string& b) {
-  auto x = r.value(a);
-  auto y = r.value(b);
-  if (x && y && *y > 0)
-    return *x / *y;
-  return std::nullopt;
-}
-
-const std::vector<target_rule>& target_rules() {
-  static const std::vector<target_rule> rules{
-      {"relay_share", "1 relay, share of its ceiling (one relay's bound)",
-       [](const results& r) { return r.ratio("relay_1"); }, 0.5, false},
-      {"relay_rate", "1 relay, events/s",
-       [](const results& r) { return r.value("relay_1"); }, 100'000, false},
-      {"group_commit_gain", "group commit / one transaction per order, FULL",
-       [](const results& r) {
-         // FULL on SQLite; PostgreSQL's orders always commit synchronously.
-         auto sqlite =
-             quotient(r, "writer_group_FULL", "writer_one_per_txn_FULL");
-         return sqlite
-                    ? sqlite
-                    : quotient(r, "writer_group_PG", "writer_one_per_txn_PG");
-       },
-       10, false},
-      {"end_to_end_rate", "end to end, orders/s",
-       [](const results& r) { return r.value("end_to_end_orders"); }, 50'000,
-       false},
-      {"claim_growth", "claim cost, large history / small history",
-       [](const results& r) {
-         return quotient(r, "claim_history_large", "claim_history_small");
-       },
-       1.5, true},
-      {"latency_p99", "p99 commit-to-processed at the fixed load, ms",
-       [](const results& r) { return r.value("latency_p99"); }, 10, true},
-  };
-  return rules;
-}
-
-/// The targets against this run's figures; `wanted` overrides defaults.
-void check_targets(results& r, const std::map<std::string, double>& wanted) {
-  for (const auto& rule : target_rules()) {
-    auto given = wanted.find(rule.name);
-    r.check(rule.name, rule.text, rule.figure(r),
-            given == wanted.end() ? rule.wanted : given->second, rule.at_most);
-  }
-}
-
 } // namespace
-
-const std::vector<std::string>& target_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> list;
-    for (const auto& rule : target_rules())
-      list.emplace_back(rule.name);
-    return list;
-  }();
-  return names;
-}
 
 nlohmann::json run_bench(const bench_options& options) {
   auto progress =
@@ -230,7 +177,7 @@ nlohmann::json run_bench(const bench_options& options) {
   }
   for (auto& m : memory)
     out.add(std::move(m));
-  check_targets(out, options.targets);
+  check_targets(out, context, options.targets);
   context["seconds"] = seconds_since(started);
   context["errors"] = errors;
   context["ok"] = errors.empty();

@@ -33,10 +33,6 @@ struct bench_options {
   std::map<std::string, double> targets;
 };
 
-/// The names of the targets the bench checks (README "Performance"), in
-/// the order of the report.
-const std::vector<std::string>& target_names();
-
 /// Runs every stage and returns the report: context (machine, settings,
 /// scale), measurements with their ceilings and ratios, targets, and the
 /// errors of stages that failed ("ok" false then). Throws

@@ -32,14 +32,31 @@ std::optional<double> results::ratio(const std::string& name) const {
 void results::check(std::string name, std::string text,
                     std::optional<double> value, double wanted, bool at_most) {
   bool met = value && (at_most ? *value <= wanted : *value >= wanted);
-  target t{std::move(name), std::move(text), value.value_or(0),
-           wanted,          at_most,         met};
+  target t;
+  t.name = std::move(name);
+  t.text = std::move(text);
+  t.value = value.value_or(0);
+  t.wanted = wanted;
+  t.at_most = at_most;
+  t.met = met;
+  targets_.push_back(std::move(t));
+}
+
+void results::not_measured(std::string name, std::string text, double wanted,
+                           bool at_most, std::string why) {
+  target t;
+  t.name = std::move(name);
+  t.text = std::move(text);
+  t.wanted = wanted;
+  t.at_most = at_most;
+  t.measured = false;
+  t.why = std::move(why);
   targets_.push_back(std::move(t));
 }
 
 bool results::targets_met() const {
   for (const auto& t : targets_)
-    if (!t.met)
+    if (t.measured && !t.met)
       return false;
   return true;
 }
@@ -72,13 +89,15 @@ nlohmann::json results::to_json(const nlohmann::json& context) const {
   }
   report["targets_met"] = targets_met();
   auto& checks = report["targets"] = nlohmann::json::array();
-  for (const auto& t : targets_)
-    checks.push_back({{"name", t.name},
-                      {"text", t.text},
-                      {"value", t.value},
-                      {"wanted", t.wanted},
-                      {"at_most", t.at_most},
-                      {"met", t.met}});
+  for (const auto& t : targets_) {
+    nlohmann::json item{{"name", t.name},        {"text", t.text},
+                        {"value", t.value},      {"wanted", t.wanted},
+                        {"at_most", t.at_most},  {"met", t.met},
+                        {"measured", t.measured}};
+    if (!t.measured)
+      item["why"] = t.why;
+    checks.push_back(std::move(item));
+  }
   return report;
 }
 
@@ -109,17 +128,36 @@ std::string padded(std::string text, std::size_t width) {
 namespace {
 
 /// What a section's heading says about it.
-std::string section_heading(const std::string& section) {
+std::string section_heading(const std::string& section,
+                            const nlohmann::json& report) {
   if (section == "ceiling")
     return "ceilings: the raw primitives the stages are built from, with the "
            "same schema, settings and payloads and none of the pipeline's "
            "logic, measured in this run";
-  if (section == "end_to_end")
-    return "end to end";
+  if (section == "end_to_end") {
+    auto persistence = persistence_text(report);
+    return persistence.empty() ? "end to end"
+                               : "end to end (" + persistence + ")";
+  }
   return section;
 }
 
 } // namespace
+
+/// The Redis persistence a report's context records, in words ("" when it
+/// records none): latencies and Redis CPU depend on it.
+std::string persistence_text(const nlohmann::json& report) {
+  if (!report.contains("redis_persistence"))
+    return "";
+  const auto& p = report.at("redis_persistence");
+  auto shown = [&](const char* key) {
+    return p.contains(key) && p.at(key).is_string()
+               ? p.at(key).get<std::string>()
+               : std::string{"unknown"};
+  };
+  return "Redis with appendonly " + shown("appendonly") + ", appendfsync " +
+         shown("appendfsync");
+}
 
 std::string results_table(const nlohmann::json& report) {
   std::ostringstream out;
@@ -127,7 +165,7 @@ std::string results_table(const nlohmann::json& report) {
   for (const auto& m : report.at("measurements")) {
     if (m.at("section") != section) {
       section = m.at("section").get<std::string>();
-      out << '\n' << section_heading(section) << '\n';
+      out << '\n' << section_heading(section, report) << '\n';
     }
     out << "  " << padded(m.at("label").get<std::string>(), 66)
         << padded(number(m.at("value").get<double>()), 10) << ' '
@@ -144,12 +182,21 @@ std::string results_table(const nlohmann::json& report) {
   }
   out << "\ntargets (README \"Performance\"; --check exits 1 when one is not "
          "met)\n";
-  for (const auto& t : report.at("targets"))
+  for (const auto& t : report.at("targets")) {
+    auto wanted = std::string{t.at("at_most").get<bool>() ? "<= " : ">= "} +
+                  number(t.at("wanted").get<double>());
+    if (!t.value("measured", true)) {
+      out << "  n/a     " << padded(t.at("text").get<std::string>(), 60)
+          << "(wanted " << wanted
+          << ")\n      not measured: " << t.at("why").get<std::string>()
+          << '\n';
+      continue;
+    }
     out << "  " << (t.at("met").get<bool>() ? "met     " : "NOT MET ")
         << padded(t.at("text").get<std::string>(), 60)
-        << number(t.at("value").get<double>()) << " (wanted "
-        << (t.at("at_most").get<bool>() ? "<= " : ">= ")
-        << number(t.at("wanted").get<double>()) << ")\n";
+        << number(t.at("value").get<double>()) << " (wanted " << wanted
+        << ")\n";
+  }
   return out.str();
 }
 

@@ -32,6 +32,10 @@ struct target {
   /// The value must stay at or below `wanted` (a cost), not reach it.
   bool at_most = false;
   bool met = false;
+  /// False when the target does not apply to what this run measured
+  /// (`why` says so); such a target is neither met nor missed.
+  bool measured = true;
+  std::string why;
 };
 
 /// Why a share over 100% is possible when the stage gives no reason of its
@@ -58,7 +62,11 @@ public:
   void check(std::string name, std::string text, std::optional<double> value,
              double wanted, bool at_most = false);
 
-  /// True when every target checked so far is met.
+  /// Records a target that does not apply to this run, and why.
+  void not_measured(std::string name, std::string text, double wanted,
+                    bool at_most, std::string why);
+
+  /// True when every target checked so far and measured is met.
   bool targets_met() const;
 
   nlohmann::json to_json(const nlohmann::json& context) const;
@@ -73,6 +81,11 @@ private:
 /// A figure as the table shows it: whole from 1000, one decimal from 10,
 /// else two.
 std::string figure_text(double value);
+
+/// The Redis persistence a report's context (`redis_persistence`) records,
+/// in words: "Redis with appendonly yes, appendfsync always"; "" when the
+/// context has none.
+std::string persistence_text(const nlohmann::json& report);
 
 /// The table `outbox bench` prints (from to_json's output): each section
 /// with its figures, a share's ceiling named in words (and why a share
