@@ -246,6 +246,7 @@ void check(coordinator_actor* self) {
   // partial indexes, constant time) and counts in full once that says
   // drained. Every process counting the outbox ten times a second cost the
   // database more than its relays did.
+  st.paused_batches = st.setup.metrics->paused_batches.load();
   if (!progress_due && !full_read_due(st, now) &&
       (!st.setup.until_drained || !drained(st, st.probe->drain_snapshot()))) {
     self->delayed_send(self, milliseconds(st.setup.check_interval_ms),

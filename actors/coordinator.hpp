@@ -111,6 +111,9 @@ struct coordinator_state {
   storage::millis last_progress = 0;
   /// When a bounded run last read the full snapshot (its stall rule).
   storage::millis last_full_read = 0;
+  /// run_metrics::paused_batches, read just before the stores are: a batch
+  /// paused after that read still holds SENDING rows the read sees.
+  std::int64_t paused_batches = 0;
   /// The last snapshot with, for a store that did not answer, the figures
   /// it last gave: what the progress line shows during an outage.
   metrics::pipeline_snapshot last_known;

@@ -236,7 +236,10 @@ bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s) {
   const auto& run = st.setup.settings.run;
   if (!s.trouble.empty() || !st.load_done)
     return false;
-  bool relays_done = run.relays == 0 || s.pending + s.sending == 0;
+  // A batch a relay of ours holds across a pause is published when it
+  // wakes, though its rows may all be PUBLISHED by another relay by now.
+  bool relays_done =
+      run.relays == 0 || (s.pending + s.sending == 0 && st.paused_batches == 0);
   bool consumers_done =
       run.consumers == 0 || (s.pending + s.sending == 0 && s.queued == 0 &&
                              s.in_processing == 0 && s.queues_settled);

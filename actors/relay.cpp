@@ -212,7 +212,8 @@ void run_cycle(relay_actor* self) {
                  "{} ms, past its {} ms lease, holding {} rows (events: {})",
                  st.setup.name, pause_ms, st.setup.lease.ttl, c.events.size(),
                  describe_rows(c.events));
-    st.paused = std::move(c);
+    st.paused.emplace(paused_batch{
+        std::move(c), outbox::metrics::gauge_hold{metrics.paused_batches}});
     self->delayed_send(self, milliseconds(pause_ms), resume_atom_v);
     return;
   }
@@ -267,12 +268,12 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
     if (st.paused) {
       try {
         st.setup.metrics->released +=
-            st.store->release(st.setup.name, st.paused->leases());
+            st.store->release(st.setup.name, st.paused->claimed.leases());
       } catch (const std::exception& e) {
         spdlog::warn("relay {}: releasing {} paused rows on shutdown failed, "
                      "they wait for their lease to expire (events: {}): {}",
-                     st.setup.name, st.paused->events.size(),
-                     describe_rows(st.paused->events), e.what());
+                     st.setup.name, st.paused->claimed.events.size(),
+                     describe_rows(st.paused->claimed.events), e.what());
       }
       st.paused.reset();
     }
@@ -317,8 +318,11 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
         auto& st = self->state;
         if (!st.paused)
           return;
-        auto c = std::move(*st.paused);
+        // Counted as paused until its publish is done (the end of this
+        // handler): a bounded run must not end before it lands.
+        auto held = std::move(*st.paused);
         st.paused.reset();
+        const auto& c = held.claimed;
         spdlog::info("relay {}: resumed after the injected pause, publishing "
                      "{} rows whose lease may be another relay's by now (the "
                      "fence decides)",

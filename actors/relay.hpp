@@ -57,6 +57,13 @@ struct unsettled_batch {
   bool retried = false;
 };
 
+/// A claimed batch held across an injected pause, counted in
+/// run_metrics::paused_batches while it is held.
+struct paused_batch {
+  storage::claim claimed;
+  metrics::gauge_hold held;
+};
+
 /// A relay: the leaseholder that moves outbox rows to the broker.
 /// claim -> publish -> fenced ack, repeated at once while claims come back
 /// full; otherwise it polls with a growing interval and wakes early on a
@@ -79,7 +86,7 @@ struct relay_state {
   /// When the batch being published was claimed, by setup.monotonic.
   storage::millis claimed_monotonic = 0;
   /// Leases held across a zombie pause; released on graceful shutdown.
-  std::optional<storage::claim> paused;
+  std::optional<paused_batch> paused;
   /// An ack or release the database did not take; see unsettled_batch.
   std::optional<unsettled_batch> unsettled;
   /// Outages this relay is riding out: logged when they begin and end, not

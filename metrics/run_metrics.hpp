@@ -52,6 +52,26 @@ private:
 
 using counter = std::atomic<std::int64_t>;
 
+/// Counts itself in a gauge for as long as it lives (moved, it counts
+/// once): whatever way its owner ends, the gauge comes back down.
+class gauge_hold {
+public:
+  explicit gauge_hold(counter& gauge) : gauge_(&gauge) { ++*gauge_; }
+  gauge_hold(gauge_hold&& other) noexcept : gauge_(other.gauge_) {
+    other.gauge_ = nullptr;
+  }
+  gauge_hold(const gauge_hold&) = delete;
+  gauge_hold& operator=(const gauge_hold&) = delete;
+  gauge_hold& operator=(gauge_hold&&) = delete;
+  ~gauge_hold() {
+    if (gauge_)
+      --*gauge_;
+  }
+
+private:
+  counter* gauge_;
+};
+
 /// What the actors of one run did, shared by all of them (relaxed atomics:
 /// these are statistics, not synchronisation). Survives actor restarts.
 struct run_metrics {
@@ -91,6 +111,11 @@ struct run_metrics {
   counter consumer_restarts{0};
   counter injected_crashes{0};
   counter zombie_pauses{0};
+  /// A gauge: batches this process's relays hold across an injected pause
+  /// now. A bounded run is not drained while one is held: the relay
+  /// publishes it when it wakes (a duplicate the fence keeps from being
+  /// acked), after the stores may already have looked drained.
+  counter paused_batches{0};
   /// Calls of relays and consumers that met an outage (Redis unreachable,
   /// a replica, out of memory; the database locked) and will retry: a run
   /// waiting on an outage is not stalled.

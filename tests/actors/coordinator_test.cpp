@@ -233,6 +233,20 @@ TEST_F(ActorCoordinatorRun, BoundedRunDoesNotEndOnUnsettledQueues) {
   EXPECT_TRUE(report_json(*report)["ok"].get<bool>()) << *report->value;
 }
 
+// A relay of this run paused across its lease: another relay may have
+// published every row, but the paused one publishes its batch again when it
+// wakes. Ending before that would leave the duplicates queued after the
+// run (and `outbox verify` would find its queues not drained).
+TEST_F(ActorCoordinatorRun, BoundedRunWaitsForABatchItsRelaysHoldPaused) {
+  metrics_->paused_batches = 1;
+  auto report = start_run(bounded_config()).report;
+  advance(200);
+  EXPECT_FALSE(report->arrived) << "a relay still holds a paused batch";
+  metrics_->paused_batches = 0;
+  advance(20);
+  EXPECT_TRUE(report_json(*report)["ok"].get<bool>()) << *report->value;
+}
+
 TEST_F(ActorCoordinatorRun, ShutdownStopsAnUnboundedRunGracefully) {
   auto s = pipeline_settings();
   s.run.consumers = 1;

@@ -160,6 +160,7 @@ TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   auto a_exit = watch(a);
   run();
   EXPECT_EQ(a_metrics->zombie_pauses.load(), 1);
+  EXPECT_EQ(a_metrics->paused_batches.load(), 1) << "held while paused";
   EXPECT_TRUE(broker_->batches.empty());
   for (const auto& id : ids)
     EXPECT_EQ(owner_of(id), "relay-a");
@@ -184,6 +185,7 @@ TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   EXPECT_EQ(a_metrics->enqueued.load(), 2);
   for (const auto& id : ids)
     EXPECT_EQ(broker_->times_published(id), 2u);
+  EXPECT_EQ(a_metrics->paused_batches.load(), 0) << "published, let go";
   // ... but its ack was fenced off: B's PUBLISHED stands.
   EXPECT_EQ(a_metrics->fenced_acks_rejected.load(), 2);
   EXPECT_EQ(a_metrics->acked.load(), 0);
@@ -202,6 +204,7 @@ TEST_F(ActorRelayShutdown, GracefulShutdownOfAPausedRelayReleasesItsLeases) {
       spawn_relay(relay_config("relay-a", crash_at(crash_point::relay_pause)));
   auto a_exit = watch(a);
   run();
+  EXPECT_EQ(metrics_->paused_batches.load(), 1);
   for (const auto& id : ids) {
     EXPECT_EQ(status_of(id), storage::status::sending);
     EXPECT_EQ(attempts_of(id), 1);
@@ -212,6 +215,7 @@ TEST_F(ActorRelayShutdown, GracefulShutdownOfAPausedRelayReleasesItsLeases) {
   EXPECT_TRUE(has_code(a_exit->reason, caf::exit_reason::user_shutdown))
       << sys_.render(a_exit->reason);
   EXPECT_EQ(metrics_->released.load(), 2);
+  EXPECT_EQ(metrics_->paused_batches.load(), 0);
   for (const auto& id : ids) {
     EXPECT_EQ(status_of(id), storage::status::pending);
     EXPECT_EQ(owner_of(id), "");
