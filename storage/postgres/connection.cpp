@@ -155,17 +155,21 @@ void connection::migrate() {
     refuse_newer(*session_, found);
     if (found == schema_version)
       return;
-    auto foreign = session_->exec(
-        "migrate", "SELECT count(*) FROM unnest(ARRAY['orders', 'outbox',"
-                   " 'request_keys', 'aggregate_heads', 'database_identity'])"
-                   " AS t(name) WHERE to_regclass(name) IS NOT NULL");
-    if (foreign.int64(0, 0) > 0)
-      throw store_error(store_errc::schema,
-                        session_->where() +
-                            " already has tables named like outbox's but no"
-                            " outbox schema_version: it was not made by"
-                            " outbox; use another database");
-    session_->exec("migrate", sql_files::schema);
+    if (found == 0) {
+      auto foreign = session_->exec(
+          "migrate", "SELECT count(*) FROM unnest(ARRAY['orders', 'outbox',"
+                     " 'request_keys', 'aggregate_heads', 'database_identity'])"
+                     " AS t(name) WHERE to_regclass(name) IS NOT NULL");
+      if (foreign.int64(0, 0) > 0)
+        throw store_error(store_errc::schema,
+                          session_->where() +
+                              " already has tables named like outbox's but no"
+                              " outbox schema_version: it was not made by"
+                              " outbox; use another database");
+      session_->exec("migrate", sql_files::schema);
+    }
+    // Each later version's file, from the stored one on (5 is the first).
+    session_->exec("migrate", sql_files::schema_v6);
   });
   session_->forget_statements();
 }

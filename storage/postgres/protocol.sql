@@ -40,11 +40,11 @@
 -- order), PostgreSQL has rolled the whole transaction back: the caller
 -- retries the whole group, as for 40001.
 -- $1 request_id, $2 fingerprint, $3 now_ms, $4 event_id (the writer's
--- own, a version 7 uuid; NULL: a new random one)
+-- own, a version 7 uuid; NULL: the database makes one, version 7 too)
 PREPARE place_order_key (text, text, bigint, uuid) AS
 INSERT INTO request_keys (request_id, fingerprint, order_id, event_id,
                           created_at)
-VALUES ($1, $2, nextval('orders_id_seq'), COALESCE($4, gen_random_uuid()),
+VALUES ($1, $2, nextval('orders_id_seq'), COALESCE($4, outbox_uuid_v7()),
         COALESCE(outbox_ts($3), clock_timestamp()))
 ON CONFLICT (request_id) DO NOTHING
 RETURNING order_id, event_id;

@@ -5,8 +5,12 @@
 
 namespace outbox::storage::postgres::sql_files {
 
-/// schema.sql: schema version 1, run in one transaction by migrate().
+/// schema.sql: schema version 5, PostgreSQL's first, run in one
+/// transaction by migrate() on a database without outbox's tables.
 extern const char* const schema;
+/// schema_v6.sql: version 5 -> 6, run by migrate() after schema.sql or on
+/// a database at version 5, in the same transaction.
+extern const char* const schema_v6;
 /// protocol.sql: every statement of the stores, as PREPAREs, run once per
 /// connection.
 extern const char* const protocol;

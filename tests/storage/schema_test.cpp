@@ -116,6 +116,55 @@ TEST_F(StorageSchema, MigratesVersion1ToThePublishedAtIndex) {
   EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM outbox"));
 }
 
+/// How many ephemeral tables SQLite's program for `sql` opens.
+static int ephemeral_tables(SQLite::Database& db, const std::string& sql) {
+  SQLite::Statement plan{db, "EXPLAIN " + sql};
+  int count = 0;
+  while (plan.executeStep())
+    count += plan.getColumn(1).getString() == "OpenEphemeral";
+  return count;
+}
+
+// Version 6: the status CHECK as comparisons, not an IN list, for which
+// SQLite built an ephemeral table on every insert and every status change.
+TEST_F(StorageSchema, MigratesVersion5ToAStatusCheckWithoutAnEphemeralTable) {
+  sqlite::order_store orders{*db_};
+  orders.place_order({std::nullopt, "sku-1", 2}, 1);
+  const std::string insert =
+      "INSERT INTO outbox (event_id, aggregate_id, seq, event_type, payload,"
+      " created_at) VALUES ('e', 'a', 1, 'T', '{}', 0)";
+  const std::string ack = "UPDATE outbox SET status = 'PUBLISHED', owner ="
+                          " NULL, published_at = 1 WHERE event_id = 'e'";
+  EXPECT_EQ(0, ephemeral_tables(*db_, insert));
+  EXPECT_EQ(0, ephemeral_tables(*db_, ack));
+  // What version 5 had, written back as version 6 rewrites it.
+  db_->exec(R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = replace(sql,
+  'status = ''PENDING'' OR status = ''SENDING'' OR status = ''PUBLISHED'''
+  || ' OR status = ''FAILED''',
+  'status IN (''PENDING'', ''SENDING'', ''PUBLISHED'', ''FAILED'')')
+  WHERE name = 'outbox';
+PRAGMA writable_schema = OFF;
+PRAGMA user_version = 5;
+)sql");
+  // A fresh connection reads the schema as a version 5 database has it.
+  {
+    auto old = open_database(options());
+    EXPECT_GT(ephemeral_tables(*old, ack), 0) << "the IN list's cost";
+    expect_store_error([&] { require_schema(*old); }, store_errc::schema);
+    migrate(*old);
+  }
+  EXPECT_EQ(schema_version, scalar("PRAGMA user_version"));
+  EXPECT_EQ(0, ephemeral_tables(*db_, insert)) << "this connection too";
+  EXPECT_EQ(0, ephemeral_tables(*db_, ack));
+  EXPECT_EQ("ok", text("PRAGMA integrity_check"));
+  EXPECT_EQ(1, scalar("SELECT COUNT(*) FROM outbox"));
+  EXPECT_THROW(insert_outbox(", status", ", 'DONE'"), SQLite::Exception)
+      << "the same rule";
+  insert_outbox(", status, published_at", ", 'PUBLISHED', 5");
+}
+
 TEST_F(StorageSchema, CheckConstraintsRejectBadRows) {
   auto rejects = [this](const std::string& sql) {
     EXPECT_THROW(db_->exec(sql), SQLite::Exception) << sql;

@@ -9,6 +9,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 schema="$here/../schema.sql"
+schema_v6="$here/../schema_v6.sql"
 protocol="$here/../protocol.sql"
 pg_bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
 dir=$(mktemp -d /tmp/outbox-pgproof.XXXXXX)
@@ -106,13 +107,14 @@ trap cleanup EXIT
 psql_() { "$pg_bin/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 pgbench_() { nice -n 19 "$pg_bin/pgbench" -n "$@"; }
 
-# fresh NAME: an empty database with schema.sql; sets uri.
+# fresh NAME: an empty database with schema.sql and the later versions'
+# files, as `outbox init` makes it; sets uri.
 fresh() {
   PGOPTIONS="-c client_min_messages=warning" \
     psql_ -d "postgresql://outbox@127.0.0.1:$port/postgres" \
     -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1"
   uri="postgresql://outbox@127.0.0.1:$port/$1"
-  psql_ -d "$uri" -1 -f "$schema"
+  psql_ -d "$uri" -1 -f "$schema" -f "$schema_v6"
 }
 
 # with_protocol SCRIPT: a pgbench script that prepares protocol.sql once per
