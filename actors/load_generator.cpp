@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <vector>
 
 namespace outbox::actors {
 
@@ -17,10 +19,29 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 constexpr int sku_count = 20;
+/// Orders, or follow-ups, handed to the writer in one message: a message's
+/// own costs (the mailbox hop, the response, the request's timeout on the
+/// runtime's clock) are paid once per batch instead of once per order.
+constexpr std::int64_t tickets_per_message = 64;
 constexpr auto request_timeout = seconds(60);
 constexpr auto retry_delay = milliseconds(50);
 
-void issue_next(load_actor* self);
+/// Orders whose follow-ups are under way: their aggregates and order ids.
+struct followups {
+  std::vector<std::string> aggregate_ids;
+  std::vector<std::int64_t> order_ids;
+
+  std::size_t size() const { return order_ids.size(); }
+  void add(std::string aggregate_id, std::int64_t order_id) {
+    aggregate_ids.push_back(std::move(aggregate_id));
+    order_ids.push_back(order_id);
+  }
+  void add(const followups& from, std::size_t i) {
+    add(from.aggregate_ids[i], from.order_ids[i]);
+  }
+};
+
+void refill(load_actor* self);
 
 /// One step of SplitMix64: a well-mixed 64-bit value from any input.
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -32,23 +53,183 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 /// The level of a retried request's line: database trouble is the writer's
 /// to report (once per outage), anything else is news here.
-spdlog::level::level_enum retry_level(const caf::error& err) {
-  bool store_trouble =
-      has_code(err, ec::store_busy) || has_code(err, ec::store_failure);
+spdlog::level::level_enum retry_level(ec code) {
+  bool store_trouble = code == ec::store_busy || code == ec::store_failure;
   return store_trouble ? spdlog::level::debug : spdlog::level::warn;
 }
 
-void finish_order(load_actor* self) {
+spdlog::level::level_enum retry_level(const caf::error& err) {
+  return retry_level(has_code(err, ec::store_busy)      ? ec::store_busy
+                     : has_code(err, ec::store_failure) ? ec::store_failure
+                                                        : ec::none);
+}
+
+void finish_orders(load_actor* self, std::int64_t count) {
   auto& st = self->state;
-  ++st.finished;
+  st.finished += count;
   if (st.finished == st.setup.orders)
     self->send(st.setup.report_to, done_atom_v);
   else if (st.setup.orders_per_second == 0)
-    issue_next(self);
+    refill(self);
 }
 
-/// A paced load: every tick issues the orders due by now, as long as fewer
-/// than max_in_flight are open (a writer that falls behind is not buried).
+/// The order of index `index`. Derived from the index, so a retry sends the
+/// same parameters. SplitMix64 rather than a seeded mt19937_64: seeding one
+/// per order costs more than placing the order.
+order_ticket ticket_of(const load_state& st, std::int64_t index) {
+  auto draw = splitmix64(st.setup.seed ^ static_cast<std::uint64_t>(index));
+  return {st.setup.run_id + "-" + std::to_string(index),
+          "sku-" + std::to_string(draw % sku_count + 1),
+          static_cast<std::int64_t>((draw >> 32) % 5 + 1)};
+}
+
+event_ticket followup_ticket(const std::string& aggregate_id,
+                             std::int64_t order_id, int step) {
+  static const char* types[] = {"OrderPaid", "OrderShipped"};
+  nlohmann::json payload{{"order_id", order_id}};
+  if (step == 0)
+    payload["amount_cents"] = 100 * (order_id % 50 + 1);
+  else
+    payload["carrier"] = order_id % 2 ? "post" : "courier";
+  return {aggregate_id, types[step], payload.dump()};
+}
+
+/// Appends the next follow-up of each order, one step at a time: an
+/// order's next follow-up is only sent once the previous one committed,
+/// like a real workflow.
+void append_followups(load_actor* self, followups orders, int step) {
+  if (step >= 2)
+    return finish_orders(self, static_cast<std::int64_t>(orders.size()));
+  std::vector<event_ticket> tickets;
+  tickets.reserve(orders.size());
+  for (std::size_t i = 0; i < orders.size(); ++i)
+    tickets.push_back(
+        followup_ticket(orders.aggregate_ids[i], orders.order_ids[i], step));
+  self->request(self->state.setup.writer, request_timeout, append_batch_atom_v,
+                std::move(tickets))
+      .then(
+          [self, orders, step](std::vector<event_outcome>& outcomes) {
+            followups next;
+            followups again;
+            const event_outcome* refused = nullptr;
+            for (std::size_t i = 0; i < orders.size(); ++i) {
+              bool ok = i < outcomes.size() && outcomes[i].ok();
+              (ok ? next : again).add(orders, i);
+              if (!ok && !refused && i < outcomes.size())
+                refused = &outcomes[i];
+            }
+            if (again.size() > 0) {
+              // Not idempotent by key: a follow-up is retried only when
+              // the writer said it was not committed.
+              auto code = refused ? refused->error : ec::none;
+              spdlog::log(retry_level(code),
+                          "load: {} follow-ups not appended, retrying (first "
+                          "{}): {}",
+                          again.size(), again.aggregate_ids.front(),
+                          refused ? to_string(code) + " " + refused->detail
+                                  : std::string{"no answer"});
+              self->delayed_send(self, retry_delay, append_atom_v,
+                                 std::move(again.aggregate_ids),
+                                 std::move(again.order_ids), step);
+            }
+            if (next.size() > 0)
+              append_followups(self, std::move(next), step + 1);
+          },
+          [self, orders, step](caf::error& err) {
+            spdlog::log(retry_level(err),
+                        "load: {} follow-ups not appended, retrying (first "
+                        "{}): {}",
+                        orders.size(), orders.aggregate_ids.front(),
+                        to_string(err));
+            self->delayed_send(self, retry_delay, append_atom_v,
+                               orders.aggregate_ids, orders.order_ids, step);
+          });
+}
+
+void place(load_actor* self, std::vector<std::int64_t> indexes) {
+  auto& st = self->state;
+  std::vector<order_ticket> tickets;
+  tickets.reserve(indexes.size());
+  for (auto index : indexes)
+    tickets.push_back(ticket_of(st, index));
+  self->request(st.setup.writer, request_timeout, place_batch_atom_v,
+                std::move(tickets))
+      .then(
+          [self, indexes](std::vector<order_outcome>& outcomes) {
+            auto& st = self->state;
+            std::vector<std::int64_t> again;
+            followups with_followups;
+            std::int64_t done = 0;
+            std::uniform_real_distribution<double> roll{0.0, 1.0};
+            for (std::size_t i = 0; i < indexes.size(); ++i) {
+              if (i >= outcomes.size() || !outcomes[i].ok()) {
+                // One line per batch: the first order refused, and why.
+                if (again.empty())
+                  spdlog::log(
+                      retry_level(i < outcomes.size() ? outcomes[i].error
+                                                      : ec::none),
+                      "load: order #{} not placed, retrying it and any other "
+                      "of its batch refused: {}",
+                      indexes[i],
+                      i < outcomes.size() ? to_string(outcomes[i].error) + " " +
+                                                outcomes[i].detail
+                                          : std::string{"no answer"});
+                again.push_back(indexes[i]);
+                continue;
+              }
+              const auto& receipt = outcomes[i].receipt;
+              if (roll(st.random) < st.setup.followup_share)
+                with_followups.add(receipt.aggregate_id, receipt.order_id);
+              else
+                ++done;
+            }
+            if (!again.empty())
+              self->delayed_send(self, retry_delay, place_atom_v,
+                                 std::move(again));
+            if (with_followups.size() > 0)
+              append_followups(self, std::move(with_followups), 0);
+            if (done > 0)
+              finish_orders(self, done);
+          },
+          [self, indexes](caf::error& err) {
+            // Retried with the same request ids: an order that did commit
+            // comes back replayed.
+            spdlog::log(retry_level(err),
+                        "load: {} orders not placed, retrying (orders #{} "
+                        "to #{}): {}",
+                        indexes.size(), indexes.front(), indexes.back(),
+                        to_string(err));
+            self->delayed_send(self, retry_delay, place_atom_v, indexes);
+          });
+}
+
+/// Issues up to `due` orders in all, in batches, as long as fewer than
+/// max_in_flight are open (a writer that falls behind is not buried).
+/// Orders finish a few at a time (those with follow-ups later), so a batch
+/// waits until it can be full, or holds all that is due: sending whatever
+/// room there is would split the batches smaller and smaller.
+void issue_up_to(load_actor* self, std::int64_t due) {
+  auto& st = self->state;
+  auto full =
+      std::min<std::int64_t>(tickets_per_message, st.setup.max_in_flight);
+  for (;;) {
+    auto room = st.setup.max_in_flight - (st.issued - st.finished);
+    auto count = std::min({tickets_per_message, room, due - st.issued});
+    if (count <= 0 || count < std::min(full, due - st.issued))
+      return;
+    std::vector<std::int64_t> indexes(static_cast<std::size_t>(count));
+    for (auto& index : indexes)
+      index = st.issued++;
+    place(self, std::move(indexes));
+  }
+}
+
+/// An unpaced load: keeps max_in_flight orders open.
+void refill(load_actor* self) {
+  issue_up_to(self, self->state.setup.orders);
+}
+
+/// A paced load: every tick issues the orders due by now.
 void pace(load_actor* self) {
   auto& st = self->state;
   auto elapsed = std::chrono::duration<double>(
@@ -57,73 +238,9 @@ void pace(load_actor* self) {
   auto due = std::min<std::int64_t>(
       st.setup.orders,
       static_cast<std::int64_t>(elapsed * st.setup.orders_per_second) + 1);
-  while (st.issued < due && st.issued - st.finished < st.setup.max_in_flight)
-    issue_next(self);
+  issue_up_to(self, due);
   if (st.issued < st.setup.orders)
     self->delayed_send(self, milliseconds(1), pace_atom_v);
-}
-
-/// Appends the remaining follow-ups of one order, one after the other: each
-/// is only sent once the previous one committed, like a real workflow.
-void append_followups(load_actor* self, std::string aggregate_id,
-                      std::int64_t order_id, int step) {
-  static const char* types[] = {"OrderPaid", "OrderShipped"};
-  if (step >= 2)
-    return finish_order(self);
-  nlohmann::json payload{{"order_id", order_id}};
-  if (step == 0)
-    payload["amount_cents"] = 100 * (order_id % 50 + 1);
-  else
-    payload["carrier"] = order_id % 2 ? "post" : "courier";
-  self->request(self->state.setup.writer, request_timeout, append_atom_v,
-                aggregate_id, std::string{types[step]}, payload.dump())
-      .then(
-          [self, aggregate_id, order_id, step](const event_receipt&) {
-            append_followups(self, aggregate_id, order_id, step + 1);
-          },
-          [self, aggregate_id, order_id, step](caf::error& err) {
-            // Not idempotent by key: a follow-up is retried only when the
-            // writer said the transaction did not commit (store errors).
-            spdlog::log(retry_level(err),
-                        "load: follow-up not appended, retrying ({} {}): {}",
-                        aggregate_id, types[step], to_string(err));
-            self->delayed_send(self, retry_delay, append_atom_v, aggregate_id,
-                               order_id, step);
-          });
-}
-
-void place(load_actor* self, std::int64_t index) {
-  auto& st = self->state;
-  // Derived from the index, so a retry sends the same parameters. SplitMix64
-  // rather than a seeded mt19937_64: seeding one per order costs more than
-  // placing the order.
-  auto draw = splitmix64(st.setup.seed ^ static_cast<std::uint64_t>(index));
-  auto sku = "sku-" + std::to_string(draw % sku_count + 1);
-  auto qty = static_cast<std::int64_t>((draw >> 32) % 5 + 1);
-  auto request_id = st.setup.run_id + "-" + std::to_string(index);
-  self->request(st.setup.writer, request_timeout, place_atom_v, request_id, sku,
-                qty)
-      .then(
-          [self](const order_receipt& receipt) {
-            auto& st = self->state;
-            std::uniform_real_distribution<double> roll{0.0, 1.0};
-            if (roll(st.random) < st.setup.followup_share)
-              append_followups(self, receipt.aggregate_id, receipt.order_id, 0);
-            else
-              finish_order(self);
-          },
-          [self, index](caf::error& err) {
-            spdlog::log(retry_level(err),
-                        "load: order not placed, retrying (order #{}): {}",
-                        index, to_string(err));
-            self->delayed_send(self, retry_delay, place_atom_v, index);
-          });
-}
-
-void issue_next(load_actor* self) {
-  auto& st = self->state;
-  if (st.issued < st.setup.orders)
-    place(self, st.issued++);
 }
 
 } // namespace
@@ -144,15 +261,18 @@ caf::behavior load_generator(load_actor* self, load_setup setup) {
           pace(self);
           return;
         }
-        for (int i = 0; i < st.setup.max_in_flight; ++i)
-          issue_next(self);
+        refill(self);
       },
       [self](pace_atom) { pace(self); },
-      // Retries scheduled by the error handlers above.
-      [self](place_atom, std::int64_t index) { place(self, index); },
-      [self](append_atom, const std::string& aggregate_id,
-             std::int64_t order_id, int step) {
-        append_followups(self, aggregate_id, order_id, step);
+      // Retries scheduled by the handlers above.
+      [self](place_atom, std::vector<std::int64_t>& indexes) {
+        place(self, std::move(indexes));
+      },
+      [self](append_atom, std::vector<std::string>& aggregate_ids,
+             std::vector<std::int64_t>& order_ids, int step) {
+        append_followups(
+            self, followups{std::move(aggregate_ids), std::move(order_ids)},
+            step);
       },
   };
 }

@@ -73,6 +73,54 @@ typename Inspector::result_type inspect(Inspector& f, event_receipt& x) {
            x.seq);
 }
 
+/// One order of a batch (place_batch_atom): what place_atom carries.
+struct order_ticket {
+  /// Empty: no idempotency key.
+  std::string request_id;
+  std::string sku;
+  std::int64_t qty = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, order_ticket& x) {
+  return f(caf::meta::type_name("order_ticket"), x.request_id, x.sku, x.qty);
+}
+
+/// One follow-up of a batch (append_batch_atom): what append_atom carries.
+struct event_ticket {
+  std::string aggregate_id;
+  std::string event_type;
+  /// A JSON object.
+  std::string payload;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, event_ticket& x) {
+  return f(caf::meta::type_name("event_ticket"), x.aggregate_id, x.event_type,
+           x.payload);
+}
+
+/// The writer's answer for one ticket of a batch, in the ticket's place:
+/// its receipt, or the error the single request would have got (`error`
+/// not none, `detail` its context), which refuses this ticket alone.
+template <class Receipt>
+struct batch_outcome {
+  Receipt receipt;
+  ec error = ec::none;
+  std::string detail;
+
+  bool ok() const { return error == ec::none; }
+};
+
+using order_outcome = batch_outcome<order_receipt>;
+using event_outcome = batch_outcome<event_receipt>;
+
+template <class Inspector, class Receipt>
+typename Inspector::result_type inspect(Inspector& f,
+                                        batch_outcome<Receipt>& x) {
+  return f(caf::meta::type_name("batch_outcome"), x.receipt, x.error, x.detail);
+}
+
 } // namespace outbox::actors
 
 CAF_ERROR_CODE_ENUM(outbox::actors::ec, "outbox")
@@ -81,11 +129,22 @@ CAF_BEGIN_TYPE_ID_BLOCK(outbox, caf::first_custom_type_id)
 
 CAF_ADD_TYPE_ID(outbox, (outbox::actors::order_receipt))
 CAF_ADD_TYPE_ID(outbox, (outbox::actors::event_receipt))
+CAF_ADD_TYPE_ID(outbox, (std::vector<outbox::actors::order_ticket>))
+CAF_ADD_TYPE_ID(outbox, (std::vector<outbox::actors::event_ticket>))
+CAF_ADD_TYPE_ID(outbox, (std::vector<outbox::actors::order_outcome>))
+CAF_ADD_TYPE_ID(outbox, (std::vector<outbox::actors::event_outcome>))
 
 /// writer: (place, request_id or "", sku, qty) -> order_receipt.
 CAF_ADD_ATOM(outbox, outbox::actors, place_atom, "place")
 /// writer: (append, aggregate_id, event_type, payload JSON) -> event_receipt.
 CAF_ADD_ATOM(outbox, outbox::actors, append_atom, "append")
+/// writer: (place_batch, std::vector<order_ticket>) ->
+/// std::vector<order_outcome>, one per ticket, in order: many orders in one
+/// message (a load generator, any client with many at once).
+CAF_ADD_ATOM(outbox, outbox::actors, place_batch_atom, "placebatch")
+/// writer: (append_batch, std::vector<event_ticket>) ->
+/// std::vector<event_outcome>, one per ticket, in order.
+CAF_ADD_ATOM(outbox, outbox::actors, append_batch_atom, "appendmany")
 /// writer to itself: (commit, generation) commits the gathered group.
 CAF_ADD_ATOM(outbox, outbox::actors, commit_atom, "commit")
 /// writer to relays: new outbox rows were committed, claim now.

@@ -10,6 +10,10 @@ namespace outbox::actors {
 void register_outbox_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<order_receipt>("outbox::order_receipt");
   cfg.add_message_type<event_receipt>("outbox::event_receipt");
+  cfg.add_message_type<std::vector<order_ticket>>("outbox::order_tickets");
+  cfg.add_message_type<std::vector<event_ticket>>("outbox::event_tickets");
+  cfg.add_message_type<std::vector<order_outcome>>("outbox::order_outcomes");
+  cfg.add_message_type<std::vector<event_outcome>>("outbox::event_outcomes");
   // The renderer overload: add_error_category<T>(atom) does not compile
   // with CAF 0.17's to_string lookup.
   cfg.add_error_category(

@@ -5,10 +5,11 @@
 #include "storage/store_error.hpp"
 
 #include <caf/all.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,15 +17,25 @@ namespace outbox::actors {
 
 namespace {
 
-caf::error to_actor_error(const storage::store_error& e) {
+ec code_of(const storage::store_error& e) {
   switch (e.code()) {
   case storage::store_errc::busy:
-    return caf::make_error(ec::store_busy, e.what());
+    return ec::store_busy;
   case storage::store_errc::invalid_input:
-    return caf::make_error(ec::invalid_input, e.what());
+    return ec::invalid_input;
   default:
-    return caf::make_error(ec::store_failure, e.what());
+    return ec::store_failure;
   }
+}
+
+storage::order_request order_request_of(std::string request_id, std::string sku,
+                                        std::int64_t qty) {
+  storage::order_request request;
+  if (!request_id.empty())
+    request.request_id = std::move(request_id);
+  request.sku = std::move(sku);
+  request.qty = qty;
+  return request;
 }
 
 /// What waits in `pending` (orders or follow-up events, each with its
@@ -61,7 +72,7 @@ void not_committed(writer_state& st, const storage::store_error& e,
                 group.size(), what, ids, e.what());
   }
   for (auto& p : group)
-    p.promise.deliver(to_actor_error(e));
+    p.reply.refuse(code_of(e), e.what());
 }
 
 /// A group committed: ends an outage the writer saw, with one line.
@@ -83,13 +94,13 @@ void commit_orders(writer_actor* self) {
       using outcome = storage::placed_order::outcome;
       if (r.result == outcome::conflict) {
         metrics.orders_conflicted++;
-        group[i].promise.deliver(caf::make_error(
-            ec::idempotency_conflict, requests[i].request_id.value_or("")));
+        group[i].reply.refuse(ec::idempotency_conflict,
+                              requests[i].request_id.value_or(""));
         continue;
       }
       bool replayed = r.result == outcome::replayed;
       (replayed ? metrics.orders_replayed : metrics.orders_placed)++;
-      group[i].promise.deliver(
+      group[i].reply.deliver(
           order_receipt{r.order_id, r.event_id, r.aggregate_id, replayed});
     }
     committed(st);
@@ -111,7 +122,7 @@ void commit_events(writer_actor* self) {
     st.setup.metrics->events_appended +=
         static_cast<std::int64_t>(results.size());
     for (size_t i = 0; i < results.size(); ++i)
-      group[i].promise.deliver(event_receipt{
+      group[i].reply.deliver(event_receipt{
           results[i].event_id, results[i].aggregate_id, results[i].seq});
     committed(st);
   } catch (const storage::store_error& e) {
@@ -169,38 +180,77 @@ caf::behavior writer(writer_actor* self, writer_setup setup) {
     return {};
   }
   return {
-      [self](place_atom, const std::string& request_id, const std::string& sku,
+      [self](place_atom, std::string& request_id, std::string& sku,
              std::int64_t qty) -> caf::result<order_receipt> {
-        storage::order_request request;
-        if (!request_id.empty())
-          request.request_id = request_id;
-        request.sku = sku;
-        request.qty = qty;
+        auto request =
+            order_request_of(std::move(request_id), std::move(sku), qty);
         // An invalid request is answered at once and never joins a group, so
         // it cannot fail anyone else's transaction.
         if (auto problem = storage::validate(request))
           return caf::make_error(ec::invalid_input, *problem);
-        auto promise = self->make_response_promise();
-        self->state.orders.push_back({std::move(request), promise});
+        self->state.orders.push_back(
+            {std::move(request),
+             reply_to<order_receipt>{self->make_response_promise()}});
         gather(self);
         return caf::delegated<order_receipt>{};
       },
-      [self](append_atom, const std::string& aggregate_id,
-             const std::string& event_type,
-             const std::string& payload) -> caf::result<event_receipt> {
-        if (aggregate_id.empty() || event_type.empty())
-          return caf::make_error(ec::invalid_input,
-                                 "aggregate_id and event_type must be set");
+      [self](append_atom, std::string& aggregate_id, std::string& event_type,
+             std::string& payload) -> caf::result<event_receipt> {
+        storage::event_request request{
+            std::move(aggregate_id), std::move(event_type), std::move(payload)};
         // As for orders: a bad payload would fail the whole group's
         // transaction, so it is refused here, alone.
-        if (!nlohmann::json::parse(payload, nullptr, false).is_object())
-          return caf::make_error(ec::invalid_input,
-                                 "payload must be a JSON object");
-        auto promise = self->make_response_promise();
+        if (auto problem = storage::validate(request))
+          return caf::make_error(ec::invalid_input, *problem);
         self->state.events.push_back(
-            {{aggregate_id, event_type, payload}, promise});
+            {std::move(request),
+             reply_to<event_receipt>{self->make_response_promise()}});
         gather(self);
         return caf::delegated<event_receipt>{};
+      },
+      // A batch's tickets join the groups one by one, exactly as as many
+      // single requests would (a full group commits in the middle of one);
+      // its answer waits for the last of them.
+      [self](place_batch_atom, std::vector<order_ticket>& tickets)
+          -> caf::result<std::vector<order_outcome>> {
+        if (tickets.empty())
+          return std::vector<order_outcome>{};
+        auto batch = std::make_shared<batch_reply<order_receipt>>(
+            self->make_response_promise(), tickets.size());
+        for (std::size_t i = 0; i < tickets.size(); ++i) {
+          auto& t = tickets[i];
+          reply_to<order_receipt> reply{batch, i};
+          auto request = order_request_of(std::move(t.request_id),
+                                          std::move(t.sku), t.qty);
+          if (auto problem = storage::validate(request)) {
+            reply.refuse(ec::invalid_input, *problem);
+            continue;
+          }
+          self->state.orders.push_back({std::move(request), std::move(reply)});
+          gather(self);
+        }
+        return caf::delegated<std::vector<order_outcome>>{};
+      },
+      [self](append_batch_atom, std::vector<event_ticket>& tickets)
+          -> caf::result<std::vector<event_outcome>> {
+        if (tickets.empty())
+          return std::vector<event_outcome>{};
+        auto batch = std::make_shared<batch_reply<event_receipt>>(
+            self->make_response_promise(), tickets.size());
+        for (std::size_t i = 0; i < tickets.size(); ++i) {
+          auto& t = tickets[i];
+          reply_to<event_receipt> reply{batch, i};
+          storage::event_request request{std::move(t.aggregate_id),
+                                         std::move(t.event_type),
+                                         std::move(t.payload)};
+          if (auto problem = storage::validate(request)) {
+            reply.refuse(ec::invalid_input, *problem);
+            continue;
+          }
+          self->state.events.push_back({std::move(request), std::move(reply)});
+          gather(self);
+        }
+        return caf::delegated<std::vector<event_outcome>>{};
       },
       [self](commit_atom, std::uint64_t gen) {
         if (gen == self->state.generation)

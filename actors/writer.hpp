@@ -2,6 +2,7 @@
 
 #include "actors/log_lines.hpp"
 #include "actors/relay.hpp"
+#include "actors/writer_reply.hpp"
 #include "metrics/run_metrics.hpp"
 #include "storage/database.hpp"
 #include "storage/order_store.hpp"
@@ -36,11 +37,11 @@ struct writer_state {
 
   struct pending_order {
     storage::order_request request;
-    caf::response_promise promise;
+    reply_to<order_receipt> reply;
   };
   struct pending_event {
     storage::event_request request;
-    caf::response_promise promise;
+    reply_to<event_receipt> reply;
   };
 
   writer_setup setup;
@@ -60,6 +61,9 @@ using writer_actor = caf::stateful_actor<writer_state>;
 
 /// Messages: (place_atom, request_id or "", sku, qty) -> order_receipt;
 /// (append_atom, aggregate_id, event_type, payload) -> event_receipt;
+/// (place_batch_atom, std::vector<order_ticket>) and (append_batch_atom,
+/// std::vector<event_ticket>) -> one outcome per ticket, in order, each as
+/// the single request would have been answered;
 /// (relays_atom, std::vector<caf::actor>) sets who to nudge.
 caf::behavior writer(writer_actor* self, writer_setup setup);
 

@@ -99,6 +99,24 @@ std::shared_ptr<reply<actors::event_receipt>> pipeline_fixture::append_via(
   return out;
 }
 
+std::shared_ptr<reply<std::vector<actors::order_outcome>>>
+pipeline_fixture::place_batch_via(const caf::actor& writer,
+                                  std::vector<actors::order_ticket> tickets) {
+  auto [requester, out] = ask<std::vector<actors::order_outcome>>(
+      sys_, writer, actors::place_batch_atom_v, std::move(tickets));
+  track(requester);
+  return out;
+}
+
+std::shared_ptr<reply<std::vector<actors::event_outcome>>>
+pipeline_fixture::append_batch_via(const caf::actor& writer,
+                                   std::vector<actors::event_ticket> tickets) {
+  auto [requester, out] = ask<std::vector<actors::event_outcome>>(
+      sys_, writer, actors::append_batch_atom_v, std::move(tickets));
+  track(requester);
+  return out;
+}
+
 std::pair<caf::actor, std::shared_ptr<int>>
 pipeline_fixture::spawn_nudge_counter() {
   auto count = std::make_shared<int>(0);

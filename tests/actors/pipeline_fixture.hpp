@@ -73,6 +73,16 @@ protected:
   append_via(const caf::actor& writer, const std::string& aggregate_id,
              const std::string& event_type, const std::string& payload = "{}");
 
+  /// A requester actor sends (place_batch, tickets) to `writer`.
+  std::shared_ptr<reply<std::vector<actors::order_outcome>>>
+  place_batch_via(const caf::actor& writer,
+                  std::vector<actors::order_ticket> tickets);
+
+  /// A requester actor sends (append_batch, tickets) to `writer`.
+  std::shared_ptr<reply<std::vector<actors::event_outcome>>>
+  append_batch_via(const caf::actor& writer,
+                   std::vector<actors::event_ticket> tickets);
+
   /// An actor that counts the nudges it gets (a stand-in relay).
   std::pair<caf::actor, std::shared_ptr<int>> spawn_nudge_counter();
 
