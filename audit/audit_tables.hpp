@@ -63,10 +63,14 @@ public:
 
   void processed(broker::hash_page& page) override;
   void trimmed(const std::string& aggregate, std::int64_t n) override;
+  /// Also moves the records processed() gathered into audit_processed:
+  /// read_inbox asks for the count once it has read them all.
   std::int64_t processed_count() override;
 
 private:
   void create_tables();
+  /// Moves the records gathered by processed() into audit_processed.
+  void settle_processed();
   /// Runs `statements` in one (deferred) transaction: one snapshot.
   void in_one_transaction(std::initializer_list<std::string> statements);
   /// Runs `copy` in one transaction of the scratch file.

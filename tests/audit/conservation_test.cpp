@@ -1,7 +1,10 @@
+#include "audit/audit_tables.hpp"
 #include "audit/conservation.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <SQLiteCpp/Database.h>
 
 namespace outbox::audit {
 namespace {
@@ -266,6 +269,45 @@ TEST(AuditConservation, AnEmptiedAggregatesHeadCoversItsPurgedRecords) {
   // Without the head the same records are orphans.
   EXPECT_EQ(find(evaluate({}, inbox, {}), "no_orphan_effects").result,
             check::state::failed);
+}
+
+} // namespace
+} // namespace outbox::audit
+
+namespace outbox::audit {
+namespace {
+
+// HSCAN may hand a field over twice (a rehash during the scan): the first
+// copy counts, and the records gathered page by page all reach the tables
+// the checks read, with the index they join on.
+TEST(AuditTables, RecordsGivenTwiceCountOnceAndTheFirstCopyStays) {
+  SQLite::Database memory{":memory:",
+                          SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE};
+  audit_tables tables{memory};
+  auto record = [](const std::string& sku) {
+    return R"({"event_type":"OrderPlaced","aggregate_id":"order-1","seq":1,)"
+           R"("sku":")" +
+           sku + R"(","qty":2,"at":1})";
+  };
+  broker::hash_page first{{"e2", record("pear")}, {"e1", record("apple")}};
+  broker::hash_page second{{"e1", record("fig")}, {"e3", record("kiwi")}};
+  tables.processed(first);
+  tables.processed(second);
+  EXPECT_EQ(tables.processed_count(), 3);
+  EXPECT_EQ(memory
+                .execAndGet("SELECT sku FROM temp.audit_processed"
+                            " WHERE event_id = 'e1'")
+                .getString(),
+            "apple");
+  EXPECT_EQ(memory
+                .execAndGet("SELECT count(*) FROM sqlite_temp_master"
+                            " WHERE name = 'audit_processed_aggregate'")
+                .getInt(),
+            1);
+  // Forgotten and read again: only what this read gave.
+  tables.forget_all_but_ledger();
+  tables.processed(second);
+  EXPECT_EQ(tables.processed_count(), 2);
 }
 
 } // namespace
