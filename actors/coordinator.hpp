@@ -109,8 +109,17 @@ struct coordinator_state {
   storage::millis started_at = 0;
   storage::millis ended_at = 0;
   storage::millis last_progress = 0;
-  /// When a bounded run last read the full snapshot (its stall rule).
+  /// When the stores were last counted in full, and how long that took:
+  /// the progress line's counts are refreshed no more often than
+  /// full_count_spacing times that (counting grows with the outbox).
   storage::millis last_full_read = 0;
+  storage::millis full_read_took = 0;
+  /// The last full count, and this process's rows written and acked then:
+  /// between counts the line moves its PENDING and PUBLISHED by what this
+  /// process did since (other processes' work shows at the next count).
+  metrics::pipeline_snapshot counted;
+  std::int64_t written_at_count = 0;
+  std::int64_t acked_at_count = 0;
   /// run_metrics::paused_batches, read just before the stores are: a batch
   /// paused after that read still holds SENDING rows the read sees.
   std::int64_t paused_batches = 0;
@@ -121,7 +130,7 @@ struct coordinator_state {
   std::size_t alive = 0;
   /// The counts at the last change, and when they changed (stall rule).
   std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-             std::int64_t, std::int64_t, std::int64_t, std::int64_t>
+             std::int64_t>
       progress_signature;
   storage::millis last_movement = 0;
   /// This process's events at the last progress line, and when: the

@@ -140,6 +140,7 @@ with_last_known(metrics::pipeline_snapshot now,
     now.published = before.published;
     now.failed = before.failed;
     now.oldest_unpublished_age_ms = before.oldest_unpublished_age_ms;
+    now.database_mark = before.database_mark;
     now.leases = before.leases;
   }
   if (!now.redis_answered)
@@ -147,11 +148,56 @@ with_last_known(metrics::pipeline_snapshot now,
   return now;
 }
 
+metrics::pipeline_snapshot
+with_light_read(metrics::pipeline_snapshot known,
+                const metrics::pipeline_snapshot& light) {
+  if (light.redis_answered)
+    metrics::copy_redis_figures(light, known);
+  if (light.database_answered)
+    known.database_mark = light.database_mark;
+  known.trouble = light.trouble;
+  known.outage = light.outage;
+  known.database_answered = light.database_answered;
+  known.redis_answered = light.redis_answered;
+  return known;
+}
+
+namespace {
+
+std::int64_t rows_written(const metrics::run_metrics& m) {
+  return m.orders_placed.load() + m.events_appended.load();
+}
+
+} // namespace
+
+void remember_count(coordinator_state& st) {
+  st.counted = st.last_known;
+  st.written_at_count = rows_written(*st.setup.metrics);
+  st.acked_at_count = st.setup.metrics->acked.load();
+}
+
+metrics::pipeline_snapshot
+between_counts(const coordinator_state& st,
+               const metrics::pipeline_snapshot& light) {
+  auto s = with_light_read(st.counted, light);
+  auto written = rows_written(*st.setup.metrics) - st.written_at_count;
+  auto acked = st.setup.metrics->acked.load() - st.acked_at_count;
+  // Acked rows were PENDING at the count or written since, less those
+  // SENDING then: an estimate, righted by the next count.
+  s.pending = std::max<std::int64_t>(s.pending + written - acked, 0);
+  s.published += acked;
+  s.outbox_rows += written;
+  return s;
+}
+
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
                    storage::millis now) {
-  auto signature = std::make_tuple(s.pending, s.sending, s.published, s.failed,
-                                   s.queued, s.in_processing, s.processed,
-                                   st.setup.metrics->outage_retries.load());
+  // The database's change mark stands for its counts: it moves with every
+  // commit, and reading it costs nothing where counting grows with the
+  // outbox.
+  auto signature =
+      std::make_tuple(s.database_mark, s.queued, s.in_processing, s.processed,
+                      st.setup.metrics->outage_retries.load());
   if (signature != st.progress_signature) {
     st.progress_signature = signature;
     st.last_movement = now;
@@ -253,11 +299,7 @@ storage::millis stall_timeout(const coordinator_state& st) {
 }
 
 bool full_read_due(const coordinator_state& st, storage::millis now) {
-  // The stall timeout is seconds long: a second between counts is enough.
-  constexpr storage::millis full_read_interval_ms = 1000;
-  return st.setup.until_drained &&
-         (now - st.last_full_read >= full_read_interval_ms ||
-          now - st.last_movement >= stall_timeout(st));
+  return st.setup.until_drained && now - st.last_movement >= stall_timeout(st);
 }
 
 std::string stall_reason(const coordinator_state& st,

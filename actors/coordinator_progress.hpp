@@ -19,6 +19,30 @@ metrics::pipeline_snapshot
 with_last_known(metrics::pipeline_snapshot now,
                 const metrics::pipeline_snapshot& before);
 
+/// The last full counts `known`, with what a light read (drain_snapshot)
+/// has newer: Redis's figures (when it answered), the database's change
+/// mark, and the trouble, if any. What the progress line shows between two
+/// full counts.
+metrics::pipeline_snapshot
+with_light_read(metrics::pipeline_snapshot known,
+                const metrics::pipeline_snapshot& light);
+
+/// Keeps st.last_known as the last full count (between_counts starts from
+/// it), with this process's rows written and acked at that time.
+void remember_count(coordinator_state& st);
+
+/// What the progress line shows between two full counts: the last count
+/// with the light read's newer figures (with_light_read), its PENDING and
+/// PUBLISHED moved by the rows this process wrote and acked since.
+metrics::pipeline_snapshot
+between_counts(const coordinator_state& st,
+               const metrics::pipeline_snapshot& light);
+
+/// How many times what the last full count took must pass before the
+/// progress line counts in full again (1 s at least): the counting keeps
+/// to a twentieth of the time, however large the outbox.
+inline constexpr storage::millis full_count_spacing = 20;
+
 /// Records the counts of `s` as the last movement when they changed (or an
 /// outage was retried since). Called at every check, before the others.
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
@@ -53,9 +77,10 @@ bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s);
 storage::millis stall_timeout(const coordinator_state& st);
 
 /// Whether a bounded run's check counts the stores in full for its stall
-/// rule: once a second, and at every check once nothing has moved for the
-/// stall timeout, so a stalled run ends when it would with every check
-/// counting. Never for an unbounded run.
+/// rule: at every check once nothing has moved for the stall timeout (the
+/// light read, every check, says whether anything moved), so a stalled run
+/// ends when it would with every check counting, naming what it waits for.
+/// Never for an unbounded run.
 bool full_read_due(const coordinator_state& st, storage::millis now);
 
 /// What keeps a bounded run from draining when nothing has moved for

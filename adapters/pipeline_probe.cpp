@@ -35,6 +35,8 @@ public:
   metrics::pipeline_snapshot snapshot() override {
     metrics::pipeline_snapshot snap;
     try {
+      // Before the counts: a commit between the two moves the mark again.
+      snap.database_mark = store_->change_mark();
       auto stats = store_->stats(storage::wall_clock_now());
       snap.orders = stats.orders;
       snap.pending = stats.count(storage::status::pending);
@@ -57,6 +59,7 @@ public:
   metrics::pipeline_snapshot drain_snapshot() override {
     metrics::pipeline_snapshot snap;
     try {
+      snap.database_mark = store_->change_mark();
       snap.pending = store_->has_pending_or_sending() ? 1 : 0;
     } catch (const std::exception& e) {
       database_trouble(snap, e);

@@ -42,6 +42,9 @@ struct pipeline_snapshot {
   /// SENDING rows by the relay that leases them, with the earliest
   /// lease_until (wall clock ms) of each: whom a stuck run waits for.
   std::vector<lease_holding> leases;
+  /// storage::outbox_views::change_mark(): unchanged between two reads
+  /// only if nothing was committed to the database in between.
+  std::int64_t database_mark = 0;
   /// Empty when both stores answered; else what went wrong.
   std::string trouble;
   /// Whether the database's and Redis's figures above were read; a store

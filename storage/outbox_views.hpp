@@ -72,6 +72,14 @@ public:
   /// unpublished rows in constant time, where stats() counts every row.
   virtual bool has_pending_or_sending() = 0;
 
+  /// A number that stays the same between two calls on this connection
+  /// only if nothing was committed to the database in between: SQLite's
+  /// data_version (commits of other connections), PostgreSQL's WAL insert
+  /// position (any write to the cluster, so it may also move when outbox
+  /// did not). Constant time: what a bounded run asks, ten times a second,
+  /// to tell whether anything still moves, where stats() counts every row.
+  virtual std::int64_t change_mark() = 0;
+
   /// Up to `limit` FAILED rows with a rowid above `after_rowid`, oldest first,
   /// through the outbox_failed index: `outbox failed` pages through all of
   /// them (stats() shows only the first 100). A page shorter than `limit` is

@@ -78,6 +78,10 @@ outbox_stats outbox_views::stats(millis now) {
       "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 }
 
+std::int64_t outbox_views::change_mark() {
+  return link_.run("stats", "change_mark", {}).int64(0, 0);
+}
+
 bool outbox_views::has_pending_or_sending() {
   auto any = link_.run("stats", "pending_or_sending", {});
   return any.text(0, 0) == "t";

@@ -198,25 +198,44 @@ TEST_F(ActorCoordinatorRun, BoundedRunWaitsWhileWorkIsLeft) {
   EXPECT_TRUE(report_json(*report)["ok"].get<bool>()) << *report->value;
 }
 
-// Between its full counts (once a second, for the stall rule) a bounded
-// run asks only whether anything is left; it counts in full to confirm
-// once that says drained, and ends.
-TEST_F(ActorCoordinatorRun, BoundedRunCountsInFullOnceASecond) {
+// A bounded run reads the stores lightly at each check (whether anything
+// is left, whether anything moved); it counts in full only to confirm a
+// drain, and once nothing has moved for the stall timeout, to name what it
+// waits for. Counting every row costs more than relaying them.
+TEST_F(ActorCoordinatorRun, BoundedRunCountsInFullOnlyToConfirmADrainOrAStall) {
   pipeline_->snapshot.pending = 2;
   auto report = start_run(bounded_config()).report;
   advance(100);
   auto full = pipeline_->snapshots;
   auto light = pipeline_->drain_reads;
-  advance(2000);
+  // Something moves every 200 ms for 2 s: no full count, a light read at
+  // every check.
+  for (int step = 0; step < 10; ++step) {
+    pipeline_->snapshot.published += 1;
+    advance(200);
+  }
   EXPECT_FALSE(report->arrived) << "rows are still pending";
-  EXPECT_LE(pipeline_->snapshots - full, 3) << "about one a second";
-  EXPECT_GE(pipeline_->drain_reads - light, 15) << "every other check";
-  full = pipeline_->snapshots;
+  EXPECT_EQ(pipeline_->snapshots, full) << "nothing to confirm yet";
+  EXPECT_GE(pipeline_->drain_reads - light, 15) << "every check";
   pipeline_->snapshot.pending = 0;
   advance(20);
   EXPECT_EQ(pipeline_->snapshots, full + 2)
       << "the drain confirmed in full, then the report's own";
   EXPECT_TRUE(report_json(*report)["ok"].get<bool>()) << *report->value;
+}
+
+// The change mark alone says the database moved (rows published while
+// their counts, read lightly, look the same): the stall clock restarts.
+TEST_F(ActorCoordinatorRun, TheDatabasesChangeMarkRestartsTheStallClock) {
+  pipeline_->snapshot.pending = 2;
+  auto report = start_run(bounded_config()).report;
+  // ttl 1000 ms, backoff cap 100 ms, idle poll cap 100 ms: 3.1 s of stillness.
+  advance(2500);
+  pipeline_->snapshot.database_mark += 1;
+  advance(2500);
+  EXPECT_FALSE(report->arrived) << "the database moved 2.5 s ago";
+  advance(800);
+  EXPECT_TRUE(failed_with(*report, "not published"));
 }
 
 // Redis read while a recovery moved entries back: "nothing queued, nothing

@@ -287,16 +287,35 @@ fake_consume_port_factory(std::shared_ptr<fake_broker> broker) {
 fake_pipeline_port::fake_pipeline_port(std::shared_ptr<fake_pipeline> pipeline)
     : pipeline_(std::move(pipeline)) {}
 
+namespace {
+
+/// The fake's database as its snapshot shows it, with a change mark that
+/// moves whenever its counts do (as a commit moves the real one); a test
+/// may move it alone through database_mark.
+metrics::pipeline_snapshot with_change_mark(metrics::pipeline_snapshot s) {
+  std::int64_t mark = s.database_mark;
+  for (auto n :
+       {s.orders, s.outbox_rows, s.pending, s.sending, s.published, s.failed})
+    mark = mark * 1'000'003 + n;
+  s.database_mark = mark;
+  return s;
+}
+
+} // namespace
+
 metrics::pipeline_snapshot fake_pipeline_port::snapshot() {
   ++pipeline_->snapshots;
-  return pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
+  return with_change_mark(pipeline_->source ? pipeline_->source()
+                                            : pipeline_->snapshot);
 }
 
 metrics::pipeline_snapshot fake_pipeline_port::drain_snapshot() {
   ++pipeline_->drain_reads;
-  auto full = pipeline_->source ? pipeline_->source() : pipeline_->snapshot;
+  auto full = with_change_mark(pipeline_->source ? pipeline_->source()
+                                                 : pipeline_->snapshot);
   metrics::pipeline_snapshot drain;
   drain.pending = full.pending + full.sending > 0 ? 1 : 0;
+  drain.database_mark = full.database_mark;
   metrics::copy_redis_figures(full, drain);
   drain.trouble = full.trouble;
   drain.database_answered = full.database_answered;

@@ -217,3 +217,30 @@ TEST(StorageOutboxStoreBackoff, DoublesFromBaseUpToTheCap) {
   policy.backoff_base = 0;
   EXPECT_EQ(0, backoff_delay(10, policy));
 }
+
+namespace {
+
+// The stall rule's question, in constant time: did anything commit since
+// the last look? Asked on a connection of its own, as the run's probe does
+// (SQLite's data_version counts other connections' commits only).
+TEST_P(StorageOutboxStore, TheChangeMarkMovesWithEveryCommit) {
+  auto probe = connect(outbox::storage::open_mode::existing);
+  auto views = probe->views();
+  auto before = views->change_mark();
+  // PostgreSQL's WAL may also move without outbox (a checkpoint, a
+  // vacuum): only SQLite's mark is sure to stand still.
+  if (!postgres())
+    EXPECT_EQ(views->change_mark(), before) << "nothing committed";
+  append_all({"a"});
+  auto appended = views->change_mark();
+  EXPECT_NE(appended, before) << "an append";
+  policy_.batch = 1;
+  auto claimed = outbox_.claim_batch("relay-1", 1000, policy_);
+  ASSERT_EQ(1u, claimed.events.size());
+  auto after_claim = views->change_mark();
+  EXPECT_NE(after_claim, appended) << "a claim";
+  outbox_.ack("relay-1", claimed.leases(), 1001);
+  EXPECT_NE(views->change_mark(), after_claim) << "an ack";
+}
+
+} // namespace
