@@ -166,6 +166,37 @@ void gather(writer_actor* self) {
   }
 }
 
+/// Lets a valid request join the group, its answer going to `reply`. An
+/// invalid one is answered at once and never joins a group, so it cannot
+/// fail anyone else's transaction (a bad payload would fail them all).
+template <class Request, class Receipt, class Pending>
+void join(writer_actor* self, Request request, reply_to<Receipt> reply,
+          std::vector<Pending>& pending) {
+  if (auto problem = storage::validate(request)) {
+    reply.refuse(ec::invalid_input, *problem);
+    return;
+  }
+  pending.push_back({std::move(request), std::move(reply)});
+  gather(self);
+}
+
+/// A batch's tickets join the groups one by one, exactly as as many single
+/// requests would (a full group commits in the middle of a batch); its
+/// answer waits for the last of them.
+template <class Receipt, class Ticket, class Pending, class ToRequest>
+caf::result<std::vector<batch_outcome<Receipt>>>
+join_batch(writer_actor* self, std::vector<Ticket>& tickets,
+           std::vector<Pending>& pending, ToRequest to_request) {
+  using outcomes = std::vector<batch_outcome<Receipt>>;
+  if (tickets.empty())
+    return outcomes{};
+  auto batch = std::make_shared<batch_reply<Receipt>>(
+      self->make_response_promise(), tickets.size());
+  for (std::size_t i = 0; i < tickets.size(); ++i)
+    join(self, to_request(tickets[i]), reply_to<Receipt>{batch, i}, pending);
+  return caf::delegated<outcomes>{};
+}
+
 } // namespace
 
 caf::behavior writer(writer_actor* self, writer_setup setup) {
@@ -182,75 +213,34 @@ caf::behavior writer(writer_actor* self, writer_setup setup) {
   return {
       [self](place_atom, std::string& request_id, std::string& sku,
              std::int64_t qty) -> caf::result<order_receipt> {
-        auto request =
-            order_request_of(std::move(request_id), std::move(sku), qty);
-        // An invalid request is answered at once and never joins a group, so
-        // it cannot fail anyone else's transaction.
-        if (auto problem = storage::validate(request))
-          return caf::make_error(ec::invalid_input, *problem);
-        self->state.orders.push_back(
-            {std::move(request),
-             reply_to<order_receipt>{self->make_response_promise()}});
-        gather(self);
+        join(self, order_request_of(std::move(request_id), std::move(sku), qty),
+             reply_to<order_receipt>{self->make_response_promise()},
+             self->state.orders);
         return caf::delegated<order_receipt>{};
       },
       [self](append_atom, std::string& aggregate_id, std::string& event_type,
              std::string& payload) -> caf::result<event_receipt> {
-        storage::event_request request{
-            std::move(aggregate_id), std::move(event_type), std::move(payload)};
-        // As for orders: a bad payload would fail the whole group's
-        // transaction, so it is refused here, alone.
-        if (auto problem = storage::validate(request))
-          return caf::make_error(ec::invalid_input, *problem);
-        self->state.events.push_back(
-            {std::move(request),
-             reply_to<event_receipt>{self->make_response_promise()}});
-        gather(self);
+        join(self,
+             storage::event_request{std::move(aggregate_id),
+                                    std::move(event_type), std::move(payload)},
+             reply_to<event_receipt>{self->make_response_promise()},
+             self->state.events);
         return caf::delegated<event_receipt>{};
       },
-      // A batch's tickets join the groups one by one, exactly as as many
-      // single requests would (a full group commits in the middle of one);
-      // its answer waits for the last of them.
-      [self](place_batch_atom, std::vector<order_ticket>& tickets)
-          -> caf::result<std::vector<order_outcome>> {
-        if (tickets.empty())
-          return std::vector<order_outcome>{};
-        auto batch = std::make_shared<batch_reply<order_receipt>>(
-            self->make_response_promise(), tickets.size());
-        for (std::size_t i = 0; i < tickets.size(); ++i) {
-          auto& t = tickets[i];
-          reply_to<order_receipt> reply{batch, i};
-          auto request = order_request_of(std::move(t.request_id),
-                                          std::move(t.sku), t.qty);
-          if (auto problem = storage::validate(request)) {
-            reply.refuse(ec::invalid_input, *problem);
-            continue;
-          }
-          self->state.orders.push_back({std::move(request), std::move(reply)});
-          gather(self);
-        }
-        return caf::delegated<std::vector<order_outcome>>{};
+      [self](place_batch_atom, std::vector<order_ticket>& tickets) {
+        return join_batch<order_receipt>(
+            self, tickets, self->state.orders, [](order_ticket& t) {
+              return order_request_of(std::move(t.request_id), std::move(t.sku),
+                                      t.qty);
+            });
       },
-      [self](append_batch_atom, std::vector<event_ticket>& tickets)
-          -> caf::result<std::vector<event_outcome>> {
-        if (tickets.empty())
-          return std::vector<event_outcome>{};
-        auto batch = std::make_shared<batch_reply<event_receipt>>(
-            self->make_response_promise(), tickets.size());
-        for (std::size_t i = 0; i < tickets.size(); ++i) {
-          auto& t = tickets[i];
-          reply_to<event_receipt> reply{batch, i};
-          storage::event_request request{std::move(t.aggregate_id),
-                                         std::move(t.event_type),
-                                         std::move(t.payload)};
-          if (auto problem = storage::validate(request)) {
-            reply.refuse(ec::invalid_input, *problem);
-            continue;
-          }
-          self->state.events.push_back({std::move(request), std::move(reply)});
-          gather(self);
-        }
-        return caf::delegated<std::vector<event_outcome>>{};
+      [self](append_batch_atom, std::vector<event_ticket>& tickets) {
+        return join_batch<event_receipt>(
+            self, tickets, self->state.events, [](event_ticket& t) {
+              return storage::event_request{std::move(t.aggregate_id),
+                                            std::move(t.event_type),
+                                            std::move(t.payload)};
+            });
       },
       [self](commit_atom, std::uint64_t gen) {
         if (gen == self->state.generation)
