@@ -253,9 +253,11 @@ void check(coordinator_actor* self) {
   bool full = count_due;
   if (st.setup.until_drained || progress_due) {
     auto light = st.probe->drain_snapshot();
-    note_movement(st, light, now);
+    bool marked = light.database_mark.has_value();
+    if (marked)
+      note_movement(st, light, now);
     if (st.setup.until_drained)
-      full = full || full_read_due(st, now) || drained(st, light);
+      full = full || full_read_due(st, now, marked) || drained(st, light);
     if (!full) {
       if (progress_due) {
         st.last_progress = now;

@@ -130,6 +130,7 @@ struct coordinator_state {
   std::size_t alive = 0;
   /// The counts at the last change, and when they changed (stall rule).
   std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+             std::int64_t, std::int64_t, std::int64_t, std::int64_t,
              std::int64_t>
       progress_signature;
   storage::millis last_movement = 0;

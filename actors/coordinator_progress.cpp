@@ -192,12 +192,14 @@ between_counts(const coordinator_state& st,
 
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
                    storage::millis now) {
-  // The database's change mark stands for its counts: it moves with every
-  // commit, and reading it costs nothing where counting grows with the
-  // outbox.
-  auto signature =
-      std::make_tuple(s.database_mark, s.queued, s.in_processing, s.processed,
-                      st.setup.metrics->outage_retries.load());
+  // The database's change mark, where there is one, stands for its counts:
+  // it moves with every commit, and reading it costs nothing where counting
+  // grows with the outbox. Never both: a light read has no counts.
+  const auto& m = s.database_mark;
+  auto signature = std::make_tuple(
+      m.value_or(-1), m ? 0 : s.pending, m ? 0 : s.sending, m ? 0 : s.published,
+      m ? 0 : s.failed, s.queued, s.in_processing, s.processed,
+      st.setup.metrics->outage_retries.load());
   if (signature != st.progress_signature) {
     st.progress_signature = signature;
     st.last_movement = now;
@@ -298,8 +300,14 @@ storage::millis stall_timeout(const coordinator_state& st) {
          s.run.idle_poll_max_ms + 1000;
 }
 
-bool full_read_due(const coordinator_state& st, storage::millis now) {
-  return st.setup.until_drained && now - st.last_movement >= stall_timeout(st);
+bool full_read_due(const coordinator_state& st, storage::millis now,
+                   bool marked) {
+  // Without a change mark the counts say whether anything moved: a second
+  // between them is enough for a stall timeout of seconds.
+  constexpr storage::millis unmarked_interval_ms = 1000;
+  return st.setup.until_drained &&
+         (now - st.last_movement >= stall_timeout(st) ||
+          (!marked && now - st.last_full_read >= unmarked_interval_ms));
 }
 
 std::string stall_reason(const coordinator_state& st,

@@ -77,11 +77,13 @@ bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s);
 storage::millis stall_timeout(const coordinator_state& st);
 
 /// Whether a bounded run's check counts the stores in full for its stall
-/// rule: at every check once nothing has moved for the stall timeout (the
-/// light read, every check, says whether anything moved), so a stalled run
-/// ends when it would with every check counting, naming what it waits for.
-/// Never for an unbounded run.
-bool full_read_due(const coordinator_state& st, storage::millis now);
+/// rule: at every check once nothing has moved for the stall timeout, so a
+/// stalled run ends when it would with every check counting, naming what
+/// it waits for; and once a second when the light read has no change mark
+/// (`marked` false: PostgreSQL), whose counts then say whether anything
+/// moved. Never for an unbounded run.
+bool full_read_due(const coordinator_state& st, storage::millis now,
+                   bool marked);
 
 /// What keeps a bounded run from draining when nothing has moved for
 /// stall_timeout (see note_movement): FAILED rows that block their

@@ -84,11 +84,12 @@ public:
   /// Counts from the database and Redis. Never throws: trouble is reported.
   virtual metrics::pipeline_snapshot snapshot() = 0;
 
-  /// What the drain rule reads between two full snapshots, cheaper on a
-  /// large outbox: `pending` is 1 when any row is PENDING or SENDING (0
-  /// otherwise) and `sending` 0; Redis's figures as in snapshot(); the
-  /// other database counts 0. Only for drained(): a run that looks drained
-  /// by it confirms with a full snapshot. Never throws.
+  /// What the coordinator reads at every check between two full snapshots,
+  /// in constant time: `pending` is 1 when any row is PENDING or SENDING
+  /// (0 otherwise) and `sending` 0; the database's change mark (its stall
+  /// rule); Redis's figures as in snapshot() (the progress line too); the
+  /// other database counts 0. A run that looks drained by it confirms with
+  /// a full snapshot. Never throws.
   virtual metrics::pipeline_snapshot drain_snapshot() { return snapshot(); }
 
   /// Told after each processing list a recovery put back: the entries it

@@ -185,6 +185,7 @@ void audit_tables::in_one_transaction(
 
 bool audit_tables::names_unknown_events() {
   try {
+    settle_processed();
     return db_.execAndGet("SELECT EXISTS (SELECT 1 FROM temp.audit_processed"
                           " p WHERE NOT EXISTS (SELECT 1 FROM"
                           " temp.audit_ledger l WHERE l.event_id ="
@@ -258,6 +259,11 @@ void audit_tables::processed(broker::hash_page& page) {
 // instead, then moved over sorted by event_id, and the aggregate index is
 // built once, by sorting.
 void audit_tables::settle_processed() {
+  // Nothing new: the index stays as it is.
+  if (db_.execAndGet("SELECT EXISTS (SELECT 1 FROM"
+                     " temp.audit_processed_pages)")
+          .getInt() == 0)
+    return;
   in_one_transaction(
       {"DROP INDEX IF EXISTS temp.audit_processed_aggregate",
        // The first copy of an event id HSCAN gave twice counts (rowid).

@@ -49,6 +49,8 @@ public:
   void forget_all_but_ledger();
   /// True when `processed` names an event the ledger does not have.
   bool names_unknown_events();
+  /// The SQL reading audit_processed directly (evaluate) reads it after
+  /// processed_count(), which settles it.
 
   /// For snapshots given by hand.
   void add_row(const storage::ledger_row& row, bool later);
@@ -63,8 +65,8 @@ public:
 
   void processed(broker::hash_page& page) override;
   void trimmed(const std::string& aggregate, std::int64_t n) override;
-  /// Also moves the records processed() gathered into audit_processed:
-  /// read_inbox asks for the count once it has read them all.
+  /// Like every reader of audit_processed here, first moves the records
+  /// processed() gathered into it (settle_processed).
   std::int64_t processed_count() override;
 
 private:

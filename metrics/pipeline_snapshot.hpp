@@ -5,6 +5,7 @@
 // read this one snapshot (actors/ports.hpp: pipeline_port::snapshot).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,10 @@ struct pipeline_snapshot {
   /// lease_until (wall clock ms) of each: whom a stuck run waits for.
   std::vector<lease_holding> leases;
   /// storage::outbox_views::change_mark(): unchanged between two reads
-  /// only if nothing was committed to the database in between.
-  std::int64_t database_mark = 0;
+  /// exactly when nothing was committed to the database in between; none
+  /// on a backend without one (PostgreSQL), or when the database did not
+  /// answer.
+  std::optional<std::int64_t> database_mark;
   /// Empty when both stores answered; else what went wrong.
   std::string trouble;
   /// Whether the database's and Redis's figures above were read; a store

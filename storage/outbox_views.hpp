@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,12 +74,13 @@ public:
   virtual bool has_pending_or_sending() = 0;
 
   /// A number that stays the same between two calls on this connection
-  /// only if nothing was committed to the database in between: SQLite's
-  /// data_version (commits of other connections), PostgreSQL's WAL insert
-  /// position (any write to the cluster, so it may also move when outbox
-  /// did not). Constant time: what a bounded run asks, ten times a second,
-  /// to tell whether anything still moves, where stats() counts every row.
-  virtual std::int64_t change_mark() = 0;
+  /// exactly when no other connection committed to the database in
+  /// between (SQLite's data_version), in constant time: what a bounded run
+  /// asks, ten times a second, to tell whether anything still moves, where
+  /// stats() counts every row. Nothing on a backend without such a mark
+  /// (PostgreSQL: its WAL position moves with any write to the cluster,
+  /// and its table statistics lag), where the run counts instead.
+  virtual std::optional<std::int64_t> change_mark() = 0;
 
   /// Up to `limit` FAILED rows with a rowid above `after_rowid`, oldest first,
   /// through the outbox_failed index: `outbox failed` pages through all of

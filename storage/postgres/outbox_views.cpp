@@ -78,8 +78,8 @@ outbox_stats outbox_views::stats(millis now) {
       "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 }
 
-std::int64_t outbox_views::change_mark() {
-  return link_.run("stats", "change_mark", {}).int64(0, 0);
+std::optional<std::int64_t> outbox_views::change_mark() {
+  return std::nullopt;
 }
 
 bool outbox_views::has_pending_or_sending() {

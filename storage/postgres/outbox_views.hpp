@@ -16,7 +16,7 @@ public:
   int retry_all_failed(millis now) override;
   outbox_stats stats(millis now) override;
   bool has_pending_or_sending() override;
-  std::int64_t change_mark() override;
+  std::optional<std::int64_t> change_mark() override;
   failed_page failed_rows(std::int64_t after_rowid, int limit) override;
 
 private:

@@ -394,12 +394,6 @@ SELECT EXISTS (SELECT 1 FROM outbox
                  AND status IN ('PENDING', 'SENDING')
                ORDER BY aggregate_id, seq LIMIT 1);
 
--- outbox_views::change_mark: where the WAL's next record goes, in bytes.
--- It moves with every write to the cluster, so an unchanged value means
--- nothing was committed here; any role may read it.
-PREPARE change_mark AS
-SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint;
-
 PREPARE leases_by_owner AS
 SELECT owner, count(*), outbox_ms(min(lease_until)),
        outbox_ms(max(lease_until))

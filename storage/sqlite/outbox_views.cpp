@@ -210,7 +210,7 @@ outbox_stats outbox_views::stats(millis now) {
   return result;
 }
 
-std::int64_t outbox_views::change_mark() {
+std::optional<std::int64_t> outbox_views::change_mark() {
   try {
     statement_use query{impl_->data_version};
     query->executeStep();

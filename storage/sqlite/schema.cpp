@@ -135,13 +135,13 @@ INSERT OR IGNORE INTO database_identity (singleton, id, first_schema)
 /// on every insert and on every update that sets status: each claim, ack,
 /// release and backoff of every row (a fifth of a relay's CPU). The rule
 /// is the same; only its text changes. A CHECK that allows exactly what it
-/// allowed may be rewritten in sqlite_schema in place, since no row on
+/// allowed may be rewritten in sqlite_master in place, since no row on
 /// disk changes (SQLite's ALTER TABLE page, "Making Other Kinds Of Table
 /// Schema Changes"); migrate() then bumps the schema cookie so that every
 /// connection reloads the schema.
 constexpr const char* schema_v6 = R"sql(
 PRAGMA writable_schema = ON;
-UPDATE sqlite_schema
+UPDATE sqlite_master
   SET sql = replace(sql,
     'status IN (''PENDING'', ''SENDING'', ''PUBLISHED'', ''FAILED'')',
     'status = ''PENDING'' OR status = ''SENDING'''
@@ -197,7 +197,7 @@ void migrate(SQLite::Database& db) {
         check_no_foreign_tables(db, name);
       for (auto v = version; v < schema_version; ++v)
         db.exec(migrations[v]);
-      // Version 6 edited sqlite_schema itself: a new cookie makes every
+      // Version 6 edited sqlite_master itself: a new cookie makes every
       // connection, this one too, read the schema again.
       auto cookie = db.execAndGet("PRAGMA schema_version").getInt64();
       db.exec("PRAGMA schema_version = " + std::to_string(cookie + 1));

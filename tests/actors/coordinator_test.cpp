@@ -231,11 +231,31 @@ TEST_F(ActorCoordinatorRun, TheDatabasesChangeMarkRestartsTheStallClock) {
   auto report = start_run(bounded_config()).report;
   // ttl 1000 ms, backoff cap 100 ms, idle poll cap 100 ms: 3.1 s of stillness.
   advance(2500);
-  pipeline_->snapshot.database_mark += 1;
+  pipeline_->snapshot.database_mark = 1;
   advance(2500);
   EXPECT_FALSE(report->arrived) << "the database moved 2.5 s ago";
   advance(800);
   EXPECT_TRUE(failed_with(*report, "not published"));
+}
+
+// Without a change mark (PostgreSQL), the counts say whether anything
+// moved: a bounded run counts in full once a second, a run whose counts
+// move goes on, and one whose counts stand still ends as stalled.
+TEST_F(ActorCoordinatorRun, WithoutAChangeMarkTheCountsTellMovement) {
+  pipeline_->marked = false;
+  pipeline_->snapshot.pending = 2;
+  auto report = start_run(bounded_config()).report;
+  auto full = pipeline_->snapshots;
+  for (int step = 0; step < 10; ++step) {
+    pipeline_->snapshot.published += 1;
+    advance(500);
+  }
+  EXPECT_FALSE(report->arrived) << "the counts moved every 500 ms";
+  EXPECT_GE(pipeline_->snapshots - full, 4) << "about once a second";
+  EXPECT_LE(pipeline_->snapshots - full, 6);
+  advance(3500);
+  EXPECT_TRUE(failed_with(*report, "not published"))
+      << "nothing moved for the stall timeout";
 }
 
 // Redis read while a recovery moved entries back: "nothing queued, nothing

@@ -292,8 +292,13 @@ namespace {
 /// The fake's database as its snapshot shows it, with a change mark that
 /// moves whenever its counts do (as a commit moves the real one); a test
 /// may move it alone through database_mark.
-metrics::pipeline_snapshot with_change_mark(metrics::pipeline_snapshot s) {
-  std::int64_t mark = s.database_mark;
+metrics::pipeline_snapshot with_change_mark(metrics::pipeline_snapshot s,
+                                            bool marked) {
+  if (!marked) {
+    s.database_mark.reset();
+    return s;
+  }
+  std::int64_t mark = s.database_mark.value_or(0);
   for (auto n :
        {s.orders, s.outbox_rows, s.pending, s.sending, s.published, s.failed})
     mark = mark * 1'000'003 + n;
@@ -306,13 +311,15 @@ metrics::pipeline_snapshot with_change_mark(metrics::pipeline_snapshot s) {
 metrics::pipeline_snapshot fake_pipeline_port::snapshot() {
   ++pipeline_->snapshots;
   return with_change_mark(pipeline_->source ? pipeline_->source()
-                                            : pipeline_->snapshot);
+                                            : pipeline_->snapshot,
+                          pipeline_->marked);
 }
 
 metrics::pipeline_snapshot fake_pipeline_port::drain_snapshot() {
   ++pipeline_->drain_reads;
   auto full = with_change_mark(pipeline_->source ? pipeline_->source()
-                                                 : pipeline_->snapshot);
+                                                 : pipeline_->snapshot,
+                               pipeline_->marked);
   metrics::pipeline_snapshot drain;
   drain.pending = full.pending + full.sending > 0 ? 1 : 0;
   drain.database_mark = full.database_mark;

@@ -179,6 +179,9 @@ struct fake_pipeline {
   /// drain_snapshot() calls: the same figures, reduced as the real probe's
   /// are (whether any row is PENDING or SENDING, Redis's counts).
   int drain_reads = 0;
+  /// Whether the fake's database has a change mark (SQLite's data_version;
+  /// false: as PostgreSQL, which has none).
+  bool marked = true;
   /// Every recover_consumer argument, in order.
   std::vector<std::string> recovered_consumers;
   /// Called by recover_consumer (with its argument) before it recovers.

@@ -140,7 +140,7 @@ TEST_F(StorageSchema, MigratesVersion5ToAStatusCheckWithoutAnEphemeralTable) {
   // What version 5 had, written back as version 6 rewrites it.
   db_->exec(R"sql(
 PRAGMA writable_schema = ON;
-UPDATE sqlite_schema SET sql = replace(sql,
+UPDATE sqlite_master SET sql = replace(sql,
   'status = ''PENDING'' OR status = ''SENDING'' OR status = ''PUBLISHED'''
   || ' OR status = ''FAILED''',
   'status IN (''PENDING'', ''SENDING'', ''PUBLISHED'', ''FAILED'')')
