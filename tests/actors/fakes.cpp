@@ -298,11 +298,12 @@ metrics::pipeline_snapshot with_change_mark(metrics::pipeline_snapshot s,
     s.database_mark.reset();
     return s;
   }
-  std::int64_t mark = s.database_mark.value_or(0);
+  // Unsigned: a hash that wraps, which signed overflow may not.
+  auto mark = static_cast<std::uint64_t>(s.database_mark.value_or(0));
   for (auto n :
        {s.orders, s.outbox_rows, s.pending, s.sending, s.published, s.failed})
-    mark = mark * 1'000'003 + n;
-  s.database_mark = mark;
+    mark = mark * 1'000'003u + static_cast<std::uint64_t>(n);
+  s.database_mark = static_cast<std::int64_t>(mark >> 1);
   return s;
 }
 
