@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace outbox::actors {
@@ -64,6 +65,17 @@ spdlog::level::level_enum retry_level(const caf::error& err) {
                                                         : ec::none);
 }
 
+/// Why ticket `i` of a batch was not taken, and the level of its retry's
+/// line: the writer's refusal, or no outcome at all for it.
+template <class Outcome>
+std::pair<spdlog::level::level_enum, std::string>
+refusal(const std::vector<Outcome>& outcomes, std::size_t i) {
+  if (i >= outcomes.size())
+    return {retry_level(ec::none), "no answer"};
+  return {retry_level(outcomes[i].error),
+          to_string(outcomes[i].error) + " " + outcomes[i].detail};
+}
+
 void finish_orders(load_actor* self, std::int64_t count) {
   auto& st = self->state;
   st.finished += count;
@@ -114,23 +126,21 @@ void append_followups(load_actor* self, followups orders, int step) {
           [self, orders, step](std::vector<event_outcome>& outcomes) {
             followups next;
             followups again;
-            const event_outcome* refused = nullptr;
+            std::size_t first_refused = 0;
             for (std::size_t i = 0; i < orders.size(); ++i) {
               bool ok = i < outcomes.size() && outcomes[i].ok();
+              if (!ok && again.size() == 0)
+                first_refused = i;
               (ok ? next : again).add(orders, i);
-              if (!ok && !refused && i < outcomes.size())
-                refused = &outcomes[i];
             }
             if (again.size() > 0) {
               // Not idempotent by key: a follow-up is retried only when
               // the writer said it was not committed.
-              auto code = refused ? refused->error : ec::none;
-              spdlog::log(retry_level(code),
+              auto [level, why] = refusal(outcomes, first_refused);
+              spdlog::log(level,
                           "load: {} follow-ups not appended, retrying (first "
                           "{}): {}",
-                          again.size(), again.aggregate_ids.front(),
-                          refused ? to_string(code) + " " + refused->detail
-                                  : std::string{"no answer"});
+                          again.size(), again.aggregate_ids.front(), why);
               self->delayed_send(self, retry_delay, append_atom_v,
                                  std::move(again.aggregate_ids),
                                  std::move(again.order_ids), step);
@@ -167,16 +177,13 @@ void place(load_actor* self, std::vector<std::int64_t> indexes) {
             for (std::size_t i = 0; i < indexes.size(); ++i) {
               if (i >= outcomes.size() || !outcomes[i].ok()) {
                 // One line per batch: the first order refused, and why.
-                if (again.empty())
-                  spdlog::log(
-                      retry_level(i < outcomes.size() ? outcomes[i].error
-                                                      : ec::none),
-                      "load: order #{} not placed, retrying it and any other "
-                      "of its batch refused: {}",
-                      indexes[i],
-                      i < outcomes.size() ? to_string(outcomes[i].error) + " " +
-                                                outcomes[i].detail
-                                          : std::string{"no answer"});
+                if (again.empty()) {
+                  auto [level, why] = refusal(outcomes, i);
+                  spdlog::log(level,
+                              "load: order #{} not placed, retrying it and "
+                              "any other of its batch refused: {}",
+                              indexes[i], why);
+                }
                 again.push_back(indexes[i]);
                 continue;
               }
