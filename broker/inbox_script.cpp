@@ -112,8 +112,10 @@ end
 -- entry.cpp.
 local function clean_text(s)
   -- Plain ASCII without controls (nearly every name) needs no walk: one
-  -- pattern search in C instead of a Lua step per byte.
-  if not string.find(s, '[%c\128-\255]') then
+  -- pattern match in C instead of a Lua step per byte. Anchored: an
+  -- unanchored search would start a match at every byte (0.4 us of an
+  -- entry's 10).
+  if string.find(s, '^[ -~]*$') then
     return true
   end
   local i, n = 1, #s
