@@ -14,6 +14,8 @@
 
 #include <stdexcept>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace outbox::bench {
 
@@ -127,7 +129,8 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
         {"fixed_load_seconds", scale.fixed_load_seconds},
         {"history_small", scale.history_small},
         {"history_large", scale.history_large},
-        {"spread_pending", scale.spread_pending}}},
+        {"spread_pending", scale.spread_pending},
+        {"soak_events", scale.soak_events}}},
   };
 }
 
@@ -140,6 +143,7 @@ nlohmann::json run_bench(const bench_options& options) {
   auto scale = options.scale   ? *options.scale
                : options.quick ? bench_scale::quick()
                                : bench_scale::full();
+  scale.soak_events = options.soak_events;
   auto context = context_of(options, scale);
   auto started = std::chrono::steady_clock::now();
 
@@ -154,14 +158,16 @@ nlohmann::json run_bench(const bench_options& options) {
   // Each stage's peak resident memory, added after the stages so that the
   // table keeps one section per stage.
   std::vector<measurement> memory;
-  using stage = void (*)(stage_context&);
-  for (auto [name, run] :
-       {std::pair<const char*, stage>{"ceilings", measure_ceilings},
-        {"writer", measure_writer},
-        {"relay", measure_relays},
-        {"consumer", measure_consumers},
-        {"end_to_end", measure_end_to_end},
-        {"growth", measure_growth}}) {
+  using stage = std::pair<const char*, void (*)(stage_context&)>;
+  auto stages = scale.soak_events > 0
+                    ? std::vector<stage>{{"soak", measure_soak}}
+                    : std::vector<stage>{{"ceilings", measure_ceilings},
+                                         {"writer", measure_writer},
+                                         {"relay", measure_relays},
+                                         {"consumer", measure_consumers},
+                                         {"end_to_end", measure_end_to_end},
+                                         {"growth", measure_growth}};
+  for (auto [name, run] : stages) {
     bool reset = reset_peak_resident();
     try {
       run(ctx);

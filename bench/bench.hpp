@@ -22,8 +22,11 @@ struct bench_options {
   /// Overrides the scale quick or full picks (tests run a tiny one).
   std::optional<bench_scale> scale;
   /// The outbox program: on PostgreSQL the relay stage runs relays as
-  /// processes of it (`outbox run`), as several hosts would.
+  /// processes of it (`outbox run`), as several hosts would; the soak runs
+  /// its relay and consumer processes.
   std::string program;
+  /// When above 0, a soak run: only the soak stage, over this many events.
+  std::int64_t soak_events = 0;
   /// Where the scratch folder goes (the system's temp folder when empty).
   std::string scratch_parent;
   /// Told what is being measured, one line per step; may be empty.
@@ -33,10 +36,10 @@ struct bench_options {
   std::map<std::string, double> targets;
 };
 
-/// Runs every stage and returns the report: context (machine, settings,
-/// scale), measurements with their ceilings and ratios, targets, and the
-/// errors of stages that failed ("ok" false then). Throws
-/// broker::broker_error when Redis cannot be reached at the start.
+/// Runs every stage (a soak run: the soak alone) and returns the report:
+/// context (machine, settings, scale), measurements with their ceilings and
+/// ratios, targets, and the errors of stages that failed ("ok" false then).
+/// Throws broker::broker_error when Redis cannot be reached at the start.
 nlohmann::json run_bench(const bench_options& options);
 
 } // namespace outbox::bench

@@ -35,6 +35,8 @@ public:
 
   /// How many started.
   std::size_t size() const { return pids_.size(); }
+  /// The process id of the `i`th, in start order.
+  pid_t pid(std::size_t i) const { return pids_.at(i); }
 
 private:
   void stop_all();

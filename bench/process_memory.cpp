@@ -13,19 +13,33 @@ bool reset_peak_resident() {
   return static_cast<bool>(refs);
 }
 
-std::optional<double> peak_resident_mib() {
-  std::ifstream status{"/proc/self/status"};
+namespace {
+
+/// A "Vm...:  <kB> kB" line of a /proc/<pid>/status file, in MiB.
+std::optional<double> status_mib(const std::string& path,
+                                 const std::string& field) {
+  std::ifstream status{path};
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) != 0)
+    if (line.rfind(field, 0) != 0)
       continue;
-    std::istringstream fields{line.substr(6)};
+    std::istringstream fields{line.substr(field.size())};
     double kib = 0;
     if (fields >> kib)
       return kib / 1024;
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<double> peak_resident_mib() {
+  return status_mib("/proc/self/status", "VmHWM:");
+}
+
+std::optional<double> resident_mib(pid_t pid) {
+  return status_mib("/proc/" + std::to_string(pid) + "/status", "VmRSS:");
 }
 
 } // namespace outbox::bench

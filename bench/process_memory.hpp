@@ -5,6 +5,8 @@
 // PostgreSQL the relay stage runs its relays as processes of their own,
 // which this does not count).
 
+#include <sys/types.h>
+
 #include <optional>
 
 namespace outbox::bench {
@@ -17,5 +19,9 @@ bool reset_peak_resident();
 /// VmHWM in MiB: the most memory resident since the last reset (or since
 /// the process started); nothing when /proc cannot say.
 std::optional<double> peak_resident_mib();
+
+/// What process `pid` has resident now (VmRSS), in MiB; nothing once it is
+/// gone or when /proc cannot say.
+std::optional<double> resident_mib(pid_t pid);
 
 } // namespace outbox::bench

@@ -2,17 +2,13 @@
 
 #include "bench/cpu_meter.hpp"
 #include "bench/fill.hpp"
+#include "bench/process_config.hpp"
 #include "bench/process_cpu.hpp"
 #include "bench/process_group.hpp"
 #include "broker/connection.hpp"
-#include "broker/list_commands.hpp"
 #include "storage/postgres/session.hpp"
-#include "storage/private_files.hpp"
 #include "text/plural.hpp"
 
-#include <nlohmann/json.hpp>
-
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -24,30 +20,6 @@ namespace outbox::bench {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-/// The config file the relay processes read: `s` with the user's key
-/// names (`--bench-keyspace` makes them the bench's), the scratch
-/// database's URI and the Redis password: secrets, in a file of mode 0600
-/// in the bench's own 0700 folder, removed with it.
-std::string write_config(stage_context& ctx, const config::settings& s) {
-  auto doc = nlohmann::json::parse(config::to_json(ctx.space.for_processes(s)));
-  doc["db"]["path"] = s.db.path;
-  doc["redis"]["password"] = s.redis.password;
-  // The password is above; a file would only be read again.
-  doc["redis"]["password_file"] = "";
-  auto path =
-      (std::filesystem::path{ctx.space.folder()} / "relays.json").string();
-  storage::write_file_replacing(path, doc.dump(2));
-  return path;
-}
-
-/// Entries in the bench's queues, every partition in one round trip.
-std::int64_t queued(broker::connection& conn, const broker::keys& names) {
-  std::vector<std::string> lists;
-  for (std::size_t i = 0; i < std::max<std::size_t>(names.partitions, 1); ++i)
-    lists.push_back(names.partition(i));
-  return broker::total_size(conn, lists);
-}
 
 /// Where every meter stands at one moment.
 struct reading {
@@ -84,8 +56,9 @@ figures run_relays(stage_context& ctx, const config::settings& s, int count,
   gate.exec("bench", "LOCK TABLE outbox IN SHARE MODE");
   std::vector<std::vector<std::string>> args(
       static_cast<std::size_t>(count),
-      {"run", "--config", write_config(ctx, s), "--relays", "1", "--consumers",
-       "0", "--orders", "0", "--log-level", "warn", "--bench-keyspace"});
+      {"run", "--config", write_process_config(ctx, s, "relays.json"),
+       "--relays", "1", "--consumers", "0", "--orders", "0", "--log-level",
+       "warn", "--bench-keyspace"});
   relays = std::make_unique<process_group>(ctx.program, args,
                                            ctx.space.folder(), "relay");
   auto check = [&] {
@@ -123,7 +96,7 @@ figures run_relays(stage_context& ctx, const config::settings& s, int count,
   };
   auto first = read();
   gate.exec("bench", "COMMIT");
-  while (queued(conn, s.broker) < events) {
+  while (queued_entries(conn, s.broker) < events) {
     check();
     if (clock::now() > deadline)
       throw std::runtime_error(
@@ -147,7 +120,7 @@ figures run_relays(stage_context& ctx, const config::settings& s, int count,
                                "in Redis");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  if (auto in_redis = queued(conn, s.broker); in_redis != events)
+  if (auto in_redis = queued_entries(conn, s.broker); in_redis != events)
     throw std::runtime_error("relay stage: " + std::to_string(events) +
                              " rows published but " + std::to_string(in_redis) +
                              " entries queued");

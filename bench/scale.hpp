@@ -16,8 +16,11 @@ struct bench_scale {
   std::int64_t history_large = 1'000'000;
   std::int64_t spread_pending = 100'000;
   int timed_claims = 50;
-  /// How long a stage may wait for its actors before it is declared stuck.
+  /// How long a stage may wait for its actors before it is declared stuck
+  /// (the soak: for its process to move on).
   int stage_timeout_s = 300;
+  /// Events of the soak (`outbox bench --soak`); 0 in the other runs.
+  std::int64_t soak_events = 0;
 
   static bench_scale full() { return {}; }
   static bench_scale quick();

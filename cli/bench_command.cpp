@@ -34,6 +34,9 @@ namespace outbox::cli {
 
 namespace {
 
+/// Fewer events than this cannot tell a cache warming up from growth.
+constexpr std::int64_t min_soak_events = 1000;
+
 struct bench_command_options {
   common_options common;
   bool json = false;
@@ -42,6 +45,8 @@ struct bench_command_options {
   std::vector<std::string> targets;
   /// Hidden: every stage in seconds, for the tests of the command.
   bool tiny = false;
+  /// A soak run over this many events instead of the stages.
+  std::int64_t soak = 0;
 };
 
 /// The --target NAME=VALUE flags as name -> value, or nothing after saying
@@ -135,8 +140,19 @@ int bench(const bench_command_options& options) {
   auto targets = parse_targets(options.targets);
   if (!targets)
     return exit_usage;
+  if (options.soak != 0 && options.soak < min_soak_events) {
+    std::cerr << "outbox bench: --soak: " << options.soak
+              << " events is too few to tell a warm cache from growth; give "
+                 "at least "
+              << min_soak_events << "\n";
+    return exit_usage;
+  }
   bench::bench_options o;
   o.targets = *targets;
+  o.soak_events = options.soak;
+  // The running program itself, even if its file was replaced since: the
+  // stages that run processes of it.
+  o.program = "/proc/self/exe";
   if (options.tiny)
     o.scale = bench::bench_scale::tiny();
   o.settings = resolve_settings(options.common);
@@ -146,8 +162,6 @@ int bench(const bench_command_options& options) {
     // the bench); the folder holds only the relay processes' config and
     // logs.
     o.scratch_parent = "";
-    // The running program itself, even if its file was replaced since.
-    o.program = "/proc/self/exe";
   } else {
     // Next to the configured database, so fsync costs are those of its
     // disk; its folder follows the rule of every writing command.
@@ -192,6 +206,10 @@ void add_flags(CLI::App& command, bench_command_options& options) {
   command.add_option("--target", options.targets,
                      "NAME=VALUE: the value wanted for a target instead "
                      "of the README's (repeatable; names in the report)");
+  command.add_option("--soak", options.soak,
+                     "EVENTS: instead of the stages, a relay process and then "
+                     "a consumer process over EVENTS events each, their "
+                     "resident memory sampled (README \"Performance\")");
   // Hidden: the tests run the command at a scale that takes seconds.
   command.add_flag("--tiny", options.tiny)->group("");
 }
