@@ -48,6 +48,7 @@ bench_scale bench_scale::tiny() {
   s.spread_pending = 2'000;
   s.timed_claims = 3;
   s.stage_timeout_s = 60;
+  s.soak_sample_ms = 5;
   return s;
 }
 

@@ -42,4 +42,8 @@ std::optional<double> resident_mib(pid_t pid) {
   return status_mib("/proc/" + std::to_string(pid) + "/status", "VmRSS:");
 }
 
+std::optional<double> peak_resident_mib(pid_t pid) {
+  return status_mib("/proc/" + std::to_string(pid) + "/status", "VmHWM:");
+}
+
 } // namespace outbox::bench

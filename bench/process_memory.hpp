@@ -24,4 +24,7 @@ std::optional<double> peak_resident_mib();
 /// gone or when /proc cannot say.
 std::optional<double> resident_mib(pid_t pid);
 
+/// The most memory process `pid` has had resident (VmHWM), in MiB.
+std::optional<double> peak_resident_mib(pid_t pid);
+
 } // namespace outbox::bench

@@ -21,6 +21,8 @@ struct bench_scale {
   int stage_timeout_s = 300;
   /// Events of the soak (`outbox bench --soak`); 0 in the other runs.
   std::int64_t soak_events = 0;
+  /// How often the soak reads its process's memory.
+  int soak_sample_ms = 250;
 
   static bench_scale full() { return {}; }
   static bench_scale quick();

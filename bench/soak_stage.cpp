@@ -28,17 +28,23 @@ using clock = std::chrono::steady_clock;
 struct sample {
   std::int64_t done = 0;
   double rss_mib = 0;
+  /// The kernel's high-water mark (VmHWM): peaks between two looks too.
+  double peak_mib = 0;
   double cpu_seconds = 0;
 };
 
+/// Fewer looks than this over the second half cannot tell growth from a
+/// reading's noise: the stage fails, asking for more events.
+constexpr std::size_t min_second_half_samples = 8;
+
 /// Runs `args` as one `outbox` process until `done()` reaches `events`,
-/// sampling its resident memory every `period`. Throws when it exits or
-/// stops moving for the stage's timeout.
+/// sampling its resident memory every scale.soak_sample_ms. Throws when it
+/// exits or stops moving for the stage's timeout.
 std::vector<sample> run_sampled(stage_context& ctx,
                                 const std::vector<std::string>& args,
                                 const std::string& name, std::int64_t events,
                                 const std::function<std::int64_t()>& done) {
-  constexpr auto period = std::chrono::milliseconds(250);
+  auto period = std::chrono::milliseconds(ctx.scale.soak_sample_ms);
   process_group process{ctx.program, {args}, ctx.space.folder(), name};
   std::vector<sample> samples;
   auto moved_at = clock::now();
@@ -49,11 +55,19 @@ std::vector<sample> run_sampled(stage_context& ctx,
     } catch (const std::runtime_error& e) {
       throw std::runtime_error("soak: " + name + " process: " + e.what());
     }
-    sample now{done(), resident_mib(process.pid(0)).value_or(0),
-               process.cpu_seconds().at(0)};
-    samples.push_back(now);
-    if (now.done >= events)
-      return samples;
+    auto pid = process.pid(0);
+    sample now{done(), 0, 0, process.cpu_seconds().at(0)};
+    auto rss = resident_mib(pid);
+    auto peak = peak_resident_mib(pid);
+    // No reading (the process just exited, check_running says so next):
+    // no sample, rather than a 0 that would look like memory given back.
+    if (rss && peak) {
+      now.rss_mib = *rss;
+      now.peak_mib = *peak;
+      samples.push_back(now);
+      if (now.done >= events)
+        return samples;
+    }
     if (now.done != last) {
       last = now.done;
       moved_at = clock::now();
@@ -69,13 +83,14 @@ std::vector<sample> run_sampled(stage_context& ctx,
   }
 }
 
-/// The first sample at or past `share` of `events`.
-const sample& at_share(const std::vector<sample>& samples, double share,
-                       std::int64_t events) {
-  for (const auto& s : samples)
-    if (static_cast<double>(s.done) >= share * static_cast<double>(events))
-      return s;
-  return samples.back();
+/// The index of the first sample at or past `share` of `events`.
+std::size_t at_share(const std::vector<sample>& samples, double share,
+                     std::int64_t events) {
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    if (static_cast<double>(samples[i].done) >=
+        share * static_cast<double>(events))
+      return i;
+  return samples.size() - 1;
 }
 
 /// Adds the figures of one process: its resident memory at half way, at
@@ -84,11 +99,16 @@ const sample& at_share(const std::vector<sample>& samples, double share,
 void add_figures(stage_context& ctx, const std::string& role,
                  const std::string& shape, const std::vector<sample>& samples,
                  std::int64_t events) {
-  const auto& half = at_share(samples, 0.5, events);
+  auto half_at = at_share(samples, 0.5, events);
+  if (samples.size() - 1 - half_at < min_second_half_samples)
+    throw std::runtime_error(
+        "soak: the " + shape + " handled the second half of " +
+        std::to_string(events) + " events in fewer than " +
+        std::to_string(min_second_half_samples) +
+        " readings of its memory, too few to tell growth: give more events");
+  const auto& half = samples[half_at];
   const auto& end = samples.back();
-  double peak = 0;
-  for (const auto& s : samples)
-    peak = std::max(peak, s.rss_mib);
+  double peak = end.peak_mib;
   auto id = "soak_" + role + "_";
   ctx.out.add({"soak", id + "rss_half", shape + ", resident half way",
                half.rss_mib, "MiB", ""});
@@ -113,7 +133,7 @@ void measure_soak(stage_context& ctx) {
   auto s = ctx.space.fresh("soak", "NORMAL");
   ctx.progress("soak: filling the outbox with " + std::to_string(events) +
                " events");
-  // Two events per aggregate, as orders with a follow-up.
+  // Two events per aggregate.
   fill_outbox(s.db, events, events / 2, "PENDING", "soak");
   auto config = write_process_config(ctx, s, "soak.json");
   auto run_args = [&](const char* relays, const char* consumers) {
@@ -134,7 +154,13 @@ void measure_soak(stage_context& ctx) {
       run_sampled(ctx, run_args("0", "1"), "soak-consumer", events, [&] {
         auto r = conn.command({"HGET", s.broker.counters, "consumed"});
         auto text = broker::reply_text(*r);
-        return text.empty() ? std::int64_t{0} : std::stoll(text);
+        try {
+          return text.empty() ? std::int64_t{0} : std::stoll(text);
+        } catch (const std::logic_error&) {
+          throw std::runtime_error("soak: the counters' consumed is not an "
+                                   "integer: " +
+                                   text);
+        }
       });
   add_figures(ctx, "consumer", "consumer process", consumer, events);
   ctx.space.clear_redis();

@@ -46,7 +46,7 @@ struct bench_command_options {
   /// Hidden: every stage in seconds, for the tests of the command.
   bool tiny = false;
   /// A soak run over this many events instead of the stages.
-  std::int64_t soak = 0;
+  std::optional<std::int64_t> soak;
 };
 
 /// The --target NAME=VALUE flags as name -> value, or nothing after saying
@@ -140,16 +140,20 @@ int bench(const bench_command_options& options) {
   auto targets = parse_targets(options.targets);
   if (!targets)
     return exit_usage;
-  if (options.soak != 0 && options.soak < min_soak_events) {
-    std::cerr << "outbox bench: --soak: " << options.soak
-              << " events is too few to tell a warm cache from growth; give "
-                 "at least "
-              << min_soak_events << "\n";
+  if (options.soak && *options.soak < min_soak_events) {
+    std::cerr << "outbox bench: --soak " << *options.soak << ": give at least "
+              << min_soak_events
+              << " events (fewer cannot tell a warming cache from growth)\n";
+    return exit_usage;
+  }
+  if (options.soak && options.quick) {
+    std::cerr << "outbox bench: --soak and --quick: a soak runs no stages to "
+                 "shorten; give one of them\n";
     return exit_usage;
   }
   bench::bench_options o;
   o.targets = *targets;
-  o.soak_events = options.soak;
+  o.soak_events = options.soak.value_or(0);
   // The running program itself, even if its file was replaced since: the
   // stages that run processes of it.
   o.program = "/proc/self/exe";

@@ -26,14 +26,16 @@ std::map<std::string, double> values_of(const nlohmann::json& report) {
 TEST(BenchSoak, ARelayAndAConsumerProcessAreSampledOverEveryEvent) {
   test::redis_server redis;
   test::temp_dir dir{"outbox-bench-soak"};
-  auto r = test::run_outbox({"bench", "--tiny", "--soak", "3000", "--json",
+  // At the tiny scale memory is read every 5 ms: 20k events give each
+  // process's second half enough readings to be measured.
+  auto r = test::run_outbox({"bench", "--tiny", "--soak", "20000", "--json",
                              "--db", dir.file("o.db"), "--redis",
                              redis.endpoint().to_string()},
                             dir.path().string(), 240'000);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto report = nlohmann::json::parse(r.out);
   ASSERT_TRUE(report.at("ok").get<bool>()) << report.at("errors").dump();
-  EXPECT_EQ(report.at("scale").at("soak_events"), 3000);
+  EXPECT_EQ(report.at("scale").at("soak_events"), 20000);
   auto values = values_of(report);
   for (std::string role : {"relay", "consumer"}) {
     auto id = "soak_" + role + "_";
@@ -43,10 +45,10 @@ TEST(BenchSoak, ARelayAndAConsumerProcessAreSampledOverEveryEvent) {
     // Read from a live outbox process: a few MiB at least (the program
     // itself, CAF's threads, a connection), not a missing reading's 0.
     EXPECT_GT(values[id + "rss_half"], 2) << role;
+    // The peak is the kernel's high-water mark, read apart from the
+    // samples: it covers them.
     EXPECT_GE(values[id + "rss_peak"], values[id + "rss_end"]) << role;
     EXPECT_GE(values[id + "rss_peak"], values[id + "rss_half"]) << role;
-    EXPECT_DOUBLE_EQ(values[id + "rss_growth"],
-                     values[id + "rss_end"] - values[id + "rss_half"]);
     EXPECT_GT(values[id + "cpu"], 0) << role;
   }
   // Only the soak ran: no other stage's figures.
@@ -88,11 +90,32 @@ TEST(BenchSoak, OutsideASoakRunItsTargetIsNotMeasured) {
               testing::HasSubstr("outbox bench --soak"));
 }
 
-TEST(BenchSoak, TooFewEventsIsAUsageError) {
-  auto r =
-      test::run_outbox({"bench", "--soak", "10", "--redis", "127.0.0.1:1"});
+TEST(BenchSoak, TooFewEventsOrWithQuickIsAUsageError) {
+  for (const char* events : {"10", "0", "-5"}) {
+    auto r =
+        test::run_outbox({"bench", "--soak", events, "--redis", "127.0.0.1:1"});
+    EXPECT_EQ(r.exit_code, 2) << events << ": " << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr(std::string{"outbox bench: --soak "} +
+                                          events + ": give at least 1000"));
+  }
+  auto r = test::run_outbox(
+      {"bench", "--soak", "5000", "--quick", "--redis", "127.0.0.1:1"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_THAT(r.err, testing::HasSubstr("outbox bench: --soak: 10 events"));
+  EXPECT_THAT(r.err, testing::HasSubstr("--soak and --quick"));
+}
+
+// A run too short for its second half to be read often enough fails,
+// rather than report a growth of nothing from one reading.
+TEST(BenchSoak, ASoakTooShortToReadItsSecondHalfFails) {
+  test::redis_server redis;
+  test::temp_dir dir{"outbox-bench-soak"};
+  auto r = test::run_outbox({"bench", "--soak", "1000", "--json", "--db",
+                             dir.file("o.db"), "--redis",
+                             redis.endpoint().to_string()},
+                            dir.path().string(), 240'000);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, testing::HasSubstr("too few to tell growth: give more "
+                                        "events"));
 }
 
 } // namespace
