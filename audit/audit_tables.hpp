@@ -49,8 +49,6 @@ public:
   void forget_all_but_ledger();
   /// True when `processed` names an event the ledger does not have.
   bool names_unknown_events();
-  /// The SQL reading audit_processed directly (evaluate) reads it after
-  /// processed_count(), which settles it.
 
   /// For snapshots given by hand.
   void add_row(const storage::ledger_row& row, bool later);
@@ -66,7 +64,8 @@ public:
   void processed(broker::hash_page& page) override;
   void trimmed(const std::string& aggregate, std::int64_t n) override;
   /// Like every reader of audit_processed here, first moves the records
-  /// processed() gathered into it (settle_processed).
+  /// processed() gathered into it (settle_processed); the SQL that reads
+  /// audit_processed directly (evaluate) runs after this count.
   std::int64_t processed_count() override;
 
 private:
