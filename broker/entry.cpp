@@ -10,7 +10,7 @@ namespace outbox::broker {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 /// Lua numbers are doubles: the inbox script can only check integers up to
 /// 2^53, so both sides stop there.
@@ -56,13 +56,13 @@ bool nested_deeper_than(const std::string& text, std::size_t limit) {
 
 namespace {
 
-bool is_nonempty_string(const json& value) {
+bool is_nonempty_string(const ordered_json& value) {
   return value.is_string() && !value.get_ref<const std::string&>().empty();
 }
 
 /// An integer in [min, 2^53]; an integral float (1.0) counts, as it does for
 /// the inbox script, which cannot tell them apart.
-std::optional<std::int64_t> integer_in_range(const json& value,
+std::optional<std::int64_t> integer_in_range(const ordered_json& value,
                                              std::int64_t min) {
   std::int64_t result = 0;
   if (value.is_number_integer()) {
@@ -111,8 +111,8 @@ malformed_entry malformed(std::string reason) {
 
 /// A required name (aggregate_id, event_type) read into `to`: why it is
 /// malformed unless it is a non-empty string of clean text.
-std::optional<malformed_entry> read_name(const json& value, const char* name,
-                                         std::string& to) {
+std::optional<malformed_entry> read_name(const ordered_json& value,
+                                         const char* name, std::string& to) {
   if (!is_nonempty_string(value))
     return malformed(std::string{name} + " must be a non-empty string");
   to = value.get<std::string>();
@@ -124,10 +124,10 @@ std::optional<malformed_entry> read_name(const json& value, const char* name,
 } // namespace
 
 std::string encode(const event_entry& entry) {
-  auto payload = json::parse(entry.payload, nullptr, false);
+  auto payload = ordered_json::parse(entry.payload, nullptr, false);
   if (payload.is_discarded() || !payload.is_object())
     throw std::invalid_argument("payload must be a JSON object");
-  json object;
+  ordered_json object;
   object["v"] = entry_version;
   object["event_id"] = entry.event_id;
   object["aggregate_id"] = entry.aggregate_id;
@@ -140,7 +140,7 @@ std::string encode(const event_entry& entry) {
     object["published_at"] = entry.published_at;
   try {
     return object.dump();
-  } catch (const json::type_error&) {
+  } catch (const ordered_json::type_error&) {
     throw std::invalid_argument("entry contains text that is not UTF-8");
   }
 }
@@ -150,14 +150,14 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
   // the same order, so a bad entry gets the same reason on both sides.
   if (nested_deeper_than(text, max_nesting))
     return malformed("entry is not valid JSON");
-  auto object = json::parse(text, nullptr, false);
+  auto object = ordered_json::parse(text, nullptr, false);
   if (object.is_discarded())
     return malformed("entry is not valid JSON");
   if (!object.is_object())
     return malformed("entry must be a JSON object");
   event_entry entry;
-  auto field = [&](const char* name) -> const json& {
-    static const json absent;
+  auto field = [&](const char* name) -> const ordered_json& {
+    static const ordered_json absent;
     auto i = object.find(name);
     return i == object.end() ? absent : *i;
   };
@@ -200,7 +200,8 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
   }
   // The effect's own fields, as the script checks them before applying.
   if (entry.event_type == "OrderPlaced") {
-    const json& sku = payload.contains("sku") ? payload["sku"] : json{};
+    const ordered_json& sku =
+        payload.contains("sku") ? payload["sku"] : ordered_json{};
     if (!is_nonempty_string(sku))
       return malformed("payload.sku must be a non-empty string");
     if (!clean_text(sku.get_ref<const std::string&>()))

@@ -29,7 +29,7 @@ struct failed_options {
 
 /// The table's last_error column is cut to this many characters (the JSON
 /// has the whole text).
-constexpr std::size_t error_width = 60;
+constexpr std::size_t failed_error_width = 60;
 
 void print_table(const std::vector<storage::failed_row>& rows) {
   text_table table{{"EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE", "ATTEMPTS",
@@ -37,7 +37,7 @@ void print_table(const std::vector<storage::failed_row>& rows) {
   for (const auto& r : rows)
     table.add_row({r.event_id, r.aggregate_id, std::to_string(r.seq),
                    r.event_type, std::to_string(r.attempts),
-                   fit(r.last_error, error_width)});
+                   fit(r.last_error, failed_error_width)});
   std::cout << table.render();
 }
 

@@ -30,7 +30,7 @@ std::string partitions_text(const redis_setup& setup) {
 
 /// Error replies are long ("ERR unknown command 'CONFIG', with args
 /// beginning with: ..."): cut like the FAILED table's errors.
-constexpr std::size_t error_width = 100;
+constexpr std::size_t settings_error_width = 100;
 
 } // namespace
 
@@ -88,8 +88,8 @@ std::string redis_setup_text(const redis_setup& setup) {
   table.add_row({"user", setup.user});
   table.add_row({"database", std::to_string(setup.db)});
   if (!s.config_error.empty()) {
-    table.add_row(
-        {"CONFIG", fit("unavailable: " + s.config_error, error_width)});
+    table.add_row({"CONFIG", fit("unavailable: " + s.config_error,
+                                 settings_error_width)});
   } else {
     auto shown = [](const std::optional<std::string>& value) {
       return value ? *value : std::string{"unknown"};

@@ -16,7 +16,7 @@ namespace {
 /// The FAILED table's last error is cut to this many characters; --json has
 /// it in full. Wide enough that a broker refusal, which starts with the
 /// event's id, still shows its reason.
-constexpr std::size_t error_width = 100;
+constexpr std::size_t status_error_width = 100;
 
 /// When a lease runs out, from now: "in 9.8s" or "expired 1.2s ago" (an
 /// expired lease waits for another relay to take its rows over).
@@ -86,7 +86,7 @@ std::string outbox_text(const status_snapshot& s) {
     for (const auto& f : db.failed)
       failed.add_row({f.event_id, f.aggregate_id, std::to_string(f.seq),
                       f.event_type, std::to_string(f.attempts),
-                      fit(f.last_error, error_width)});
+                      fit(f.last_error, status_error_width)});
     out += '\n' + failed.render();
     auto total = db.count("FAILED");
     if (total > static_cast<std::int64_t>(db.failed.size()))

@@ -39,13 +39,14 @@ OUTBOX_PG_DEFAULT_PORT=6391
 # terminal shows of `outbox run`; postgresql-15 and libpq-dev: the
 # PostgreSQL backend and its tests' own clusters; nftables and iproute2:
 # the tests that put relays on hosts of their own, network namespaces
-# joined by veth pairs (ip) and cut off from one server (nft)).
+# joined by veth pairs (ip) and cut off from one server (nft); ccache: the
+# compiler cache ensure_build uses, shared by every clone of the user).
 OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev redis-server clang-format python3-jsonschema tmux
-  postgresql-15 libpq-dev nftables iproute2
+  postgresql-15 libpq-dev nftables iproute2 ccache
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).
@@ -212,15 +213,41 @@ ensure_build() {
     shift
   done
   [[ $dir == /* ]] || dir="$OUTBOX_ROOT/$dir"
+  if command -v ccache >/dev/null 2>&1; then
+    configure_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
 
   if [[ ! -f $dir/CMakeCache.txt ]] ||
     cache_differs "$dir/CMakeCache.txt" "${configure_args[@]}"; then
     cmake -S "$OUTBOX_ROOT" -B "$dir" "${configure_args[@]}" >&2 ||
       die "cmake configure failed in $dir"
   fi
+  # ccache keys paths relative to the checkout (CMakeLists.txt maps those
+  # the objects hold), so a fresh clone in another folder hits the objects
+  # of the last; this build's own hits and misses go to DIR/ccache.log
+  # (compiler_cache_summary).
+  rm -f "$dir/ccache.log"
   # To stderr: stdout belongs to the program run afterwards (JSON output).
-  cmake --build "$dir" -j"$(nproc)" "${build_args[@]}" >&2 ||
+  CCACHE_BASEDIR=$OUTBOX_ROOT CCACHE_STATSLOG=$dir/ccache.log \
+    cmake --build "$dir" -j"$(nproc)" "${build_args[@]}" >&2 ||
     die "build failed in $dir"
+}
+
+# compiler_cache_summary DIR: one line, the compiler cache's hits and misses
+# in DIR's last build (nothing when ccache is not installed).
+compiler_cache_summary() {
+  local log=$1/ccache.log stats hits misses
+  command -v ccache >/dev/null 2>&1 || return 0
+  if [[ ! -s $log ]]; then
+    printf 'compiler cache: nothing compiled\n'
+    return 0
+  fi
+  stats="$(CCACHE_STATSLOG=$log ccache --show-log-stats 2>/dev/null || true)"
+  hits="$(sed -n 's/^ *Hits: *\([0-9]*\) *\/ *\([0-9]*\).*/\1 of \2/p' <<<"$stats" |
+    head -n 1)"
+  misses="$(sed -n 's/^ *Misses: *\([0-9]*\).*/\1/p' <<<"$stats" | head -n 1)"
+  printf 'compiler cache: %s compilations hit, %s missed\n' "${hits:-?}" \
+    "${misses:-?}"
 }
 
 # redis_ping PORT: true when a Redis answers PING on 127.0.0.1:PORT.

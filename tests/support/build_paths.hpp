@@ -1,17 +1,20 @@
 #pragma once
 
-// Where the tests find the project's files and the binary they run. Only
-// build_paths.cpp sees the build's absolute paths, so every other test
-// object compiles the same in any checkout (and ccache shares it).
+// Where the tests find the project's files and the binary they run, read
+// at run time, so that no test object holds the checkout's path and every
+// one compiles the same in any checkout (a compiler cache shares them
+// between clones). OUTBOX_TEST_SOURCE_DIR and OUTBOX_TEST_BINARY override
+// what the build folder says, for a test binary run from elsewhere.
 
 #include <string>
 
 namespace outbox::test {
 
-/// The source tree (README.md, config/, fuzz/, scripts/).
+/// The source tree (README.md, config/, fuzz/, scripts/): the one the test
+/// binary's build folder was configured from (its CMakeCache.txt).
 const std::string& source_dir();
 
-/// The `outbox` binary the end-to-end tests run.
+/// The `outbox` binary the end-to-end tests run: beside the test binary.
 const std::string& outbox_binary();
 
 } // namespace outbox::test

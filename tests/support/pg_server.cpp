@@ -24,7 +24,7 @@ namespace outbox::test {
 
 namespace {
 
-constexpr int start_deadline_ms = 30'000;
+constexpr int pg_start_deadline_ms = 30'000;
 constexpr int copy_deadline_ms = 60'000;
 constexpr int stop_deadline_ms = 10'000;
 
@@ -156,7 +156,7 @@ bool pg_server::launch() {
   for (const auto& setting : options_.settings)
     args.insert(args.end(), {"-c", setting});
   pid_ = pg::spawn(args, dir() + "/pg.log");
-  if (wait_for_server(pid_, start_deadline_ms,
+  if (wait_for_server(pid_, pg_start_deadline_ms,
                       [this] { return accepts_connections(); }))
     return true;
   if (pid_ < 0)

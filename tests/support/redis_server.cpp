@@ -29,7 +29,7 @@ namespace outbox::test {
 namespace {
 
 constexpr const char* redis_binary = "/usr/bin/redis-server";
-constexpr int start_deadline_ms = 10'000;
+constexpr int redis_start_deadline_ms = 10'000;
 
 using clock_type = std::chrono::steady_clock;
 
@@ -212,7 +212,7 @@ bool redis_server::launch() {
     ::_exit(127);
   }
   pid_ = child;
-  if (wait_for_server(pid_, start_deadline_ms,
+  if (wait_for_server(pid_, redis_start_deadline_ms,
                       [&] { return answers_ping(port_, options_); }))
     return true;
   if (pid_ < 0)
