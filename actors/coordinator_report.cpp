@@ -68,6 +68,11 @@ void write_report(coordinator_actor* self) {
   auto& st = self->state;
   bool outage = false;
   auto outcome = read_outcome(st, outage);
+  // A session the server ended since its last use fails its first read,
+  // and the store connects anew for the next: a stop that does not wait
+  // out outages still gives the read that one more try.
+  if (outage && st.stop_waiting)
+    outcome = read_outcome(st, outage);
   auto now = st.setup.clock();
   if (outage && !st.stop_waiting &&
       now - st.ended_at < st.setup.final_read_patience_ms) {

@@ -157,6 +157,34 @@ TEST_F(ActorCoordinatorReport, ARunStoppedOnRequestDoesNotWait) {
   EXPECT_EQ(parse(*report->value)["final_state_error"], redis_gone);
 }
 
+TEST_F(ActorCoordinatorReport, ARunStoppedOnRequestReadsOnceMoreAfterAnOutage) {
+  // A session the server ended since its last use (pg_terminate_backend
+  // just before the SIGTERM) fails the first read of the final state; the
+  // store connects anew for the next one.
+  bool stopping = false;
+  int failed_reads = 0;
+  pipeline_->source = [&] {
+    metrics::pipeline_snapshot snap;
+    if (stopping && failed_reads == 0) {
+      ++failed_reads;
+      snap.trouble = "database: stats: lost the connection to PostgreSQL";
+      snap.outage = true;
+    }
+    return snap;
+  };
+  coordinator_ = spawn_coordinator(coordinator_config(pipeline_settings()));
+  auto report = request_report(coordinator_);
+  run();
+  stopping = true;
+  request_shutdown(coordinator_);
+  run();
+  ASSERT_TRUE(report->arrived) << "a stop on request still does not wait";
+  ASSERT_TRUE(report->value) << render(report->error);
+  EXPECT_EQ(failed_reads, 1);
+  auto r = parse(*report->value);
+  EXPECT_EQ(r["final_state_error"], "") << r.dump();
+}
+
 TEST_F(ActorCoordinatorReport, ARunThatCannotStartStillReports) {
   auto setup = coordinator_config(pipeline_settings());
   setup.make_probe = []() -> std::unique_ptr<actors::pipeline_port> {
