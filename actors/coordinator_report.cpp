@@ -14,6 +14,10 @@ namespace outbox::actors {
 
 namespace {
 
+/// A failed read of the final state faster than this met a dropped
+/// connection, not a server that does not answer.
+constexpr storage::millis quick_failure_ms = 1000;
+
 /// The final state and the audit, with `outage` set when what went wrong
 /// was an outage that waiting can end.
 metrics::run_outcome read_outcome(coordinator_state& st, bool& outage) {
@@ -67,11 +71,14 @@ void release_consumer_lock(coordinator_state& st) {
 void write_report(coordinator_actor* self) {
   auto& st = self->state;
   bool outage = false;
+  auto began = st.setup.clock();
   auto outcome = read_outcome(st, outage);
-  // A session the server ended since its last use fails its first read,
-  // and the store connects anew for the next: a stop that does not wait
-  // out outages still gives the read that one more try.
-  if (outage && st.stop_waiting)
+  // A session the server ended since its last use fails its first read at
+  // once, and the store connects anew for the next: a stop that does not
+  // wait out outages still gives such a read one more try. A read that
+  // failed slowly (a connect timing out) is not tried again: that stop
+  // would then wait twice.
+  if (outage && st.stop_waiting && st.setup.clock() - began < quick_failure_ms)
     outcome = read_outcome(st, outage);
   auto now = st.setup.clock();
   if (outage && !st.stop_waiting &&

@@ -15,9 +15,13 @@
 # include each source by its path from the source root, which is on every
 # target's include path, so a batch compiles the same in any checkout.
 #
-# The price: a batch is one translation unit, so names in anonymous
-# namespaces (and file-level aliases) must not clash within a target. A
-# clash is a compile error, never a silent mix-up; rename the newer one.
+# The price: a batch is one translation unit. Names in anonymous namespaces
+# (and file-level aliases) must not clash within a target: the same name
+# defined twice is a compile error, but two functions of one name with
+# other parameters become overloads, so name such helpers after what they
+# serve. A `using namespace` or an include also carries over to the files
+# after it in the batch, so a file may compile here only thanks to its
+# neighbour: -DOUTBOX_UNITY=OFF builds file by file and shows it.
 
 function(outbox_unity_sources out name)
   set(folder "${CMAKE_BINARY_DIR}/unity/${name}")

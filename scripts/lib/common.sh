@@ -142,9 +142,11 @@ ensure_packages() {
   make_private_var log
   local log="$OUTBOX_VAR/log/packages.log"
   local dropin="" dropin_folders=() had_main_cluster=0 caller_trap=""
+  local own_trap=0
   if printf '%s\n' "${missing[@]}" | grep -qx 'postgresql-[0-9]*'; then
     # Settled even when the install is interrupted; the caller's own EXIT
     # trap, if any, still runs, and is back in place afterwards.
+    own_trap=1
     caller_trap="$(trap -p EXIT)"
     # shellcheck disable=SC2064 # the caller's command, as it is now
     trap "no_debian_cluster_end; $(exit_trap_command "$caller_trap")" EXIT
@@ -159,9 +161,11 @@ ensure_packages() {
         apt-get install -y --no-install-recommends "${missing[@]}"
   } >"$log" 2>&1 </dev/null || installed=$?
   no_debian_cluster_end
+  # Only a trap of ours is taken down: the caller's stays (scripts/test's
+  # summary).
   if [[ -n $caller_trap ]]; then
     eval "$caller_trap"
-  else
+  elif ((own_trap)); then
     trap - EXIT
   fi
   if ((installed != 0)); then

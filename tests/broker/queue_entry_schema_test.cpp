@@ -22,8 +22,9 @@
 namespace outbox::test {
 namespace {
 
-const std::string schema_path =
-    source_dir() + "/broker/queue_entry.schema.json";
+std::string schema_path() {
+  return source_dir() + "/broker/queue_entry.schema.json";
+}
 
 /// Each entry's verdict from the schema, "ok" or "invalid: why", in order.
 std::vector<std::string> validate(const temp_dir& dir,
@@ -36,7 +37,7 @@ std::vector<std::string> validate(const temp_dir& dir,
   }
   auto r = run_process({"/usr/bin/python3",
                         source_dir() + "/tests/broker/validate_entries.py",
-                        schema_path, file});
+                        schema_path(), file});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> verdicts;
   std::istringstream lines{r.out};
