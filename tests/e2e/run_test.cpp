@@ -51,14 +51,18 @@ protected:
     return nlohmann::json::parse(r.out);
   }
 
-  void expect_verify_passes() {
+  /// `outbox verify` exits 0 and every check passes; with `queued_ok`, a
+  /// check skipped because entries are still queued (a run without
+  /// consumers) is fine too.
+  void expect_verify_passes(bool queued_ok = false) {
     auto args = common();
     args.insert(args.begin(), {"verify", "--json"});
     auto verify = run_outbox(args, dir_.path().string());
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
     auto v = nlohmann::json::parse(verify.out);
     for (const auto& check : v.at("checks"))
-      EXPECT_EQ(check.at("result"), "passed") << check.dump();
+      if (!(queued_ok && check.at("result") == "skipped"))
+        EXPECT_EQ(check.at("result"), "passed") << check.dump();
   }
 
   temp_dir dir_{"outbox-run"};
@@ -222,8 +226,10 @@ TEST_F(E2ERunSQLite, AWorkerThatCannotSetItselfUpStopsTheRun) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.err, testing::HasSubstr("cannot start relay-"));
   EXPECT_LT(took, std::chrono::seconds(20));
-  // What the run committed before it stopped is whole.
-  expect_verify_passes();
+  // What the run committed before it stopped is whole. Relays that started
+  // may have pushed events before the stop, and with no consumers they stay
+  // queued: verify then skips comparing published with processed.
+  expect_verify_passes(true);
 }
 
 } // namespace
