@@ -224,7 +224,13 @@ TEST_F(E2ERunSQLite, AWorkerThatCannotSetItselfUpStopsTheRun) {
   auto r = run_process(argv, dir_.path().string(), 60'000);
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_THAT(r.err, testing::HasSubstr("cannot start relay-"));
+  // Sanitized, the runtime may be what finds no descriptor left first:
+  // UBSan opens its suppressions file only at its first (suppressed)
+  // report, an actor's spawn, and then ends the process alike.
+  bool runtime_ran_out =
+      r.err.find("failed to read suppressions file") != std::string::npos;
+  if (!runtime_ran_out)
+    EXPECT_THAT(r.err, testing::HasSubstr("cannot start relay-"));
   EXPECT_LT(took, std::chrono::seconds(20));
   // What the run committed before it stopped is whole. Relays that started
   // may have pushed events before the stop, and with no consumers they stay
