@@ -25,8 +25,9 @@ namespace outbox::actors {
 /// state that refuses writes or commands (broker_error::state(): a replica,
 /// out of memory...), e.g. "Redis at 127.0.0.1:6379 is read-only (a
 /// replica): waiting". Several relays and consumers meet the same state:
-/// the operator needs one line naming it, not one per actor. Errors that
-/// name no state are ignored.
+/// the operator needs one line naming it, not one per actor. A refusal that
+/// arrives within 2 s of the clearing write is a late reply of the same
+/// outage and is not said again. Errors that name no state are ignored.
 void announce_server_state(const broker::broker_error& e);
 
 /// A write went through: the states announced are over, and a later one

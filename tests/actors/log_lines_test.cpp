@@ -1,6 +1,8 @@
 #include "actors/coordinator.hpp"
+#include "actors/outage.hpp"
 #include "actors/relay.hpp"
 
+#include "broker/broker_error.hpp"
 #include "pipeline_fixture.hpp"
 #include "storage/types.hpp"
 
@@ -312,6 +314,29 @@ TEST_F(ActorLogLinesCoordinator, RestartIsOneLineWithTheOldAndNewNameAndWhy) {
   EXPECT_TRUE(log.holds(0, {"went down"}));
   request_shutdown(coordinator);
   run();
+}
+
+// A Redis state (a replica, out of memory) is said once per outage, however
+// many actors meet it; a refusal answered before the server recovered but
+// handled after another actor's write went through is the same outage.
+TEST(ActorLogLinesOutage, AServerStateIsSaidOncePerOutageLateRepliesIncluded) {
+  captured_log log{spdlog::level::info};
+  broker::broker_error replica{broker::broker_errc::unavailable, "READONLY",
+                               broker::server_state::read_only, "127.0.0.1:1"};
+  actors::announce_server_state(replica);
+  actors::announce_server_state(replica);
+  EXPECT_TRUE(log.one_line_at(
+      "warning", {"Redis at 127.0.0.1:1 is read-only (a replica): waiting"}));
+
+  actors::server_states_cleared();
+  actors::announce_server_state(replica);
+  EXPECT_TRUE(log.holds(1, {"read-only"})) << "a late reply said it again";
+
+  broker::broker_error full{broker::broker_errc::unavailable, "OOM",
+                            broker::server_state::out_of_memory, "127.0.0.1:1"};
+  actors::announce_server_state(full);
+  EXPECT_TRUE(log.holds(1, {"out of memory"})) << "a new state is said";
+  actors::server_states_cleared();
 }
 
 } // namespace
