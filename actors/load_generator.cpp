@@ -27,18 +27,23 @@ constexpr std::int64_t tickets_per_message = 64;
 constexpr auto request_timeout = seconds(60);
 constexpr auto retry_delay = milliseconds(50);
 
-/// Orders whose follow-ups are under way: their aggregates and order ids.
+/// Orders whose follow-ups are under way: their aggregates and order ids,
+/// and the event ids of the step under way (empty until it starts).
 struct followups {
   std::vector<std::string> aggregate_ids;
   std::vector<std::int64_t> order_ids;
+  std::vector<std::string> event_ids;
 
   std::size_t size() const { return order_ids.size(); }
   void add(std::string aggregate_id, std::int64_t order_id) {
     aggregate_ids.push_back(std::move(aggregate_id));
     order_ids.push_back(order_id);
   }
-  void add(const followups& from, std::size_t i) {
+  /// Order i of `from`, with its event id when `same_step`.
+  void add(const followups& from, std::size_t i, bool same_step) {
     add(from.aggregate_ids[i], from.order_ids[i]);
+    if (same_step)
+      event_ids.push_back(from.event_ids[i]);
   }
 };
 
@@ -55,14 +60,24 @@ std::uint64_t splitmix64(std::uint64_t x) {
 /// The level of a retried request's line: database trouble is the writer's
 /// to report (once per outage), anything else is news here.
 spdlog::level::level_enum retry_level(ec code) {
-  bool store_trouble = code == ec::store_busy || code == ec::store_failure;
+  bool store_trouble = code == ec::store_busy || code == ec::store_failure ||
+                       code == ec::store_outcome_unknown;
   return store_trouble ? spdlog::level::debug : spdlog::level::warn;
 }
 
 spdlog::level::level_enum retry_level(const caf::error& err) {
   return retry_level(has_code(err, ec::store_busy)      ? ec::store_busy
                      : has_code(err, ec::store_failure) ? ec::store_failure
-                                                        : ec::none);
+                     : has_code(err, ec::store_outcome_unknown)
+                         ? ec::store_outcome_unknown
+                         : ec::none);
+}
+
+/// Whether ticket `i` may have been written although it was refused: its
+/// next attempt is then a retry of an unknown outcome.
+template <class Outcome>
+bool outcome_unknown(const std::vector<Outcome>& outcomes, std::size_t i) {
+  return i >= outcomes.size() || outcomes[i].error == ec::store_outcome_unknown;
 }
 
 /// Why ticket `i` of a batch was not taken, and the level of its retry's
@@ -92,38 +107,47 @@ order_ticket ticket_of(const load_state& st, std::int64_t index) {
   auto draw = splitmix64(st.setup.seed ^ static_cast<std::uint64_t>(index));
   return {st.setup.run_id + "-" + std::to_string(index),
           "sku-" + std::to_string(draw % sku_count + 1),
-          static_cast<std::int64_t>((draw >> 32) % 5 + 1)};
+          static_cast<std::int64_t>((draw >> 32) % 5 + 1),
+          st.unknown_orders.count(index) > 0};
 }
 
-event_ticket followup_ticket(const std::string& aggregate_id,
-                             std::int64_t order_id, int step) {
+event_ticket followup_ticket(const load_state& st,
+                             const std::string& aggregate_id,
+                             std::int64_t order_id, std::string event_id,
+                             int step) {
   static const char* types[] = {"OrderPaid", "OrderShipped"};
   nlohmann::json payload{{"order_id", order_id}};
   if (step == 0)
     payload["amount_cents"] = 100 * (order_id % 50 + 1);
   else
     payload["carrier"] = order_id % 2 ? "post" : "courier";
-  return {aggregate_id, types[step], payload.dump()};
+  bool retry_of_unknown = st.unknown_events.count(event_id) > 0;
+  return {aggregate_id, types[step], payload.dump(), std::move(event_id),
+          retry_of_unknown};
 }
 
 /// Appends the next follow-up of each order, one step at a time: an
 /// order's next follow-up is only sent once the previous one committed,
 /// like a real workflow.
 void append_followups(load_actor* self, followups orders, int step) {
+  auto& st = self->state;
   if (step >= 2)
     return finish_orders(self, static_cast<std::int64_t>(orders.size()));
+  while (orders.event_ids.size() < orders.size())
+    orders.event_ids.push_back(st.event_ids.next());
   std::vector<event_ticket> tickets;
   tickets.reserve(orders.size());
   for (std::size_t i = 0; i < orders.size(); ++i)
-    tickets.push_back(
-        followup_ticket(orders.aggregate_ids[i], orders.order_ids[i], step));
+    tickets.push_back(followup_ticket(st, orders.aggregate_ids[i],
+                                      orders.order_ids[i], orders.event_ids[i],
+                                      step));
   // No timeout: the writer answers every ticket, committed or refused,
-  // unless it dies (which ends the run). A timed-out batch could not be
-  // retried: follow-ups have no key, and it may have committed.
-  self->request(self->state.setup.writer, caf::infinite, append_batch_atom_v,
+  // unless it dies (which ends the run).
+  self->request(st.setup.writer, caf::infinite, append_batch_atom_v,
                 std::move(tickets))
       .then(
           [self, orders, step](std::vector<event_outcome>& outcomes) {
+            auto& st = self->state;
             followups next;
             followups again;
             std::size_t first_refused = 0;
@@ -131,11 +155,15 @@ void append_followups(load_actor* self, followups orders, int step) {
               bool ok = i < outcomes.size() && outcomes[i].ok();
               if (!ok && again.size() == 0)
                 first_refused = i;
-              (ok ? next : again).add(orders, i);
+              if (ok)
+                st.unknown_events.erase(orders.event_ids[i]);
+              else if (outcome_unknown(outcomes, i))
+                st.unknown_events.insert(orders.event_ids[i]);
+              (ok ? next : again).add(orders, i, !ok);
             }
             if (again.size() > 0) {
-              // Not idempotent by key: a follow-up is retried only when
-              // the writer said it was not committed.
+              // Safe whether or not they committed: the retry carries the
+              // same event ids, and one that exists is not appended again.
               auto [level, why] = refusal(outcomes, first_refused);
               spdlog::log(level,
                           "load: {} follow-ups not appended, retrying (first "
@@ -143,14 +171,15 @@ void append_followups(load_actor* self, followups orders, int step) {
                           again.size(), again.aggregate_ids.front(), why);
               self->delayed_send(self, retry_delay, append_atom_v,
                                  std::move(again.aggregate_ids),
-                                 std::move(again.order_ids), step);
+                                 std::move(again.order_ids),
+                                 std::move(again.event_ids), step);
             }
             if (next.size() > 0)
               append_followups(self, std::move(next), step + 1);
           },
           [self, orders](caf::error& err) {
-            // Whether they committed is unknown: not retried, so none is
-            // appended twice; their orders end here.
+            // The writer is gone (the run ends): whether they committed
+            // is unknown, and nobody is left to ask; their orders end here.
             spdlog::error("load: {} follow-ups in an unknown state, not "
                           "retried (first {}): {}",
                           orders.size(), orders.aggregate_ids.front(),
@@ -176,6 +205,8 @@ void place(load_actor* self, std::vector<std::int64_t> indexes) {
             std::uniform_real_distribution<double> roll{0.0, 1.0};
             for (std::size_t i = 0; i < indexes.size(); ++i) {
               if (i >= outcomes.size() || !outcomes[i].ok()) {
+                if (outcome_unknown(outcomes, i))
+                  st.unknown_orders.insert(indexes[i]);
                 // One line per batch: the first order refused, and why.
                 if (again.empty()) {
                   auto [level, why] = refusal(outcomes, i);
@@ -187,6 +218,7 @@ void place(load_actor* self, std::vector<std::int64_t> indexes) {
                 again.push_back(indexes[i]);
                 continue;
               }
+              st.unknown_orders.erase(indexes[i]);
               const auto& receipt = outcomes[i].receipt;
               if (roll(st.random) < st.setup.followup_share)
                 with_followups.add(receipt.aggregate_id, receipt.order_id);
@@ -204,6 +236,8 @@ void place(load_actor* self, std::vector<std::int64_t> indexes) {
           [self, indexes](caf::error& err) {
             // Retried with the same request ids: an order that did commit
             // comes back replayed.
+            for (auto index : indexes)
+              self->state.unknown_orders.insert(index);
             spdlog::log(retry_level(err),
                         "load: {} orders not placed, retrying (orders #{} "
                         "to #{}): {}",
@@ -280,10 +314,12 @@ caf::behavior load_generator(load_actor* self, load_setup setup) {
         place(self, std::move(indexes));
       },
       [self](append_atom, std::vector<std::string>& aggregate_ids,
-             std::vector<std::int64_t>& order_ids, int step) {
-        append_followups(
-            self, followups{std::move(aggregate_ids), std::move(order_ids)},
-            step);
+             std::vector<std::int64_t>& order_ids,
+             std::vector<std::string>& event_ids, int step) {
+        append_followups(self,
+                         followups{std::move(aggregate_ids),
+                                   std::move(order_ids), std::move(event_ids)},
+                         step);
       },
   };
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/run_metrics.hpp"
+#include "storage/event_ids.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <unordered_set>
 
 namespace outbox::actors {
 
@@ -44,6 +46,13 @@ struct load_state {
   std::int64_t finished = 0;
   /// When a paced load started: orders due = rate * time since.
   std::chrono::steady_clock::time_point started;
+  /// The follow-ups' event ids: made once per follow-up, sent again by
+  /// every retry of it.
+  storage::event_id_source event_ids;
+  /// Orders (by index) and follow-ups (by event id) whose last attempt
+  /// had an unknown outcome: their next attempt says so to the writer.
+  std::unordered_set<std::int64_t> unknown_orders;
+  std::unordered_set<std::string> unknown_events;
 };
 
 using load_actor = caf::stateful_actor<load_state>;

@@ -24,6 +24,8 @@ std::string to_string(ec code) {
     return "consumer_fenced";
   case ec::setup_failed:
     return "setup_failed";
+  case ec::store_outcome_unknown:
+    return "store_outcome_unknown";
   }
   return "unknown";
 }

@@ -22,7 +22,8 @@ enum class ec : std::uint8_t {
   idempotency_conflict,
   /// A request broke a rule of the data model (bad sku, qty, event).
   invalid_input,
-  /// The database stayed locked past busy_timeout.
+  /// The database stayed locked past busy_timeout, or could not be
+  /// reached: nothing was written.
   store_busy,
   /// Any other database failure.
   store_failure,
@@ -37,6 +38,11 @@ enum class ec : std::uint8_t {
   /// A relay or consumer could not set itself up (open its database
   /// connection or its Redis port); the context names it and says why.
   setup_failed,
+  /// The group's COMMIT was sent and its answer lost, and the writer could
+  /// not find out whether it committed (storage::store_errc::
+  /// outcome_unknown): send the same tickets again (same request ids and
+  /// event ids, marked retry_of_unknown), never new ones.
+  store_outcome_unknown,
 };
 
 /// Short stable name ("idempotency_conflict", ...).
@@ -65,12 +71,14 @@ struct event_receipt {
   std::string event_id;
   std::string aggregate_id;
   std::int64_t seq = 0;
+  /// The ticket's event_id was in the outbox already: nothing written.
+  bool replayed = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event_receipt& x) {
   return f(caf::meta::type_name("event_receipt"), x.event_id, x.aggregate_id,
-           x.seq);
+           x.seq, x.replayed);
 }
 
 /// One order of a batch (place_batch_atom): what place_atom carries.
@@ -79,11 +87,15 @@ struct order_ticket {
   std::string request_id;
   std::string sku;
   std::int64_t qty = 0;
+  /// This ticket's last attempt ended in store_outcome_unknown (or no
+  /// answer): a replay now is its own earlier attempt, which committed.
+  bool retry_of_unknown = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, order_ticket& x) {
-  return f(caf::meta::type_name("order_ticket"), x.request_id, x.sku, x.qty);
+  return f(caf::meta::type_name("order_ticket"), x.request_id, x.sku, x.qty,
+           x.retry_of_unknown);
 }
 
 /// One follow-up of a batch (append_batch_atom): what append_atom carries.
@@ -92,12 +104,17 @@ struct event_ticket {
   std::string event_type;
   /// A JSON object.
   std::string payload;
+  /// The event's id, kept by every retry so that an event whose first
+  /// attempt did commit is not appended twice. Empty: the store makes one.
+  std::string event_id = {};
+  /// As order_ticket::retry_of_unknown.
+  bool retry_of_unknown = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event_ticket& x) {
   return f(caf::meta::type_name("event_ticket"), x.aggregate_id, x.event_type,
-           x.payload);
+           x.payload, x.event_id, x.retry_of_unknown);
 }
 
 /// The writer's answer for one ticket of a batch, in the ticket's place:

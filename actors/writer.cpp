@@ -23,6 +23,8 @@ ec code_of(const storage::store_error& e) {
     return ec::store_busy;
   case storage::store_errc::invalid_input:
     return ec::invalid_input;
+  case storage::store_errc::outcome_unknown:
+    return ec::store_outcome_unknown;
   default:
     return ec::store_failure;
   }
@@ -60,7 +62,13 @@ void not_committed(writer_state& st, const storage::store_error& e,
                    std::vector<Pending>& group, const char* what,
                    const std::string& ids) {
   st.setup.metrics->writer_errors++;
-  if (e.code() == storage::store_errc::invalid_input) {
+  if (e.code() == storage::store_errc::outcome_unknown) {
+    // Not an outage line: the requesters must send these same requests
+    // again, and the operator should know a COMMIT went unanswered.
+    spdlog::warn("writer: group of {} {} may or may not have committed "
+                 "({}): {}",
+                 group.size(), what, ids, e.what());
+  } else if (e.code() == storage::store_errc::invalid_input) {
     spdlog::debug("writer: group of {} {} refused as invalid, not committed "
                   "({}): {}",
                   group.size(), what, ids, e.what());
@@ -73,6 +81,25 @@ void not_committed(writer_state& st, const storage::store_error& e,
   }
   for (auto& p : group)
     p.reply.refuse(code_of(e), e.what());
+}
+
+/// Adds what the store found out about lost COMMITs since the last look.
+void count_lost_commits(writer_state& st) {
+  auto now = st.store->lost_commit_outcomes();
+  auto& m = *st.setup.metrics;
+  m.commits_unknown += now.lost - st.lost_counted.lost;
+  m.unknown_found_committed += now.committed - st.lost_counted.committed;
+  m.unknown_found_not_committed +=
+      now.not_committed - st.lost_counted.not_committed;
+  st.lost_counted = now;
+}
+
+/// A ticket whose earlier attempt had an unknown outcome got an answer:
+/// a replay says that attempt committed, a new write that it did not.
+void count_resolved(metrics::run_metrics& m, bool retry_of_unknown,
+                    bool replayed) {
+  if (retry_of_unknown)
+    (replayed ? m.unknown_found_committed : m.unknown_found_not_committed)++;
 }
 
 /// A group committed: ends an outage the writer saw, with one line.
@@ -99,7 +126,10 @@ void commit_orders(writer_actor* self) {
         continue;
       }
       bool replayed = r.result == outcome::replayed;
-      (replayed ? metrics.orders_replayed : metrics.orders_placed)++;
+      count_resolved(metrics, group[i].retry_of_unknown, replayed);
+      // A replay of its own earlier attempt is an order this run placed.
+      bool placed_here = !replayed || group[i].retry_of_unknown;
+      (placed_here ? metrics.orders_placed : metrics.orders_replayed)++;
       group[i].reply.deliver(
           order_receipt{r.order_id, r.event_id, r.aggregate_id, replayed});
     }
@@ -119,11 +149,15 @@ void commit_events(writer_actor* self) {
     return;
   try {
     auto results = st.store->append_events(requests, st.setup.clock());
-    st.setup.metrics->events_appended +=
-        static_cast<std::int64_t>(results.size());
-    for (size_t i = 0; i < results.size(); ++i)
-      group[i].reply.deliver(event_receipt{
-          results[i].event_id, results[i].aggregate_id, results[i].seq});
+    auto& metrics = *st.setup.metrics;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      count_resolved(metrics, group[i].retry_of_unknown, r.replayed);
+      if (!r.replayed || group[i].retry_of_unknown)
+        metrics.events_appended++;
+      group[i].reply.deliver(
+          event_receipt{r.event_id, r.aggregate_id, r.seq, r.replayed});
+    }
     committed(st);
   } catch (const storage::store_error& e) {
     not_committed(st, e, group, "events",
@@ -140,6 +174,7 @@ void commit(writer_actor* self) {
   st.commit_scheduled = false;
   commit_orders(self);
   commit_events(self);
+  count_lost_commits(st);
   st.setup.metrics->commits++;
   for (const auto& relay : st.relays)
     self->send(relay, nudge_atom_v);
@@ -171,12 +206,12 @@ void gather(writer_actor* self) {
 /// fail anyone else's transaction (a bad payload would fail them all).
 template <class Request, class Receipt, class Pending>
 void join(writer_actor* self, Request request, reply_to<Receipt> reply,
-          std::vector<Pending>& pending) {
+          std::vector<Pending>& pending, bool retry_of_unknown = false) {
   if (auto problem = storage::validate(request)) {
     reply.refuse(ec::invalid_input, *problem);
     return;
   }
-  pending.push_back({std::move(request), std::move(reply)});
+  pending.push_back({std::move(request), std::move(reply), retry_of_unknown});
   gather(self);
 }
 
@@ -193,7 +228,8 @@ join_batch(writer_actor* self, std::vector<Ticket>& tickets,
   auto batch = std::make_shared<batch_reply<Receipt>>(
       self->make_response_promise(), tickets.size());
   for (std::size_t i = 0; i < tickets.size(); ++i)
-    join(self, to_request(tickets[i]), reply_to<Receipt>{batch, i}, pending);
+    join(self, to_request(tickets[i]), reply_to<Receipt>{batch, i}, pending,
+         tickets[i].retry_of_unknown);
   return caf::delegated<outcomes>{};
 }
 
@@ -237,9 +273,9 @@ caf::behavior writer(writer_actor* self, writer_setup setup) {
       [self](append_batch_atom, std::vector<event_ticket>& tickets) {
         return join_batch<event_receipt>(
             self, tickets, self->state.events, [](event_ticket& t) {
-              return storage::event_request{std::move(t.aggregate_id),
-                                            std::move(t.event_type),
-                                            std::move(t.payload)};
+              return storage::event_request{
+                  std::move(t.aggregate_id), std::move(t.event_type),
+                  std::move(t.payload), std::move(t.event_id)};
             });
       },
       [self](commit_atom, std::uint64_t gen) {

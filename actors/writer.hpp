@@ -35,13 +35,16 @@ struct writer_setup {
 struct writer_state {
   static inline const char* name = "writer";
 
+  /// retry_of_unknown: as the ticket's (messages.hpp).
   struct pending_order {
     storage::order_request request;
     reply_to<order_receipt> reply;
+    bool retry_of_unknown = false;
   };
   struct pending_event {
     storage::event_request request;
     reply_to<event_receipt> reply;
+    bool retry_of_unknown = false;
   };
 
   writer_setup setup;
@@ -55,6 +58,8 @@ struct writer_state {
   std::vector<caf::actor> relays;
   /// Logged when it begins and ends, not for every group it fails.
   outage database;
+  /// The store's lost_commit_outcomes() already added to the metrics.
+  storage::lost_commits lost_counted;
 };
 
 using writer_actor = caf::stateful_actor<writer_state>;

@@ -108,7 +108,13 @@ void add_figures(stage_context& ctx, const std::string& role,
         " readings of its memory, too few to tell growth: give more events");
   const auto& half = samples[half_at];
   const auto& end = samples.back();
+  // The kernel's high-water mark, but never below a reading: its RSS
+  // counters are cached per CPU (a few pages off), and memory given back
+  // with MADV_DONTNEED does not raise the mark first, so a reading can top
+  // it by a few pages.
   double peak = end.peak_mib;
+  for (const auto& s : samples)
+    peak = std::max({peak, s.rss_mib, s.peak_mib});
   auto id = "soak_" + role + "_";
   ctx.out.add({"soak", id + "rss_half", shape + ", resident half way",
                half.rss_mib, "MiB", ""});

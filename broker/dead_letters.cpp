@@ -21,17 +21,19 @@ constexpr int max_attempts = 5;
 
 const std::string& replay_script_source() {
   static const std::string source = lua_key_type_check() + std::string{R"lua(
--- KEYS: the dead-letter list, then each target queue followed by its
---       doorbell.
+-- KEYS: the dead-letter list, the inbox's gaps hash, then each target
+--       queue followed by its doorbell.
 -- ARGV: per record, in dead-letter order: the record exactly as stored, its
---       entry, and the number (1, 2, ...) of its queue among the KEYS pairs.
+--       entry, the number (1, 2, ...) of its queue among the KEYS pairs,
+--       and its seq's field of the gaps hash ("<aggregate_id>:<seq>").
 -- Returns the number of entries pushed, or {'changed'} (nothing done) when
 -- a record is no longer in the list.
-local dead_letter = KEYS[1]
+local dead_letter, gaps = KEYS[1], KEYS[2]
+local per_record = 4
 
 -- Scripts are not rolled back on error: check every key before any write.
-local expected = {{dead_letter, 'list'}}
-for k = 2, #KEYS, 2 do
+local expected = {{dead_letter, 'list'}, {gaps, 'hash'}}
+for k = 3, #KEYS, 2 do
   expected[#expected + 1] = {KEYS[k], 'list'}
 end
 local wrong = wrong_key_type(expected)
@@ -42,7 +44,7 @@ end
 -- Identical records (two copies of one event dead-lettered alike) are
 -- interchangeable: count how many of each text must still be there.
 local wanted, texts = {}, {}
-for i = 1, #ARGV, 3 do
+for i = 1, #ARGV, per_record do
   local record = ARGV[i]
   if not wanted[record] then
     wanted[record] = 0
@@ -62,15 +64,18 @@ for _, record in ipairs(texts) do
   redis.call('LREM', dead_letter, wanted[record], record)
 end
 -- The last first, so that each queue's head ends in dead-letter order.
-for i = #ARGV - 2, 1, -3 do
-  redis.call('LPUSH', KEYS[2 * tonumber(ARGV[i + 2])], ARGV[i + 1])
+-- Each seq marked 'replay': the inbox applies this copy, while it absorbs
+-- any other copy of a dead-lettered event as a duplicate (inbox_script.cpp).
+for i = #ARGV - per_record + 1, 1, -per_record do
+  redis.call('LPUSH', KEYS[1 + 2 * tonumber(ARGV[i + 2])], ARGV[i + 1])
+  redis.call('HSET', gaps, ARGV[i + 3], 'replay')
 end
 -- Doorbells are hints, as for a publish: never fail over one.
-for k = 3, #KEYS, 2 do
+for k = 4, #KEYS, 2 do
   redis.pcall('LPUSH', KEYS[k], '1')
   redis.pcall('LTRIM', KEYS[k], 0, 0)
 end
-return #ARGV / 3
+return #ARGV / per_record
 )lua"};
   return source;
 }
@@ -118,10 +123,10 @@ replay_result plan(const std::vector<dead_letter>& letters, const keys& names,
 /// One script call; false when the list changed since it was read.
 bool apply(connection& conn, lua_script& script, const keys& names,
            const std::vector<replayed_entry>& picked) {
-  std::vector<std::string> script_keys{names.dead_letter};
+  std::vector<std::string> script_keys{names.dead_letter, names.seq_gaps()};
   std::map<std::string, std::size_t> slot; // queue -> its pair number
   std::vector<std::string> args;
-  args.reserve(picked.size() * 3);
+  args.reserve(picked.size() * 4);
   for (const auto& p : picked) {
     auto [at, added] = slot.emplace(p.queue, slot.size() + 1);
     if (added) {
@@ -131,6 +136,9 @@ bool apply(connection& conn, lua_script& script, const keys& names,
     args.push_back(p.letter.record);
     args.push_back(p.letter.entry);
     args.push_back(std::to_string(at->second));
+    // A replayable record's entry has both (dead_letter::not_replayable).
+    args.push_back(*p.letter.aggregate_id + ":" +
+                   std::to_string(p.letter.seq.value_or(0)));
   }
   auto r = script.run(conn, script_keys, args);
   if (r->type == REDIS_REPLY_INTEGER &&

@@ -32,10 +32,17 @@ const std::string& inbox_script_source() {
 -- `outbox trim` deleted its record. Otherwise its record in `processed`
 -- decides (HSETNX). `gaps` fields: "<aggregate_id>:<seq>" -> '1' for a seq
 -- an out-of-order first delivery jumped over, 'dead' for a seq whose entry
--- was dead-lettered because its effect failed (a replay applies it late:
--- not an order violation); "<aggregate_id>:overflow" -> '1' when a jump
--- was too long to record, so that aggregate's duplicates are told by their
--- records alone (and `outbox trim` keeps its records).
+-- was dead-lettered because its effect failed (another copy of it, put
+-- back by a recovery or published again, is a duplicate: one record per
+-- event), 'replay' once `outbox dead-letters replay` put it back (that
+-- copy is applied again, late but not an order violation);
+-- "<aggregate_id>:overflow" -> '1' when a jump was too long to record, so
+-- that aggregate's duplicates are told by their records alone (and
+-- `outbox trim` keeps its records).
+--
+-- A malformed entry has no identity to mark: a copy of one whose record is
+-- among the newest `recent_records` of the dead-letter list (the same
+-- bytes, dead-lettered for the same reason) is a duplicate too.
 local processed, reserved, aggregate_seq = KEYS[1], KEYS[2], KEYS[3]
 local counters, dead_letter = KEYS[4], KEYS[5]
 local gaps, lock = KEYS[6], KEYS[7]
@@ -45,6 +52,10 @@ local max_gap = 1024
 -- Lua numbers are doubles: integers are exact up to 2^53 only.
 local max_integer = 9007199254740992
 local max_kept = 65536
+-- How far back from the dead-letter list's tail a malformed entry's copy
+-- is looked for: a recovered copy comes back within moments, and the look
+-- stays bounded however much garbage piles up.
+local recent_records = 1000
 
 -- Scripts are not rolled back on error: check the keys' types before any
 -- write, so a misconfigured key fails the call without half an effect.
@@ -81,6 +92,20 @@ end
 
 local function dead(text, reason)
   redis.call('RPUSH', dead_letter, dead_letter_record(text, reason, max_kept))
+  count('dead_lettered')
+  return {'dead', reason}
+end
+
+-- A malformed entry: dead-lettered, unless it is a copy of one already
+-- there (see recent_records).
+local function malformed(text, reason)
+  local record = dead_letter_record(text, reason, max_kept)
+  if redis.call('LPOS', dead_letter, record, 'RANK', -1,
+                'MAXLEN', recent_records) then
+    count('duplicates')
+    return {'dup', 0}
+  end
+  redis.call('RPUSH', dead_letter, record)
   count('dead_lettered')
   return {'dead', reason}
 end
@@ -261,7 +286,7 @@ local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local function apply(text)
   local e, reason = check(text)
   if not e then
-    return dead(text, reason)
+    return malformed(text, reason)
   end
   local order_placed = e.event_type == 'OrderPlaced'
   local committed_at = 0
@@ -281,8 +306,8 @@ local function apply(text)
   local mark = false
   if e.seq <= last then
     mark = redis.call('HGET', gaps, gap(e.aggregate_id, e.seq))
-    if not mark
-        and redis.call('HEXISTS', gaps, overflow(e.aggregate_id)) == 0 then
+    if mark == 'dead' or (not mark
+        and redis.call('HEXISTS', gaps, overflow(e.aggregate_id)) == 0) then
       count('duplicates')
       return {'dup', committed_at}
     end
@@ -316,7 +341,7 @@ local function apply(text)
   -- seqs are contiguous from 1, so the next one is exactly last + 1. A seq
   -- that comes late after a jump is a violation; a dead-lettered one
   -- replayed is not (it was set aside on purpose).
-  local violation = e.seq ~= last + 1 and mark ~= 'dead'
+  local violation = e.seq ~= last + 1 and mark ~= 'replay'
   if violation then
     count('order_violations')
   end

@@ -24,7 +24,14 @@ namespace outbox::cli {
 namespace {
 
 int exit_code_for(storage::store_errc code) {
-  return code == storage::store_errc::invalid_input ? exit_usage : exit_failure;
+  switch (code) {
+  case storage::store_errc::invalid_input:
+    return exit_usage;
+  case storage::store_errc::outcome_unknown:
+    return exit_outcome_unknown;
+  default:
+    return exit_failure;
+  }
 }
 
 } // namespace
@@ -108,6 +115,9 @@ int run_app(int argc, char** argv) {
   } catch (const storage::store_error& e) {
     if (e.code() == storage::store_errc::invalid_input)
       std::cerr << "outbox: invalid input: " << text::escaped(e.what()) << '\n';
+    else if (e.code() == storage::store_errc::outcome_unknown)
+      std::cerr << "outbox: outcome unknown: " << text::escaped(e.what())
+                << '\n';
     else
       std::cerr << "outbox: database error (" << to_string(e.code())
                 << "): " << text::escaped(e.what()) << '\n';

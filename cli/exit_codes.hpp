@@ -2,7 +2,7 @@
 
 namespace outbox::cli {
 
-/// The documented exit codes (DESIGN.md, README "Exit codes").
+/// The documented exit codes (README "Exit codes").
 enum exit_code : int {
   /// Success; for verify and run: every invariant holds.
   exit_ok = 0,
@@ -19,6 +19,11 @@ enum exit_code : int {
   /// what was left. 1 and 2 keep meaning that nothing was changed by the
   /// step that failed, so a script can tell "rerun" from "nothing to undo".
   exit_partial = 4,
+  /// Outcome unknown: a write's COMMIT was sent and its answer lost with
+  /// the connection, and whether it committed could not be found out
+  /// (storage::store_errc::outcome_unknown). Running the same command with
+  /// the same request id again is safe and tells which.
+  exit_outcome_unknown = 5,
   /// A bounded `outbox run` stopped by SIGINT (128 + 2) before it drained,
   /// every invariant holding: it says what it left undone.
   exit_interrupted = 130,

@@ -5,6 +5,7 @@
 #include "cli/output_mode.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
+#include "storage/event_ids.hpp"
 #include "storage/order_store.hpp"
 #include "storage/store_error.hpp"
 #include "text/json_text.hpp"
@@ -48,8 +49,11 @@ int place_order(const place_order_options& options) {
   storage::order_request request;
   request.sku = options.sku;
   request.qty = parse_qty(options.qty);
-  if (options.has_request_id)
-    request.request_id = options.request_id;
+  // Without a key of the caller's, one made here: a COMMIT whose answer is
+  // lost can then be looked up, and the command run again with it.
+  request.request_id = options.has_request_id
+                           ? options.request_id
+                           : "place-order-" + storage::event_id_source{}.next();
   // Validate before touching the database: bad input writes nothing.
   if (auto problem = storage::validate(request))
     throw storage::store_error(storage::store_errc::invalid_input, *problem);
@@ -57,7 +61,19 @@ int place_order(const place_order_options& options) {
   auto settings = resolve_settings(options.common);
   storage::prepare_database_folder(settings.db);
   auto db = storage::connect(settings.db, storage::open_mode::migrated);
-  auto placed = db->orders()->place_order(request, storage::wall_clock_now());
+  storage::placed_order placed;
+  try {
+    placed = db->orders()->place_order(request, storage::wall_clock_now());
+  } catch (const storage::store_error& e) {
+    if (e.code() != storage::store_errc::outcome_unknown)
+      throw;
+    throw storage::store_error(
+        e.code(), std::string{e.what()} +
+                      ". Run the same command with --request-id " +
+                      *request.request_id +
+                      " to find out: it says the order was already placed "
+                      "if it was, and places it once if it was not");
+  }
   if (placed.result == storage::placed_order::outcome::conflict) {
     std::cerr << "outbox: idempotency conflict: request_id '"
               << text::escaped(options.request_id) << "' already placed order "
@@ -68,10 +84,9 @@ int place_order(const place_order_options& options) {
   bool replayed = placed.result == storage::placed_order::outcome::replayed;
   if (prints_json(options.json)) {
     nlohmann::json out{
-        {"order_id", placed.order_id},
-        {"event_id", placed.event_id},
-        {"aggregate_id", placed.aggregate_id},
-        {"replayed", replayed},
+        {"order_id", placed.order_id},         {"event_id", placed.event_id},
+        {"aggregate_id", placed.aggregate_id}, {"replayed", replayed},
+        {"request_id", *request.request_id},
     };
     std::cout << text::json_text(out) << '\n';
   } else if (replayed) {

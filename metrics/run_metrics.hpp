@@ -82,6 +82,12 @@ struct run_metrics {
   counter events_appended{0};
   counter commits{0};
   counter writer_errors{0};
+  /// Requests whose group's COMMIT answer was lost with the connection,
+  /// and what was found out about them since: by the writer's lookup, or
+  /// by their retry (a replay: it had committed; a new write: it had not).
+  counter commits_unknown{0};
+  counter unknown_found_committed{0};
+  counter unknown_found_not_committed{0};
   // relays
   counter claims{0};
   counter claimed_rows{0};

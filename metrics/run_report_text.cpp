@@ -128,6 +128,13 @@ std::string run_report_text(const std::string& report_json) {
       << plural(count_of(r, "events_appended"), "event") << " written, "
       << count_of(r, "enqueued") << " enqueued by its relays, "
       << count_of(r, "applied_here") << " applied by its consumers\n";
+  if (const auto& lost = r["lost_commit_answers"];
+      count_of(lost, "requests") > 0)
+    out << "  COMMIT answers lost with the connection: "
+        << plural(count_of(lost, "requests"), "request") << "; found "
+        << count_of(lost, "found_committed") << " committed, "
+        << count_of(lost, "found_not_committed")
+        << " not committed (by lookup or by their retry)\n";
   const auto& throughput = r["throughput"];
   out << "  throughput " << rounded(number_of(throughput, "orders_per_s"))
       << " orders/s, "

@@ -1,6 +1,7 @@
 // The rules an order or event request must follow before any backend
 // writes it (and that the schema's CHECKs repeat).
 
+#include "storage/event_ids.hpp"
 #include "storage/order_store.hpp"
 
 #include "storage/store_error.hpp"
@@ -79,6 +80,9 @@ std::optional<std::string> validate(const event_request& request) {
   if (!payload.is_object())
     return std::string{"payload must be a JSON object (got a JSON "} +
            payload.type_name() + ")";
+  if (!request.event_id.empty() && !is_event_id(request.event_id))
+    return "event_id must be a UUID (8-4-4-4-12 hex digits), not \"" +
+           request.event_id + "\"";
   return std::nullopt;
 }
 

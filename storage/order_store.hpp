@@ -51,6 +51,10 @@ struct event_request {
   std::string event_type;
   /// A JSON object, stored verbatim.
   std::string payload;
+  /// The event's id, chosen by the caller so that a retry after an unknown
+  /// outcome is the same event: appending an id that exists writes nothing
+  /// and returns that row (replayed). Empty: the store makes a new one.
+  std::string event_id = {};
 };
 
 /// An event committed to the outbox.
@@ -58,10 +62,14 @@ struct appended_event {
   std::string event_id;
   std::string aggregate_id;
   std::int64_t seq = 0;
+  /// The request's event_id was there already: this is that row, and
+  /// nothing was written.
+  bool replayed = false;
 };
 
 /// Returns a message naming the bad field, or nothing when the event is
-/// valid: a non-empty aggregate_id and event_type, a JSON object payload.
+/// valid: a non-empty aggregate_id and event_type, a JSON object payload,
+/// an event_id that is empty or a UUID's canonical text.
 std::optional<std::string> validate(const event_request& request);
 
 /// Throws store_error(invalid_input) naming the first invalid request of a
@@ -76,6 +84,16 @@ std::string request_fingerprint(const order_request& request);
 
 /// The aggregate id of an order: events of one order share it.
 std::string order_aggregate_id(std::int64_t order_id);
+
+/// Requests whose group's COMMIT answer was lost with the connection
+/// (PostgreSQL), counted since the store was made: what the store found
+/// out by looking them up afterwards. `lost` minus the other two is what
+/// it reported as store_errc::outcome_unknown.
+struct lost_commits {
+  std::int64_t lost = 0;
+  std::int64_t committed = 0;
+  std::int64_t not_committed = 0;
+};
 
 /// Writes business facts together with their outbox rows. Each call is one
 /// write transaction; the batch calls are the writer's group commit.
@@ -106,6 +124,10 @@ public:
   /// Called inside every write transaction just before COMMIT. Throwing from
   /// it rolls the whole transaction back: tests use it to prove atomicity.
   virtual void set_before_commit(std::function<void()> hook) = 0;
+
+  /// See lost_commits. A backend that always knows its commits' outcome
+  /// (SQLite: a local file) has none.
+  virtual lost_commits lost_commit_outcomes() const { return {}; }
 };
 
 } // namespace outbox::storage

@@ -14,6 +14,8 @@ const char* to_string(store_errc code) {
     return "invalid_input";
   case store_errc::internal:
     return "internal";
+  case store_errc::outcome_unknown:
+    return "outcome_unknown";
   }
   return "internal";
 }

@@ -19,6 +19,13 @@ enum class store_errc {
   invalid_input,
   /// Anything else SQLite reported.
   internal,
+  /// A write transaction's COMMIT was sent and its answer lost with the
+  /// connection, and whether it committed could not be found out yet (the
+  /// server unreachable): it did or it did not, entirely. Retrying the same
+  /// requests (their request keys and event ids) is safe and tells which;
+  /// writing them anew is not. Never folded into busy, which promises
+  /// that nothing was written.
+  outcome_unknown,
 };
 
 /// Short stable name of a code, for messages and JSON ("busy", "io", ...).

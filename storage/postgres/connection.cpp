@@ -169,7 +169,9 @@ void connection::migrate() {
       session_->exec("migrate", sql_files::schema);
     }
     // Each later version's file, from the stored one on (5 is the first).
-    session_->exec("migrate", sql_files::schema_v6);
+    if (found < 6)
+      session_->exec("migrate", sql_files::schema_v6);
+    session_->exec("migrate", sql_files::schema_v7);
   });
   session_->forget_statements();
 }

@@ -38,7 +38,10 @@ std::string written_event(const std::vector<placed_order>& results) {
 }
 
 std::string written_event(const std::vector<appended_event>& results) {
-  return results.front().event_id;
+  for (const auto& r : results)
+    if (!r.replayed)
+      return r.event_id;
+  return "";
 }
 
 } // namespace
@@ -86,22 +89,27 @@ placed_order order_store::place(const order_request& request, millis now) {
   return result;
 }
 
-bool order_store::old_session_gone() {
+bool order_store::old_session_gone(const backend_identity& lost) {
   // Ends the session the COMMIT was lost with, waiting up to 5 s for it to
   // go (PostgreSQL 14's pg_terminate_backend with a timeout): a
   // transaction it still holds is then committed or rolled back for good.
-  link_.prepare(); // reconnects: previous_backend() is then the lost one
-  auto pid = link_.previous_backend();
-  if (pid == 0)
+  // Found by pid and start time: after a server restart the pid may serve
+  // someone else, who must not be ended.
+  link_.prepare(); // reconnects
+  if (lost.pid == 0)
     return true;
-  auto pid_text = std::to_string(pid);
-  link_.query("commit check", "SELECT pg_terminate_backend($1::integer, 5000)",
-              {pid_text});
+  const char* same_backend =
+      " FROM pg_stat_activity WHERE pid = $1::integer"
+      " AND ($2::timestamptz IS NULL OR backend_start = $2::timestamptz)";
+  std::vector<param> params{std::to_string(lost.pid),
+                            lost.started.empty() ? param{} : lost.started};
+  link_.query("commit check",
+              std::string{"SELECT pg_terminate_backend(pid, 5000)"} +
+                  same_backend,
+              params);
   return link_
              .query("commit check",
-                    "SELECT count(*) FROM pg_stat_activity WHERE pid ="
-                    " $1::integer",
-                    {pid_text})
+                    std::string{"SELECT count(*)"} + same_backend, params)
              .int64(0, 0) == 0;
 }
 
@@ -111,8 +119,7 @@ bool order_store::committed(const std::string& event_id) {
 
 template <class Result, class Write>
 std::vector<Result> order_store::write_group(const char* context,
-                                             std::size_t count, bool keyed,
-                                             Write write) {
+                                             std::size_t count, Write write) {
   std::vector<Result> results(count);
   if (count == 0)
     return results;
@@ -126,24 +133,28 @@ std::vector<Result> order_store::write_group(const char* context,
         },
         "BEGIN; SET LOCAL synchronous_commit = on");
   } catch (const commit_outcome_unknown& lost) {
+    lost_.lost += static_cast<std::int64_t>(count);
     // Every event of the group committed or none did: ask for one of them
     // on a new connection, once the old session is gone (its COMMIT may
     // still be on its way).
     bool done = false;
     try {
       auto id = written_event(results);
-      if (!id.empty() && !old_session_gone())
+      if (!id.empty() && !old_session_gone(lost.lost_backend()))
         throw store_error(store_errc::busy,
                           "its session is still running on the server");
       done = id.empty() || committed(id);
     } catch (const store_error& e) {
-      throw store_error(store_errc::busy,
+      // Said apart from busy: busy promises nothing was written.
+      throw store_error(store_errc::outcome_unknown,
                         std::string{lost.what()} +
                             "; whether it committed is unknown (" + e.what() +
-                            (keyed ? "): retrying with the same request ids "
-                                     "is safe"
-                                   : "): check before writing it again"));
+                            "): send the same requests again (their request "
+                            "keys and event ids make that safe), never new "
+                            "ones for them");
     }
+    (done ? lost_.committed : lost_.not_committed) +=
+        static_cast<std::int64_t>(count);
     if (!done)
       throw store_error(store_errc::busy,
                         std::string{lost.what()} + "; it did not commit");
@@ -160,11 +171,7 @@ order_store::place_orders(const std::vector<order_request>& requests,
   auto order = locking_order(requests, [](const order_request& r) {
     return r.request_id.value_or("");
   });
-  bool keyed =
-      std::all_of(requests.begin(), requests.end(), [](const order_request& r) {
-        return r.request_id.has_value();
-      });
-  return write_group<placed_order>("place_order", requests.size(), keyed,
+  return write_group<placed_order>("place_order", requests.size(),
                                    [&](std::vector<placed_order>& out) {
                                      for (auto i : order)
                                        out[i] = place(requests[i], now);
@@ -185,14 +192,18 @@ order_store::append_events(const std::vector<event_request>& requests,
   auto order = locking_order(
       requests, [](const event_request& r) { return r.aggregate_id; });
   return write_group<appended_event>(
-      "append_event", requests.size(), false,
-      [&](std::vector<appended_event>& out) {
+      "append_event", requests.size(), [&](std::vector<appended_event>& out) {
         for (auto i : order) {
           const auto& r = requests[i];
-          auto made = link_.run("append_event", "append_event",
-                                {r.aggregate_id, r.event_type, r.payload,
-                                 event_ids_.next(), link_.time(now)});
-          out[i] = {made.text(0, 0), r.aggregate_id, made.int64(0, 1)};
+          // The caller's id, kept by its retries; else one made here, so
+          // that a lost COMMIT can still be looked up.
+          auto made =
+              link_.run("append_event", "append_event",
+                        {r.aggregate_id, r.event_type, r.payload,
+                         r.event_id.empty() ? event_ids_.next() : r.event_id,
+                         link_.time(now)});
+          out[i] = {made.text(0, 0), r.aggregate_id, made.int64(0, 1),
+                    made.text(0, 2) == "t"};
         }
       });
 }

@@ -6,6 +6,7 @@
 namespace outbox::storage::postgres {
 
 class session;
+struct backend_identity;
 
 /// Orders, request keys and outbox rows on PostgreSQL: each call one
 /// transaction, always committed durably (synchronous_commit on, whatever
@@ -26,20 +27,23 @@ public:
   void set_before_commit(std::function<void()> hook) override {
     before_commit_ = std::move(hook);
   }
+  lost_commits lost_commit_outcomes() const override { return lost_; }
 
 private:
   placed_order place(const order_request& request, millis now);
-  /// One transaction; `keyed`: every request carries a request key (what
-  /// the message after a lost COMMIT may promise).
+  /// One transaction. A COMMIT whose answer was lost is looked up: the
+  /// results when it committed, busy when it did not, outcome_unknown when
+  /// that cannot be found out now.
   template <class Result, class Write>
   std::vector<Result> write_group(const char* context, std::size_t count,
-                                  bool keyed, Write write);
-  bool old_session_gone();
+                                  Write write);
+  bool old_session_gone(const backend_identity& lost);
   bool committed(const std::string& event_id);
 
   session& link_;
   event_id_source event_ids_;
   std::function<void()> before_commit_;
+  lost_commits lost_;
 };
 
 } // namespace outbox::storage::postgres

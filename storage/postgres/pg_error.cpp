@@ -76,6 +76,7 @@ void throw_failure(const char* context, const std::string& where, PGconn* conn,
     msg += said;
     break;
   case store_errc::internal:
+  case store_errc::outcome_unknown: // classify never returns it
     msg += "PostgreSQL error" +
            (sqlstate.empty() ? std::string{} : " " + sqlstate) + " on " +
            where + ": " + said;

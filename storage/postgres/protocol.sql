@@ -84,11 +84,13 @@ SELECT status FROM outbox WHERE event_id = $1
   AND outbox_require($1 IS NOT NULL, 'event_exists: event_id is NULL');
 
 -- append_event: $1 aggregate_id, $2 event_type, $3 payload, $4 event_id
--- (made by the writer, as on SQLite; NULL: the database makes one),
--- $5 now_ms. outbox_append in FROM: `SELECT (outbox_append(...)).*` would
--- call it once per column and append twice.
+-- (made by the writer, as on SQLite, and sent again by its retries; NULL:
+-- the database makes one), $5 now_ms. An event_id that exists returns its
+-- row with replayed = true and writes nothing (schema_v7.sql). In FROM:
+-- `SELECT (outbox_append_once(...)).*` would call it once per column.
 PREPARE append_event (text, text, json, uuid, bigint) AS
-SELECT event_id, seq FROM outbox_append($1, $2, $3, $4, outbox_ts($5));
+SELECT event_id, seq, replayed
+  FROM outbox_append_once($1, $2, $3, $4, outbox_ts($5));
 
 ------------------------------------------------------------------- claim --
 

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 
 namespace outbox::storage::postgres {
@@ -108,12 +109,12 @@ void session::connect() {
           PQfinish(c);
       }
     } guard{conn};
-    throw_connect_failure(where_, conn);
+    back_off_after_failure(conn);
   }
   conn_ = conn;
+  connect_backoff_ = std::chrono::milliseconds{0};
   ++generation_;
-  previous_backend_ = backend_;
-  backend_ = PQbackendPID(conn_);
+  backend_ = {PQbackendPID(conn_), ""};
   // Notices (a server shutting down says so before the error that ends
   // the session) go to the debug log, not straight to stderr: the error
   // that follows carries the same words in the log's format.
@@ -139,7 +140,28 @@ void session::connect() {
            "; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 15000";
   if (read_only_)
     setup += "; SET default_transaction_read_only = on";
-  exec("connect", setup);
+  // Last: PQexec answers with the last statement's result.
+  setup += "; SELECT backend_start FROM pg_stat_activity"
+           " WHERE pid = pg_backend_pid()";
+  auto started = exec("connect", setup);
+  if (started.rows() == 1)
+    backend_.started = started.text(0, 0);
+}
+
+void session::back_off_after_failure(PGconn* failed) {
+  // Doubling from 50 ms to 2 s: the first retry after a cut is quick, a
+  // server that stays away costs one attempt per 2 s per session.
+  using std::chrono::milliseconds;
+  connect_backoff_ =
+      std::clamp(connect_backoff_ * 2, milliseconds{50}, milliseconds{2000});
+  retry_at_ = std::chrono::steady_clock::now() + connect_backoff_;
+  try {
+    throw_connect_failure(where_, failed);
+  } catch (const store_error& e) {
+    last_connect_failure_ = e.what();
+    last_connect_errc_ = e.code();
+    throw;
+  }
 }
 
 void session::ensure_ready(const char* context, bool statements) {
@@ -148,6 +170,10 @@ void session::ensure_ready(const char* context, bool statements) {
     // with half of it on a new connection.
     if (in_transaction_)
       throw_failure(context, where_, conn_, nullptr);
+    if (std::chrono::steady_clock::now() < retry_at_)
+      throw store_error(last_connect_errc_,
+                        last_connect_failure_ +
+                            " (not trying again for a moment: backing off)");
     connect();
   }
   if (statements && !prepared_) {
@@ -218,8 +244,9 @@ void session::commit(const char* context) {
     return;
   if (PQstatus(conn_) != CONNECTION_OK)
     throw commit_outcome_unknown(std::string{context} +
-                                 ": lost the connection to " + where_ +
-                                 " during COMMIT");
+                                     ": lost the connection to " + where_ +
+                                     " during COMMIT",
+                                 backend_);
   fail(context, answer.raw());
 }
 

@@ -16,6 +16,7 @@
 #include "storage/postgres/result.hpp"
 #include "storage/store_error.hpp"
 
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,15 @@ namespace outbox::storage::postgres {
 
 /// A statement parameter in text format; nullopt is SQL NULL.
 using param = std::optional<std::string>;
+
+/// One server process of one connection. A pid alone is not enough to
+/// find it again: after a server restart the same pid may serve another
+/// client, so its start time goes with it (pg_stat_activity).
+struct backend_identity {
+  int pid = 0;
+  /// backend_start, as text ("" when pg_stat_activity did not show it).
+  std::string started;
+};
 
 class session {
 public:
@@ -74,10 +84,6 @@ public:
   bool connected() const;
   /// Loads the protocol's statements now, if this connection has not.
   void prepare() { ensure_ready("prepare", true); }
-  /// The server process of the connection before the last reconnect (0
-  /// when there was none): whether its transaction is still running can
-  /// be asked, and ended, from the new one.
-  int previous_backend() const { return previous_backend_; }
 
   /// Forgets the prepared statements (after a migration made the tables
   /// they name): the next run() prepares them again.
@@ -85,6 +91,9 @@ public:
 
 private:
   void connect();
+  /// Throws the connect failure of `failed` (busy or io), and waits longer
+  /// before the next attempt.
+  [[noreturn]] void back_off_after_failure(PGconn* failed);
   void commit(const char* context);
   void roll_back();
   void ensure_ready(const char* context, bool statements);
@@ -104,19 +113,32 @@ private:
   PGconn* conn_ = nullptr;
   bool prepared_ = false;
   int generation_ = 0;
-  int backend_ = 0;
-  int previous_backend_ = 0;
+  backend_identity backend_;
   bool in_transaction_ = false;
+  /// After a failed connect, the next is not tried before retry_at_: a
+  /// writer retrying its groups every few ms would otherwise open hundreds
+  /// of connections a second against a server that refuses them.
+  std::chrono::steady_clock::time_point retry_at_{};
+  std::chrono::milliseconds connect_backoff_{0};
+  std::string last_connect_failure_;
+  store_errc last_connect_errc_ = store_errc::busy;
 };
 
 /// Thrown by transaction() when the connection broke during COMMIT: the
-/// transaction may or may not have committed. An outage (busy) to every
-/// caller; a store that can find out (an order's event ids) catches it
-/// first and asks after reconnecting.
+/// transaction may or may not have committed. An outage (busy) to callers
+/// whose writes are safe to repeat (a relay's ack); the order store catches
+/// it first, ends `lost_backend` and looks its event ids up, and says
+/// store_errc::outcome_unknown when it cannot.
 class commit_outcome_unknown : public store_error {
 public:
-  explicit commit_outcome_unknown(const std::string& what)
-      : store_error(store_errc::busy, what) {}
+  commit_outcome_unknown(const std::string& what, backend_identity lost)
+      : store_error(store_errc::busy, what), lost_(std::move(lost)) {}
+  /// The server process whose COMMIT's answer was lost: it may still be
+  /// finishing that transaction.
+  const backend_identity& lost_backend() const { return lost_; }
+
+private:
+  backend_identity lost_;
 };
 
 template <class Body>

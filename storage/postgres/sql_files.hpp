@@ -11,6 +11,9 @@ extern const char* const schema;
 /// schema_v6.sql: version 5 -> 6, run by migrate() after schema.sql or on
 /// a database at version 5, in the same transaction.
 extern const char* const schema_v6;
+/// schema_v7.sql: version 6 -> 7 (appends idempotent on their event_id),
+/// run by migrate() after the earlier files or on a database at version 6.
+extern const char* const schema_v7;
 /// protocol.sql: every statement of the stores, as PREPAREs, run once per
 /// connection.
 extern const char* const protocol;

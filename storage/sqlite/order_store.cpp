@@ -12,11 +12,20 @@
 #include <SQLiteCpp/Statement.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+#include <optional>
+
 namespace outbox::storage::sqlite {
 
 namespace {
 
 constexpr const char* order_placed_type = "OrderPlaced";
+
+std::string lowercase(std::string text) {
+  for (auto& c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
 
 } // namespace
 
@@ -36,6 +45,8 @@ struct order_store::impl {
         insert_event(db, "INSERT INTO outbox (event_id, aggregate_id, seq,"
                          " event_type, payload, created_at, available_at)"
                          " VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        find_event(db, "SELECT aggregate_id, seq, event_type FROM outbox"
+                       " WHERE event_id = ?"),
         insert_request_key(db, "INSERT INTO request_keys (request_id,"
                                " fingerprint, order_id, event_id, created_at)"
                                " VALUES (?, ?, ?, ?, ?)") {}
@@ -43,9 +54,12 @@ struct order_store::impl {
   placed_order place(const order_request& request, millis now);
   appended_event append(const event_request& request, millis now);
   std::int64_t allocate_seq(const std::string& aggregate_id);
+  std::optional<appended_event> find_appended(const event_request& request,
+                                              const std::string& event_id);
   std::string insert_outbox_row(const std::string& aggregate_id,
                                 std::int64_t seq, const std::string& type,
-                                const std::string& payload, millis now);
+                                const std::string& payload, millis now,
+                                std::string event_id = {});
 
   SQLite::Database& db;
   std::string name;
@@ -53,6 +67,7 @@ struct order_store::impl {
   SQLite::Statement insert_order;
   SQLite::Statement next_seq;
   SQLite::Statement insert_event;
+  SQLite::Statement find_event;
   SQLite::Statement insert_request_key;
   event_id_source event_ids;
   std::function<void()> before_commit;
@@ -107,12 +122,42 @@ placed_order order_store::impl::place(const order_request& request,
 
 appended_event order_store::impl::append(const event_request& request,
                                          millis now) {
+  // Lowercase, as PostgreSQL's uuid prints it: a retry spelled otherwise
+  // is the same event.
+  auto event_id = lowercase(request.event_id);
+  if (!event_id.empty())
+    if (auto found = find_appended(request, event_id))
+      return *found;
   appended_event result;
   result.aggregate_id = request.aggregate_id;
   result.seq = allocate_seq(request.aggregate_id);
-  result.event_id = insert_outbox_row(request.aggregate_id, result.seq,
-                                      request.event_type, request.payload, now);
+  result.event_id =
+      insert_outbox_row(request.aggregate_id, result.seq, request.event_type,
+                        request.payload, now, std::move(event_id));
   return result;
+}
+
+/// The row an event_id names already (a retry: replayed), or nothing. The
+/// same id with another aggregate or type names another event: refused.
+/// The payload is not compared: one event_id is one event (as
+/// outbox_append_once on PostgreSQL).
+std::optional<appended_event>
+order_store::impl::find_appended(const event_request& request,
+                                 const std::string& event_id) {
+  statement_use query{find_event};
+  query->bind(1, event_id);
+  if (!query->executeStep())
+    return std::nullopt;
+  appended_event found{event_id, query->getColumn(0).getString(),
+                       query->getColumn(1).getInt64(), true};
+  auto type = query->getColumn(2).getString();
+  if (found.aggregate_id != request.aggregate_id || type != request.event_type)
+    throw store_error(store_errc::invalid_input,
+                      "event_id " + event_id + " already names " + type +
+                          " of " + found.aggregate_id + " (seq " +
+                          std::to_string(found.seq) + "), not " +
+                          request.event_type + " of " + request.aggregate_id);
+  return found;
 }
 
 std::int64_t order_store::impl::allocate_seq(const std::string& aggregate_id) {
@@ -123,11 +168,11 @@ std::int64_t order_store::impl::allocate_seq(const std::string& aggregate_id) {
   return query->getColumn(0).getInt64();
 }
 
-std::string
-order_store::impl::insert_outbox_row(const std::string& aggregate_id,
-                                     std::int64_t seq, const std::string& type,
-                                     const std::string& payload, millis now) {
-  auto event_id = event_ids.next();
+std::string order_store::impl::insert_outbox_row(
+    const std::string& aggregate_id, std::int64_t seq, const std::string& type,
+    const std::string& payload, millis now, std::string event_id) {
+  if (event_id.empty())
+    event_id = event_ids.next();
   statement_use insert{insert_event};
   insert->bind(1, event_id);
   insert->bind(2, aggregate_id);

@@ -150,9 +150,16 @@ UPDATE sqlite_master
 PRAGMA writable_schema = OFF;
 )sql";
 
+/// Version 6 -> 7: nothing on SQLite. The number is shared with
+/// PostgreSQL, whose version 7 makes appends idempotent on their event_id
+/// in SQL (storage/postgres/schema_v7.sql); here the writer looks the
+/// event_id up inside its own write transaction (order_store.cpp).
+constexpr const char* schema_v7 = "";
+
 /// migrations[v] upgrades a database from user_version v to v + 1.
 constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3,
-                                      schema_v4, schema_v5, schema_v6};
+                                      schema_v4, schema_v5, schema_v6,
+                                      schema_v7};
 static_assert(std::size(migrations) == schema_version);
 
 constexpr const char* our_tables[] = {"orders", "outbox", "request_keys",

@@ -62,6 +62,7 @@ store_errc classify(int primary_code) {
     msg += e.what();
     break;
   case store_errc::internal:
+  case store_errc::outcome_unknown: // SQLite knows its commits' outcome
     msg += "SQLite error " + std::to_string(e.getExtendedErrorCode()) + " on " +
            name + ": " + e.what();
     break;

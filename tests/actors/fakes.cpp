@@ -177,8 +177,15 @@ fake_consume_port::apply_batch(const std::vector<std::string>& entries) {
 broker::applied_entry fake_consume_port::apply_one(const std::string& text) {
   auto& b = *broker_;
   auto decoded = broker::decode(text);
-  if (auto* bad = std::get_if<broker::malformed_entry>(&decoded))
+  if (auto* bad = std::get_if<broker::malformed_entry>(&decoded)) {
+    if (!b.dead_malformed.emplace(text, bad->reason).second) {
+      ++b.duplicates;
+      broker::applied_entry copy;
+      copy.result = broker::applied_entry::outcome::duplicate;
+      return copy;
+    }
     return dead(b, bad->reason);
+  }
   // decode() refuses what the script refuses, with its reasons (an
   // OrderPlaced's sku and qty included): what is left applies.
   auto& entry = std::get<broker::event_entry>(decoded);

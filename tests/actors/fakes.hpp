@@ -71,6 +71,9 @@ struct fake_broker {
   std::int64_t order_violations = 0;
   /// Dead-lettered entries' reasons, in order.
   std::vector<std::string> dead_letter;
+  /// (entry, reason) of each malformed entry dead-lettered: a copy of one
+  /// is a duplicate, as the script finds its record in the list.
+  std::set<std::pair<std::string, std::string>> dead_malformed;
 
   // -- consume side failure injection and trace --
 

@@ -1,6 +1,8 @@
 #include "broker/inbox.hpp"
 
 #include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "broker/dead_letters.hpp"
 #include "inbox_fixture.hpp"
 
 #include <gmock/gmock.h>
@@ -135,9 +137,19 @@ TEST_F(BrokerInbox, PoisonEffectIsDeadLetteredAndItsAggregateMovesOn) {
   EXPECT_EQ(next.result, outcome::applied);
   EXPECT_FALSE(next.order_violation);
 
-  // Once the cause is fixed, a replay of the entry applies it once, late
-  // on purpose rather than out of order.
+  // Another copy (a recovery put it back, or a relay published it again)
+  // is absorbed: one record per event, even once the cause is fixed.
   conn().command({"HDEL", names_.reserved, "A"});
+  EXPECT_EQ(box.apply(first).result, outcome::duplicate);
+  EXPECT_EQ(counter("dead_lettered"), 1);
+  EXPECT_EQ(list(names_.dead_letter).size(), 1u);
+
+  // The replay applies it once, late on purpose rather than out of order.
+  auto put_back = replay_dead_letters(conn(), names_, {{"e1"}, false});
+  ASSERT_EQ(put_back.replayed.size(), 1u);
+  EXPECT_EQ(hash_field(names_.seq_gaps(), "o1:1"), "replay");
+  auto queued = conn().command({"LPOP", put_back.replayed[0].queue});
+  ASSERT_EQ(reply_text(*queued), first);
   auto replayed = box.apply(first);
   EXPECT_EQ(replayed.result, outcome::applied);
   EXPECT_FALSE(replayed.order_violation);

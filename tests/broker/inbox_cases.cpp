@@ -207,6 +207,14 @@ std::vector<inbox_case> well_formed_cases() {
        {{payload_with("qty", 0), outcome::dead_lettered, bad_qty, false, ""},
         applied(good().dump())},
        {{"A", 1}}},
+      // A recovered copy of a malformed entry finds its record: one record,
+      // the copy absorbed; other garbage still gets its own.
+      {"a_copy_of_a_dead_lettered_entry_is_a_duplicate",
+       {{payload_with("qty", 0), outcome::dead_lettered, bad_qty, false, ""},
+        duplicate(payload_with("qty", 0)),
+        {payload_with("qty", -1), outcome::dead_lettered, bad_qty, false, ""},
+        applied(good().dump())},
+       {{"A", 1}}},
   };
 }
 

@@ -60,9 +60,11 @@ protected:
     auto verify = run_outbox(args, dir_.path().string());
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
     auto v = nlohmann::json::parse(verify.out);
-    for (const auto& check : v.at("checks"))
-      if (!(queued_ok && check.at("result") == "skipped"))
+    for (const auto& check : v.at("checks")) {
+      if (!(queued_ok && check.at("result") == "skipped")) {
         EXPECT_EQ(check.at("result"), "passed") << check.dump();
+      }
+    }
   }
 
   temp_dir dir_{"outbox-run"};
@@ -229,8 +231,9 @@ TEST_F(E2ERunSQLite, AWorkerThatCannotSetItselfUpStopsTheRun) {
   // report, an actor's spawn, and then ends the process alike.
   bool runtime_ran_out =
       r.err.find("failed to read suppressions file") != std::string::npos;
-  if (!runtime_ran_out)
+  if (!runtime_ran_out) {
     EXPECT_THAT(r.err, testing::HasSubstr("cannot start relay-"));
+  }
   EXPECT_LT(took, std::chrono::seconds(20));
   // What the run committed before it stopped is whole. Relays that started
   // may have pushed events before the stop, and with no consumers they stay

@@ -215,5 +215,37 @@ TEST_F(FaultGarbage, DeadLettersEveryMalformedEntryAndKeepsConsuming) {
   EXPECT_EQ(figures.orphans, 0);
 }
 
+// A consumer that dies after the script dead-lettered an entry but before
+// it removed it leaves that entry in its processing list; recovered, the
+// copy must not make a second record (one record per entry), whatever the
+// garbage: one record each, however many crashes.
+TEST_F(FaultGarbage, ARecoveredCopyOfGarbageIsNotDeadLetteredTwice) {
+  auto bad = garbage_entries();
+  queue_real_orders(20);
+  broker::connection redis{redis_->connection_options()};
+  constexpr int partitions = 4;
+  for (std::size_t i = 0; i < bad.size(); ++i)
+    redis.command({"RPUSH",
+                   "pipeline:outbox.events." + std::to_string(i % partitions),
+                   bad[i].entry});
+
+  auto r =
+      outbox({"run", "--relays", "0", "--consumers", "2", "--until-drained",
+              "--seed", "3", "--crash-consumer-after-effect", "0.4",
+              "--crash-recovery-pause-ms", "10", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = json::parse(r.out);
+  EXPECT_TRUE(report.at("ok").get<bool>()) << report.dump(2);
+  // The crashes happened, and their copies came back: absorbed.
+  EXPECT_GT(report.at("consumer_restarts").get<int>(), 0);
+  EXPECT_GT(report.at("duplicates_absorbed").get<int>(), 0);
+  auto records =
+      redis.command({"LLEN", "pipeline:outbox.dead_letter"})->integer;
+  EXPECT_EQ(records, static_cast<long long>(bad.size()));
+  EXPECT_EQ(report.at("dead_lettered"), bad.size());
+  auto figures = expect_pipeline_intact(where());
+  EXPECT_EQ(figures.dead_lettered, static_cast<std::int64_t>(bad.size()));
+}
+
 } // namespace
 } // namespace outbox::test

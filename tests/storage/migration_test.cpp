@@ -174,7 +174,8 @@ TEST_P(StorageMigrationOnPostgreSQL, Version5IsMigratedKeepingItsRows) {
   ASSERT_EQ(outbox::storage::connect(target, open_mode::migrated)
                 ->found_schema_version(),
             schema_version);
-  EXPECT_EQ(probe->scalar("SELECT version FROM schema_version"), 6);
+  EXPECT_EQ(probe->scalar("SELECT version FROM schema_version"),
+            schema_version);
   EXPECT_EQ(probe->text("SELECT event_id FROM outbox WHERE aggregate_id ="
                         " 'old'"),
             old_id);
