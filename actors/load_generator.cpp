@@ -235,9 +235,9 @@ void place(load_actor* self, std::vector<std::int64_t> indexes) {
           },
           [self, indexes](caf::error& err) {
             // Retried with the same request ids: an order that did commit
-            // comes back replayed.
-            for (auto index : indexes)
-              self->state.unknown_orders.insert(index);
+            // comes back replayed. Not marked unknown: after a timeout the
+            // writer still holds the request and counts it placed when it
+            // commits, so its replay must not count again.
             spdlog::log(retry_level(err),
                         "load: {} orders not placed, retrying (orders #{} "
                         "to #{}): {}",

@@ -64,11 +64,16 @@ for _, record in ipairs(texts) do
   redis.call('LREM', dead_letter, wanted[record], record)
 end
 -- The last first, so that each queue's head ends in dead-letter order.
--- Each seq marked 'replay': the inbox applies this copy, while it absorbs
--- any other copy of a dead-lettered event as a duplicate (inbox_script.cpp).
+-- Each seq the inbox marked 'dead' is marked 'replay': the inbox applies
+-- this copy, while it absorbs any other copy of a dead-lettered event as a
+-- duplicate (inbox_script.cpp). A seq without that mark is left alone: its
+-- event was applied, or its copy is a duplicate anyway, and a mark nothing
+-- would clear must not outlive it.
 for i = #ARGV - per_record + 1, 1, -per_record do
   redis.call('LPUSH', KEYS[1 + 2 * tonumber(ARGV[i + 2])], ARGV[i + 1])
-  redis.call('HSET', gaps, ARGV[i + 3], 'replay')
+  if redis.call('HGET', gaps, ARGV[i + 3]) == 'dead' then
+    redis.call('HSET', gaps, ARGV[i + 3], 'replay')
+  end
 end
 -- Doorbells are hints, as for a publish: never fail over one.
 for k = 4, #KEYS, 2 do

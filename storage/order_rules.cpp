@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 
 namespace outbox::storage {
@@ -67,6 +68,29 @@ void require_each_valid(const std::vector<Request>& requests,
                                   ": " + *problem);
 }
 
+/// The largest integer a consumer reads exactly (its Lua numbers are
+/// doubles).
+constexpr double max_exact_integer = 9007199254740992.0;
+
+/// Why the consumer would refuse an OrderPlaced with this payload (its
+/// inbox checks, word for word: broker/inbox_script.cpp), so that it is
+/// refused where it is written instead of dead-lettered later; else
+/// nothing.
+std::optional<std::string> order_placed_problem(const nlohmann::json& payload) {
+  auto sku = payload.find("sku");
+  if (sku == payload.end() || !sku->is_string() ||
+      sku->get_ref<const std::string&>().empty())
+    return "payload.sku must be a non-empty string";
+  for (unsigned char c : sku->get_ref<const std::string&>())
+    if (is_control(c))
+      return "payload.sku must be UTF-8 text without control characters";
+  auto qty = payload.find("qty");
+  auto q = qty != payload.end() && qty->is_number() ? qty->get<double>() : 0;
+  if (!(q >= 1 && q <= max_exact_integer) || std::floor(q) != q)
+    return "payload.qty must be an integer >= 1 (at most 2^53)";
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> validate(const event_request& request) {
@@ -80,6 +104,9 @@ std::optional<std::string> validate(const event_request& request) {
   if (!payload.is_object())
     return std::string{"payload must be a JSON object (got a JSON "} +
            payload.type_name() + ")";
+  if (request.event_type == "OrderPlaced")
+    if (auto problem = order_placed_problem(payload))
+      return "an OrderPlaced the consumers would refuse: " + *problem;
   if (!request.event_id.empty() && !is_event_id(request.event_id))
     return "event_id must be a UUID (8-4-4-4-12 hex digits), not \"" +
            request.event_id + "\"";

@@ -119,7 +119,8 @@ bool order_store::committed(const std::string& event_id) {
 
 template <class Result, class Write>
 std::vector<Result> order_store::write_group(const char* context,
-                                             std::size_t count, Write write) {
+                                             std::size_t count, Write write,
+                                             const char* retry_advice) {
   std::vector<Result> results(count);
   if (count == 0)
     return results;
@@ -149,9 +150,7 @@ std::vector<Result> order_store::write_group(const char* context,
       throw store_error(store_errc::outcome_unknown,
                         std::string{lost.what()} +
                             "; whether it committed is unknown (" + e.what() +
-                            "): send the same requests again (their request "
-                            "keys and event ids make that safe), never new "
-                            "ones for them");
+                            "): " + retry_advice);
     }
     (done ? lost_.committed : lost_.not_committed) +=
         static_cast<std::int64_t>(count);
@@ -171,11 +170,20 @@ order_store::place_orders(const std::vector<order_request>& requests,
   auto order = locking_order(requests, [](const order_request& r) {
     return r.request_id.value_or("");
   });
-  return write_group<placed_order>("place_order", requests.size(),
-                                   [&](std::vector<placed_order>& out) {
-                                     for (auto i : order)
-                                       out[i] = place(requests[i], now);
-                                   });
+  bool keyed =
+      std::all_of(requests.begin(), requests.end(), [](const order_request& r) {
+        return r.request_id.has_value();
+      });
+  return write_group<placed_order>(
+      "place_order", requests.size(),
+      [&](std::vector<placed_order>& out) {
+        for (auto i : order)
+          out[i] = place(requests[i], now);
+      },
+      keyed ? "send the same requests again (their request keys make that "
+              "safe), never new ones for them"
+            : "an order without a request key cannot be sent again safely: "
+              "look for it in the database first");
 }
 
 placed_order order_store::place_order(const order_request& request,
@@ -192,7 +200,8 @@ order_store::append_events(const std::vector<event_request>& requests,
   auto order = locking_order(
       requests, [](const event_request& r) { return r.aggregate_id; });
   return write_group<appended_event>(
-      "append_event", requests.size(), [&](std::vector<appended_event>& out) {
+      "append_event", requests.size(),
+      [&](std::vector<appended_event>& out) {
         for (auto i : order) {
           const auto& r = requests[i];
           // The caller's id, kept by its retries; else one made here, so
@@ -205,7 +214,9 @@ order_store::append_events(const std::vector<event_request>& requests,
           out[i] = {made.text(0, 0), r.aggregate_id, made.int64(0, 1),
                     made.text(0, 2) == "t"};
         }
-      });
+      },
+      "send the same events again with their event ids (that makes it "
+      "safe), never new ones for them");
 }
 
 appended_event order_store::append_event(const event_request& request,

@@ -33,10 +33,11 @@ private:
   placed_order place(const order_request& request, millis now);
   /// One transaction. A COMMIT whose answer was lost is looked up: the
   /// results when it committed, busy when it did not, outcome_unknown when
-  /// that cannot be found out now.
+  /// that cannot be found out now, with `retry_advice` (how the caller may
+  /// send the group again).
   template <class Result, class Write>
   std::vector<Result> write_group(const char* context, std::size_t count,
-                                  Write write);
+                                  Write write, const char* retry_advice);
   bool old_session_gone(const backend_identity& lost);
   bool committed(const std::string& event_id);
 

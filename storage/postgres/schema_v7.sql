@@ -13,19 +13,85 @@
 -- On SQLite version 7 changes nothing: the writer looks the event_id up in
 -- its own write transaction (storage/sqlite/order_store.cpp).
 
+-- Why the consumers would refuse an OrderPlaced with this payload, in
+-- their words (broker/inbox_script.cpp; storage/order_rules.cpp checks the
+-- same for outbox's own writers); NULL when they would take it. Refused at
+-- write time, such an event never reaches the dead letters.
+CREATE FUNCTION outbox_order_placed_problem(payload json) RETURNS text
+  LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  qty numeric;
+BEGIN
+  IF json_typeof(payload -> 'sku') IS DISTINCT FROM 'string'
+     OR payload ->> 'sku' = '' THEN
+    RETURN 'payload.sku must be a non-empty string';
+  END IF;
+  IF payload ->> 'sku' ~ '[\x01-\x1f\x7f]' THEN
+    RETURN 'payload.sku must be UTF-8 text without control characters';
+  END IF;
+  IF json_typeof(payload -> 'qty') IS DISTINCT FROM 'number' THEN
+    RETURN 'payload.qty must be an integer >= 1 (at most 2^53)';
+  END IF;
+  qty := (payload ->> 'qty')::numeric;
+  IF qty < 1 OR qty > 9007199254740992 OR qty <> trunc(qty) THEN
+    RETURN 'payload.qty must be an integer >= 1 (at most 2^53)';
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+-- The row an event_id names, for the trigger and outbox_append_once: as
+-- the schema's owner, so that a writer role keeps needing only INSERT on
+-- outbox (and SELECT, INSERT, UPDATE on aggregate_heads), never SELECT on
+-- the whole outbox. VOLATILE: each call reads with a fresh snapshot, which
+-- sees what the head's lock waited for. NULLs when there is none.
+CREATE FUNCTION outbox_event_of(wanted uuid, OUT seq bigint,
+                                OUT aggregate_id text, OUT event_type text)
+  LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path FROM CURRENT AS $$
+  SELECT o.seq, o.aggregate_id, o.event_type FROM outbox o
+    WHERE o.event_id = $1
+$$;
+
+-- Gives back the seq an insert allocated for a row that exists already:
+-- the head goes back one, or goes when this insert created it (last_seq
+-- is at least 1). As the owner, for the same reason as outbox_event_of.
+CREATE FUNCTION outbox_give_back_seq(aggregate text) RETURNS void
+  LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path FROM CURRENT
+  AS $$
+BEGIN
+  UPDATE aggregate_heads h SET last_seq = h.last_seq - 1
+    WHERE h.aggregate_id = aggregate AND h.last_seq > 1;
+  IF NOT FOUND THEN
+    DELETE FROM aggregate_heads h WHERE h.aggregate_id = aggregate;
+  END IF;
+END
+$$;
+
 -- As in schema.sql, and then: once the aggregate's head is locked (a
 -- concurrent insert of the same event_id has committed or rolled back by
 -- then), a row with this event_id means this insert will not happen (ON
 -- CONFLICT DO NOTHING skips it; a plain INSERT fails on the primary key):
 -- the head goes back to where it was and the row gets the existing seq,
--- which nothing stores. A statement in a plpgsql function takes a new
--- snapshot under READ COMMITTED, so the lookup sees what the lock waited
--- for. A head this insert created (last_seq 1) is removed instead.
+-- which nothing stores. Under READ COMMITTED the lookup (a volatile
+-- function) takes a new snapshot, so it sees what the lock waited for.
+-- (Only within one aggregate: a client inserting one event_id into two
+-- aggregates at once may still spend a seq of the second.)
 CREATE OR REPLACE FUNCTION outbox_allocate_seq() RETURNS trigger
   LANGUAGE plpgsql AS $$
 DECLARE
   existing bigint;
+  problem text;
 BEGIN
+  IF NEW.event_type = 'OrderPlaced' THEN
+    problem := outbox_order_placed_problem(NEW.payload);
+    IF problem IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'check_violation',
+        MESSAGE = 'outbox: an OrderPlaced the consumers would refuse: '
+                  || problem,
+        HINT = 'OrderPlaced needs payload.sku (text) and payload.qty '
+               '(an integer >= 1): the consumers reserve qty of sku.';
+    END IF;
+  END IF;
   IF NEW.seq IS NOT NULL THEN
     RAISE EXCEPTION USING ERRCODE = 'check_violation',
       MESSAGE = format('outbox: an insert may not choose its seq (%s for %s)',
@@ -39,14 +105,9 @@ BEGIN
     DO UPDATE SET last_seq = h.last_seq + 1
   RETURNING h.last_seq INTO NEW.seq;
   IF NEW.event_id IS NOT NULL THEN
-    SELECT o.seq INTO existing FROM outbox o WHERE o.event_id = NEW.event_id;
-    IF FOUND THEN
-      IF NEW.seq = 1 THEN
-        DELETE FROM aggregate_heads h WHERE h.aggregate_id = NEW.aggregate_id;
-      ELSE
-        UPDATE aggregate_heads h SET last_seq = h.last_seq - 1
-          WHERE h.aggregate_id = NEW.aggregate_id;
-      END IF;
+    existing := (outbox_event_of(NEW.event_id)).seq;
+    IF existing IS NOT NULL THEN
+      PERFORM outbox_give_back_seq(NEW.aggregate_id);
       NEW.seq := existing;
     END IF;
   END IF;
@@ -83,10 +144,10 @@ BEGIN
     replayed := false;
     RETURN;
   END IF;
-  SELECT o.seq, o.aggregate_id, o.event_type
+  SELECT f.seq, f.aggregate_id, f.event_type
     INTO outbox_append_once.seq, found_aggregate, found_type
-    FROM outbox o WHERE o.event_id = given_event_id;
-  IF NOT FOUND THEN
+    FROM outbox_event_of(given_event_id) f;
+  IF outbox_append_once.seq IS NULL THEN
     -- Deleted (a purge) between the conflict and this read.
     RAISE EXCEPTION USING ERRCODE = 'serialization_failure',
       MESSAGE = format('outbox: event %s went while it was appended again',

@@ -111,6 +111,23 @@ TEST_F(E2EForeignWriter, RetriedAppendsWriteOnceAndSpendNoSeq) {
                   " WHERE aggregate_id = 'ext-1'"),
             "4");
 
+  // An OrderPlaced the consumers would dead-letter is refused at write
+  // time, through outbox_append as through a plain INSERT.
+  for (const char* sql :
+       {"SELECT * FROM outbox_append('cust-bad-1', 'OrderPlaced',"
+        " '{\"sku\": \"kiwi\"}')",
+        "INSERT INTO outbox (aggregate_id, event_type, payload) VALUES"
+        " ('cust-bad-1', 'OrderPlaced', '{\"sku\": \"kiwi\", \"qty\": 0}')"}) {
+    auto bad = psql(sql);
+    EXPECT_NE(bad.exit_code, 0) << sql;
+    EXPECT_THAT(bad.err,
+                testing::HasSubstr("an OrderPlaced the consumers would refuse: "
+                                   "payload.qty must be an integer >= 1"));
+  }
+  EXPECT_EQ(query("SELECT count(*) FROM outbox"
+                  " WHERE aggregate_id = 'cust-bad-1'"),
+            "0");
+
   // Delivered in order, once each; verify passes.
   auto r = outbox({"run", "--relays", "1", "--consumers", "1", "--orders", "0",
                    "--until-drained", "--json"});

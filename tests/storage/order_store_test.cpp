@@ -266,7 +266,25 @@ TEST_P(StorageOrderStore, AppendEventRejectsBadEvents) {
                                 "array)");
   reject({"a-1", "", "{}"}, "event_type must not be empty");
   reject({"", "T", "{}"}, "aggregate_id must not be empty");
+  // An OrderPlaced the consumers would dead-letter is refused here, in
+  // their words.
+  const std::string refused = "an OrderPlaced the consumers would refuse: ";
+  reject({"a-1", "OrderPlaced", R"({"sku":"kiwi"})"},
+         refused + "payload.qty must be an integer >= 1 (at most 2^53)");
+  reject({"a-1", "OrderPlaced", R"({"sku":"kiwi","qty":2.5})"},
+         refused + "payload.qty must be an integer >= 1 (at most 2^53)");
+  reject({"a-1", "OrderPlaced", R"({"sku":"kiwi","qty":0})"},
+         refused + "payload.qty must be an integer >= 1 (at most 2^53)");
+  reject({"a-1", "OrderPlaced", R"({"qty":1})"},
+         refused + "payload.sku must be a non-empty string");
+  reject({"a-1", "OrderPlaced", R"({"sku":"a\u0007","qty":1})"},
+         refused + "payload.sku must be UTF-8 text without control characters");
   EXPECT_EQ(0, outbox_rows());
+  // What they take passes.
+  EXPECT_EQ(1, store_
+                   .append_event(
+                       {"a-1", "OrderPlaced", R"({"sku":"kiwi","qty":2})"}, 1)
+                   .seq);
 }
 
 TEST_P(StorageOrderStore, AnAggregateLockedElsewhereIsABusyErrorNamingIt) {
