@@ -137,7 +137,10 @@ TEST_F(E2EForeignWriter, RetriedAppendsWriteOnceAndSpendNoSeq) {
   EXPECT_EQ(report.at("duplicates_absorbed"), 0) << report.dump(2);
   auto verify = outbox({"verify", "--json"});
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
-  for (const auto& check : nlohmann::json::parse(verify.out).at("checks"))
+  // Parsed into a name first: a range-for over a member of a temporary
+  // would read a freed object.
+  auto checks = nlohmann::json::parse(verify.out);
+  for (const auto& check : checks.at("checks"))
     EXPECT_EQ(check.at("result"), "passed") << check.dump();
 }
 
