@@ -45,6 +45,12 @@ CREATE TEMP TABLE audit_trimmed (
   aggregate_id TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TEMP TABLE audit_heads (
   aggregate_id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TEMP TABLE audit_waiting (
+  event_id TEXT PRIMARY KEY, place INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TEMP TABLE audit_applied (
+  aggregate_id TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE TEMP TABLE audit_gaps (
+  aggregate_id TEXT NOT NULL, seq INTEGER NOT NULL, mark TEXT NOT NULL);
 )";
 
 constexpr const char* drop = R"(
@@ -53,6 +59,9 @@ DROP TABLE IF EXISTS temp.audit_processed;
 DROP TABLE IF EXISTS temp.audit_processed_pages;
 DROP TABLE IF EXISTS temp.audit_trimmed;
 DROP TABLE IF EXISTS temp.audit_heads;
+DROP TABLE IF EXISTS temp.audit_waiting;
+DROP TABLE IF EXISTS temp.audit_applied;
+DROP TABLE IF EXISTS temp.audit_gaps;
 )";
 
 /// Copies the outbox's rows matching `where` into the ledger, in rowid
@@ -123,6 +132,13 @@ void audit_tables::create_tables() {
              " VALUES (?, ?, ?, ?, ?, ?)");
     insert_trimmed_ = std::make_unique<SQLite::Statement>(
         db_, "INSERT OR REPLACE INTO temp.audit_trimmed VALUES (?, ?)");
+    // The first place an entry was seen counts (read_waiting).
+    insert_waiting_ = std::make_unique<SQLite::Statement>(
+        db_, "INSERT OR IGNORE INTO temp.audit_waiting VALUES (?, ?)");
+    insert_applied_ = std::make_unique<SQLite::Statement>(
+        db_, "INSERT INTO temp.audit_applied VALUES (?, ?)");
+    insert_gap_ = std::make_unique<SQLite::Statement>(
+        db_, "INSERT INTO temp.audit_gaps VALUES (?, ?, ?)");
   } catch (...) {
     storage::sqlite::rethrow_as_store_error("audit");
   }
@@ -132,6 +148,9 @@ audit_tables::~audit_tables() {
   insert_row_.reset();
   insert_record_.reset();
   insert_trimmed_.reset();
+  insert_waiting_.reset();
+  insert_applied_.reset();
+  insert_gap_.reset();
   try {
     db_.exec(drop);
     db_.exec("PRAGMA temp_store = " + std::to_string(temp_store_));
@@ -168,7 +187,12 @@ void audit_tables::forget_all_but_ledger() {
                       "DELETE FROM temp.audit_heads;"
                       "DELETE FROM temp.audit_processed;"
                       "DELETE FROM temp.audit_processed_pages;"
-                      "DELETE FROM temp.audit_trimmed"});
+                      "DELETE FROM temp.audit_trimmed;"
+                      "DELETE FROM temp.audit_waiting;"
+                      "DROP INDEX IF EXISTS temp.audit_applied_aggregate;"
+                      "DROP INDEX IF EXISTS temp.audit_gaps_aggregate;"
+                      "DELETE FROM temp.audit_applied;"
+                      "DELETE FROM temp.audit_gaps"});
 }
 
 void audit_tables::in_one_transaction(
@@ -285,6 +309,56 @@ void audit_tables::trimmed(const std::string& aggregate, std::int64_t n) {
   } catch (...) {
     storage::sqlite::rethrow_as_store_error("audit");
   }
+}
+
+void audit_tables::waiting(const std::string& event_id,
+                           broker::waiting_place where) {
+  try {
+    auto& insert = *insert_waiting_;
+    insert.reset();
+    insert.bind(1, event_id);
+    insert.bind(2, static_cast<int>(where));
+    insert.exec();
+  } catch (...) {
+    storage::sqlite::rethrow_as_store_error("audit");
+  }
+}
+
+void audit_tables::applied_seq(const std::string& aggregate, std::int64_t seq) {
+  try {
+    auto& insert = *insert_applied_;
+    insert.reset();
+    insert.bind(1, aggregate);
+    insert.bind(2, seq);
+    insert.exec();
+  } catch (...) {
+    storage::sqlite::rethrow_as_store_error("audit");
+  }
+}
+
+void audit_tables::gap(const std::string& aggregate, std::int64_t seq,
+                       const std::string& mark) {
+  try {
+    auto& insert = *insert_gap_;
+    insert.reset();
+    insert.bind(1, aggregate);
+    insert.bind(2, seq);
+    insert.bind(3, mark);
+    insert.exec();
+  } catch (...) {
+    storage::sqlite::rethrow_as_store_error("audit");
+  }
+}
+
+// Like `processed`, aggregate_seq and the gaps come in hash order: they
+// are appended, and indexed once, by sorting, when read. A field HSCAN
+// gives twice comes twice; the checks ask only whether one exists.
+void audit_tables::index_inbox_state() {
+  in_one_transaction(
+      {"CREATE INDEX IF NOT EXISTS temp.audit_applied_aggregate ON"
+       " audit_applied (aggregate_id, seq)",
+       "CREATE INDEX IF NOT EXISTS temp.audit_gaps_aggregate ON"
+       " audit_gaps (aggregate_id, seq)"});
 }
 
 std::int64_t audit_tables::processed_count() {

@@ -23,7 +23,11 @@ namespace outbox::audit {
 ///   that read that the first read did not have (`later` = 1);
 /// - audit_processed: `processed`, each record parsed (aggregate_id NULL
 ///   when it names no aggregate and seq);
-/// - audit_trimmed: trimmed_aggregates; audit_heads: aggregate_heads.
+/// - audit_trimmed: trimmed_aggregates; audit_heads: aggregate_heads;
+/// - audit_waiting: entries in the dead-letter list, processing lists and
+///   queues (place: broker::waiting_place);
+/// - audit_applied: aggregate_seq; audit_gaps: the inbox's gaps hash (seq 0
+///   for an overflow marker), both only once something was trimmed.
 /// Dropped, and temp_store and cache_size restored, when this object goes.
 /// On another backend (PostgreSQL) the same tables live in a private
 /// temporary SQLite file of their own, filled from the backend's
@@ -50,6 +54,9 @@ public:
   /// True when `processed` names an event the ledger does not have.
   bool names_unknown_events();
 
+  /// Indexes audit_applied and audit_gaps once they are filled.
+  void index_inbox_state();
+
   /// For snapshots given by hand.
   void add_row(const storage::ledger_row& row, bool later);
   void add_head(const std::string& aggregate, std::int64_t last_seq);
@@ -67,6 +74,11 @@ public:
   /// processed() gathered into it (settle_processed); the SQL that reads
   /// audit_processed directly (evaluate) runs after this count.
   std::int64_t processed_count() override;
+  void waiting(const std::string& event_id,
+               broker::waiting_place where) override;
+  void applied_seq(const std::string& aggregate, std::int64_t seq) override;
+  void gap(const std::string& aggregate, std::int64_t seq,
+           const std::string& mark) override;
 
 private:
   void create_tables();
@@ -87,6 +99,9 @@ private:
   std::unique_ptr<SQLite::Statement> insert_row_;
   std::unique_ptr<SQLite::Statement> insert_record_;
   std::unique_ptr<SQLite::Statement> insert_trimmed_;
+  std::unique_ptr<SQLite::Statement> insert_waiting_;
+  std::unique_ptr<SQLite::Statement> insert_applied_;
+  std::unique_ptr<SQLite::Statement> insert_gap_;
 };
 
 } // namespace outbox::audit

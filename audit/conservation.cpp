@@ -4,6 +4,8 @@
 #include "text/terminal_text.hpp"
 
 #include "audit/audit_tables.hpp"
+#include "audit/delivery_checks.hpp"
+#include "audit/offenders.hpp"
 #include "storage/store_error.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -16,39 +18,6 @@
 namespace outbox::audit {
 
 namespace {
-
-/// Keeps details short: a count and the first few offenders.
-class offenders {
-public:
-  void add(const std::string& what) {
-    if (examples_.size() < 5)
-      examples_.push_back(what);
-    ++count_;
-  }
-
-  std::int64_t count() const { return count_; }
-
-  std::string describe(const std::string& noun) const {
-    std::ostringstream out;
-    out << count_ << ' ' << noun;
-    for (size_t i = 0; i < examples_.size(); ++i)
-      out << (i == 0 ? ": " : ", ") << examples_[i];
-    if (count_ > static_cast<std::int64_t>(examples_.size()))
-      out << ", ...";
-    return out.str();
-  }
-
-private:
-  std::vector<std::string> examples_;
-  std::int64_t count_ = 0;
-};
-
-check make_check(std::string name, const offenders& bad,
-                 const std::string& noun, std::string ok_detail) {
-  if (bad.count() == 0)
-    return {std::move(name), check::state::passed, std::move(ok_detail)};
-  return {std::move(name), check::state::failed, bad.describe(noun)};
-}
 
 /// No event applied twice: per aggregate, the records in `processed` plus
 /// those `outbox trim` removed cannot outnumber its events (seqs run from 1
@@ -112,71 +81,9 @@ verdict evaluate_tables(SQLite::Database& db, std::int64_t processed,
     v.failed_rows = counts.getColumn(2).getInt64();
     v.unpublished = v.outbox_rows - v.published - v.failed_rows;
   }
-  // Not settled: a recovery ran during the read, and an entry in flight
-  // may be in no list's count; a missing record is not yet a loss.
-  bool drained = v.queued == 0 && v.in_processing == 0 && queues.settled;
-
-  offenders unprocessed;
-  // `outbox trim` forgets only records of rows published before its cutoff:
-  // a missing record of such a row is trimmed, not lost (and cannot be
-  // told apart from lost any more). It is excused only as far as trim
-  // removed records of its aggregate (the first that many of its rows
-  // published before the cutoff, in rowid order); trims of an older
-  // version, which counted no aggregates, leave a pool for any aggregate.
-  std::int64_t trimmed = 0;
-  if (drained) {
-    std::int64_t unattributed =
-        inbox.trimmed_records -
-        db.execAndGet("SELECT COALESCE(SUM(n), 0) FROM temp.audit_trimmed")
-            .getInt64();
-    SQLite::Statement missing{
-        db, "SELECT l.event_id, l.published_at < :before,"
-            " ROW_NUMBER() OVER (PARTITION BY l.aggregate_id,"
-            "  l.published_at < :before ORDER BY l.ord) <= COALESCE(t.n, 0)"
-            " FROM temp.audit_ledger l LEFT JOIN temp.audit_trimmed t"
-            "  ON t.aggregate_id = l.aggregate_id"
-            " WHERE l.later = 0 AND l.status = 'PUBLISHED'"
-            "  AND NOT EXISTS (SELECT 1 FROM temp.audit_processed p"
-            "   WHERE p.event_id = l.event_id)"
-            " ORDER BY l.ord"};
-    missing.bind(":before", static_cast<std::int64_t>(inbox.trimmed_before));
-    while (missing.executeStep()) {
-      bool early = missing.getColumn(1).getInt() != 0;
-      if (early && missing.getColumn(2).getInt() != 0) {
-        ++trimmed;
-      } else if (early && unattributed > 0) {
-        --unattributed;
-        ++trimmed;
-      } else {
-        unprocessed.add(missing.getColumn(0).getString());
-      }
-    }
-  }
-  auto all_processed =
-      std::to_string(v.published) + " published events all processed";
-  if (inbox.trimmed_before > 0)
-    all_processed = std::to_string(v.published - trimmed) +
-                    " published events processed; " + std::to_string(trimmed) +
-                    " published before the trim cutoff " +
-                    std::to_string(inbox.trimmed_before) +
-                    " have no record any more (trimmed)";
-  // Events set aside on purpose are not lost: say where they are.
-  std::string noun = "published events not processed";
-  if (v.dead_lettered > 0)
-    noun += " (" + std::to_string(v.dead_lettered) +
-            " entries wait in the dead-letter list: outbox dead-letters)";
-  if (drained)
-    v.checks.push_back(
-        make_check("published_processed", unprocessed, noun, all_processed));
-  else if (!queues.settled)
-    v.checks.push_back({"published_processed", check::state::skipped,
-                        "a consumer's recovery moved entries back to their "
-                        "queues while they were counted; run it again"});
-  else
-    v.checks.push_back({"published_processed", check::state::skipped,
-                        "queues not drained (" + std::to_string(v.queued) +
-                            " queued, " + std::to_string(v.in_processing) +
-                            " in processing)"});
+  v.checks.push_back(published_processed(db, inbox, queues, v.published));
+  v.checks.push_back(dead_letters(db, queues));
+  v.checks.push_back(events_once(db));
 
   // Trimmed records took their effect with them into trimmed_reserved.
   std::map<std::string, std::int64_t> expected_reserved =
@@ -277,6 +184,7 @@ verdict evaluate_tables(SQLite::Database& db, std::int64_t processed,
 verdict evaluate(audit_tables& tables, const broker::inbox_snapshot& inbox,
                  const broker::broker_stats& queues) {
   try {
+    tables.index_inbox_state();
     return evaluate_tables(tables.db(), tables.processed_count(), inbox,
                            queues);
   } catch (...) {
@@ -302,6 +210,12 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
   tables.processed(records);
   for (const auto& [aggregate, n] : inbox.trimmed_by_aggregate)
     tables.trimmed(aggregate, n);
+  for (const auto& [event_id, where] : inbox.waiting)
+    tables.waiting(event_id, where);
+  for (const auto& [aggregate, seq] : inbox.applied_seqs)
+    tables.applied_seq(aggregate, seq);
+  for (const auto& [field, mark] : inbox.gaps)
+    tables.gap(field.first, field.second, mark);
   return evaluate(tables, inbox, queues);
 }
 

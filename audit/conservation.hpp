@@ -49,11 +49,10 @@ class audit_tables;
 /// does): `ledger`, then `queues`, then `inbox`, then `later_rows` (rows
 /// committed after `ledger` was read; only needed when `inbox` names unknown
 /// events). Checks:
-/// - published_processed: every PUBLISHED row of `ledger` is in `processed`;
-///   only when `queues` were empty (everything published by then had been
-///   consumed), skipped before. A row published before the trim cutoff
-///   (`inbox.trimmed_before`) may have lost its record to `outbox trim`,
-///   as many per aggregate as trim removed there.
+/// - published_processed, dead_letters, events_once: see
+///   delivery_checks.hpp (every published event accounted for by its id,
+///   none waiting unapplied in the dead-letter list, no lifecycle event of
+///   an order written twice).
 /// - no_orphan_effects: every `processed` entry has an outbox row, or is
 ///   purged history: its aggregate's remaining rows all have higher seqs
 ///   (`outbox purge` deletes the oldest published rows of an aggregate), or

@@ -79,15 +79,54 @@ std::int64_t summary_field(connection& conn, const keys& names,
   return 0;
 }
 
+/// The fields of the gaps hash, "<aggregate_id>:<seq>" or
+/// "<aggregate_id>:overflow" (aggregate ids may hold ':', the suffix does
+/// not); a field of neither shape is a finding.
+void read_gaps(connection& conn, const keys& names, inbox_sink& sink,
+               std::vector<std::string>& malformed) {
+  scan_hash(conn, names.seq_gaps(), 1000, [&](hash_page& page) {
+    for (auto& [field, mark] : page) {
+      auto colon = field.rfind(':');
+      auto suffix =
+          colon == std::string::npos ? std::string{} : field.substr(colon + 1);
+      auto seq = integer_of(suffix);
+      if (suffix == "overflow")
+        sink.gap(field.substr(0, colon), 0, mark);
+      else if (seq && *seq > 0)
+        sink.gap(field.substr(0, colon), *seq, mark);
+      else
+        malformed.push_back(names.seq_gaps() +
+                            " has a field that names no "
+                            "seq: " +
+                            text::json_text(nlohmann::json(field)));
+    }
+  });
+}
+
 } // namespace
 
 inbox_snapshot read_inbox(connection& conn, const keys& names,
                           inbox_sink& sink) {
   inbox_snapshot snapshot;
+  read_waiting(conn, names,
+               [&sink](const std::string& event_id, waiting_place where) {
+                 sink.waiting(event_id, where);
+               });
   auto before = hash_length(conn, names.processed);
   auto trimmed_before_read = summary_field(conn, names, "records", nullptr);
   scan_hash(conn, names.processed, 1000,
             [&](hash_page& page) { sink.processed(page); });
+  // After `processed`: an event applied in between has its seq here, and
+  // was applied, so it is not taken for lost.
+  if (trimmed_before_read > 0) {
+    read_integers(
+        conn, names.aggregate_seq,
+        [&sink](const std::string& aggregate, std::int64_t seq) {
+          sink.applied_seq(aggregate, seq);
+        },
+        snapshot.malformed);
+    read_gaps(conn, names, sink, snapshot.malformed);
+  }
   read_integers(conn, names.reserved, snapshot.reserved, snapshot.malformed);
   read_integers(conn, names.trimmed_reserved(), snapshot.trimmed_reserved,
                 snapshot.malformed);
@@ -124,6 +163,16 @@ public:
   std::int64_t processed_count() override {
     return static_cast<std::int64_t>(into_.processed.size());
   }
+  void waiting(const std::string& event_id, waiting_place where) override {
+    into_.waiting.emplace(event_id, where);
+  }
+  void applied_seq(const std::string& aggregate, std::int64_t seq) override {
+    into_.applied_seqs[aggregate] = seq;
+  }
+  void gap(const std::string& aggregate, std::int64_t seq,
+           const std::string& mark) override {
+    into_.gaps[{aggregate, seq}] = mark;
+  }
 
 private:
   inbox_snapshot& into_;
@@ -137,6 +186,9 @@ inbox_snapshot read_inbox(connection& conn, const keys& names) {
   auto snapshot = read_inbox(conn, names, sink);
   snapshot.processed = std::move(maps.processed);
   snapshot.trimmed_by_aggregate = std::move(maps.trimmed_by_aggregate);
+  snapshot.waiting = std::move(maps.waiting);
+  snapshot.applied_seqs = std::move(maps.applied_seqs);
+  snapshot.gaps = std::move(maps.gaps);
   return snapshot;
 }
 

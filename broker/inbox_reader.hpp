@@ -2,6 +2,7 @@
 
 #include "broker/hash_scan.hpp"
 #include "broker/keys.hpp"
+#include "broker/waiting_entries.hpp"
 
 #include <cstdint>
 #include <map>
@@ -36,6 +37,16 @@ struct inbox_snapshot {
   /// and field (`inventory.reserved[kiwi] is not an integer: "x"`): left
   /// out of the maps above and reported by the audit, never thrown.
   std::vector<std::string> malformed{};
+  /// Entries that name an event and wait (read_waiting, read before
+  /// `processed`): event_id -> the first place it was seen.
+  std::map<std::string, waiting_place> waiting{};
+  /// Read only once something was trimmed (`trimmed_records` > 0), as
+  /// `outbox verify` needs them then to tell a trimmed record from a lost
+  /// event: aggregate_seq (aggregate_id -> highest seq applied) and the
+  /// gaps hash ((aggregate_id, seq) -> mark; seq 0 for an aggregate's
+  /// overflow marker). See inbox_script.cpp.
+  std::map<std::string, std::int64_t> applied_seqs{};
+  std::map<std::pair<std::string, std::int64_t>, std::string> gaps{};
 };
 
 /// Where read_inbox hands what grows with the events, instead of keeping it.
@@ -49,11 +60,21 @@ public:
   virtual void trimmed(const std::string& aggregate, std::int64_t n) = 0;
   /// How many distinct event ids processed() was given.
   virtual std::int64_t processed_count() = 0;
+  /// An entry of `event_id` waiting at `where` (an id may come twice).
+  virtual void waiting(const std::string& event_id, waiting_place where) = 0;
+  /// One field of aggregate_seq.
+  virtual void applied_seq(const std::string& aggregate, std::int64_t seq) = 0;
+  /// One field of the gaps hash: seq 0 is the aggregate's overflow marker.
+  virtual void gap(const std::string& aggregate, std::int64_t seq,
+                   const std::string& mark) = 0;
 };
 
-/// Reads `processed` (HSCAN, in pages, so a large hash never blocks Redis)
-/// and `inventory.reserved` and what was trimmed, and notes whether
-/// consumers or a trim were active meanwhile. `processed` and
+/// Reads the entries that wait (read_waiting), then `processed` (HSCAN, in
+/// pages, so a large hash never blocks Redis) and `inventory.reserved` and
+/// what was trimmed, and notes whether consumers or a trim were active
+/// meanwhile. Waiting entries come first: an entry then either still waits
+/// or was applied by the time its record is looked for, so an event found
+/// in neither read is lost, not in flight. `processed` and
 /// trimmed_aggregates go to `sink` page by page (the snapshot's maps stay
 /// empty), so memory holds one page and the per-sku hashes.
 inbox_snapshot read_inbox(connection& conn, const keys& names,

@@ -67,8 +67,9 @@ struct keys {
   /// reservation check still adds up: "<processed>.trimmed_reserved".
   std::string trimmed_reserved() const;
   /// How many records `outbox trim` deleted per aggregate, aggregate_id ->
-  /// count, so `outbox verify` excuses a missing record only where one was
-  /// trimmed, and sees an event applied again after its record went:
+  /// count, so `outbox verify` sees an event applied again after its record
+  /// went (applied_once), and, for an aggregate whose gaps overflowed,
+  /// excuses no more missing records than were trimmed:
   /// "<processed>.trimmed_aggregates".
   std::string trimmed_aggregates() const;
   /// Seqs an out-of-order first delivery jumped over, "<aggregate_id>:<seq>"

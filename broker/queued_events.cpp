@@ -12,15 +12,14 @@ namespace outbox::broker {
 
 namespace {
 
-/// Notes the entries of one LRANGE reply whose event is wanted.
-void note(const redisReply& entries,
-          const std::unordered_set<std::string>& wanted,
-          std::unordered_set<std::string>& found) {
+using visitor = std::function<void(const std::string&, bool)>;
+
+/// Hands the decodable entries of one LRANGE reply to `visit`.
+void note(const redisReply& entries, bool processing, const visitor& visit) {
   for (std::size_t i = 0; i < entries.elements; ++i) {
     auto decoded = decode(reply_text(*entries.element[i]));
-    auto* entry = std::get_if<event_entry>(&decoded);
-    if (entry != nullptr && wanted.count(entry->event_id) != 0)
-      found.insert(std::move(entry->event_id));
+    if (auto* entry = std::get_if<event_entry>(&decoded))
+      visit(entry->event_id, processing);
   }
 }
 
@@ -32,14 +31,13 @@ void note(const redisReply& entries,
 /// list or was not delivered yet; processing lists are read around the
 /// queues.
 void collect_queue(connection& conn, const std::string& queue, std::size_t page,
-                   const std::unordered_set<std::string>& wanted,
-                   std::unordered_set<std::string>& found) {
+                   const visitor& visit) {
   auto size = static_cast<long long>(page);
   for (long long last = -1;; last -= size) {
     auto entries =
         conn.command({"LRANGE", queue, std::to_string(last - size + 1),
                       std::to_string(last)});
-    note(*entries, wanted, found);
+    note(*entries, false, visit);
     if (entries->elements < page)
       return;
   }
@@ -52,18 +50,16 @@ void collect_queue(connection& conn, const std::string& queue, std::size_t page,
 /// record of an event a foreign list holds a copy of costs nothing, and
 /// trimming it could let that copy apply twice.
 void collect_processing(connection& conn, const keys& names,
-                        const std::unordered_set<std::string>& wanted,
-                        std::unordered_set<std::string>& found) {
+                        const visitor& visit) {
   for (const auto& list :
        reliable_queue{conn}.processing_lists(names.processing_prefix))
-    note(*conn.command({"LRANGE", list, "0", "-1"}), wanted, found);
+    note(*conn.command({"LRANGE", list, "0", "-1"}), true, visit);
 }
 
 } // namespace
 
-std::unordered_set<std::string>
-queued_among(connection& conn, const keys& names,
-             const std::unordered_set<std::string>& wanted, std::size_t page) {
+void visit_in_flight(connection& conn, const keys& names, std::size_t page,
+                     const visitor& visit) {
   // Entries move between lists while this reads: queue -> processing list
   // (a consumer pops) and back (recovery of a dead consumer's entries).
   // Reading the processing lists before and after the queues sees an entry
@@ -71,13 +67,23 @@ queued_among(connection& conn, const keys& names,
   // two (popped after the first read of the processing lists, then
   // recovered to its queue's head after that page was read) is missed; the
   // inbox script's seq rule is what absorbs such a copy (see Retention).
+  collect_processing(conn, names, visit);
+  for (std::size_t p = 0; p < names.partitions; ++p)
+    collect_queue(conn, names.partition(p), page, visit);
+  collect_processing(conn, names, visit);
+}
+
+std::unordered_set<std::string>
+queued_among(connection& conn, const keys& names,
+             const std::unordered_set<std::string>& wanted, std::size_t page) {
   std::unordered_set<std::string> found;
   if (wanted.empty())
     return found;
-  collect_processing(conn, names, wanted, found);
-  for (std::size_t p = 0; p < names.partitions; ++p)
-    collect_queue(conn, names.partition(p), page, wanted, found);
-  collect_processing(conn, names, wanted, found);
+  visit_in_flight(conn, names, page,
+                  [&](const std::string& event_id, bool /*processing*/) {
+                    if (wanted.count(event_id) != 0)
+                      found.insert(event_id);
+                  });
   return found;
 }
 

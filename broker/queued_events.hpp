@@ -3,6 +3,7 @@
 #include "broker/keys.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <unordered_set>
 
@@ -23,5 +24,13 @@ std::unordered_set<std::string>
 queued_among(connection& conn, const keys& names,
              const std::unordered_set<std::string>& wanted,
              std::size_t page = 1000);
+
+/// Calls `visit(event_id, in_processing)` for every decodable entry of the
+/// queue partitions and processing lists, read as queued_among reads them
+/// (processing lists, queues page by page, processing lists again): an
+/// entry that made one move while they were read is seen at least once.
+void visit_in_flight(
+    connection& conn, const keys& names, std::size_t page,
+    const std::function<void(const std::string&, bool)>& visit);
 
 } // namespace outbox::broker

@@ -25,10 +25,11 @@ protected:
   /// An outbox row; published_at only for PUBLISHED rows.
   void row(const std::string& event_id, const std::string& aggregate_id,
            int seq, const std::string& status, storage::millis at,
-           const std::string& sku = "", int qty = 0) {
+           const std::string& sku = "", int qty = 0,
+           const std::string& event_type = "OrderPaid") {
     hand_row r{event_id, aggregate_id, seq, status, at};
     if (sku.empty())
-      r.event_type = "OrderPaid";
+      r.event_type = event_type;
     else
       r.payload = nlohmann::json{{"sku", sku}, {"qty", qty}}.dump();
     insert_row(db_path(), r);
@@ -114,6 +115,48 @@ TEST_F(CliTrim, ForgetsOldRecordsOfDeliveredEventsAndVerifyStillHolds) {
   auto again = outbox_r({"trim", "--processed-older-than", "7d"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_THAT(again.out, testing::HasSubstr("trimmed 0 of 2"));
+}
+
+TEST_F(CliTrim, PurgeThenTrimCannotExcuseALoss) {
+  // o-1: seqs 1 and 2 published and applied 40 days ago, seq 3 20 days
+  // ago (applied then too); seq 4 was published 10 days ago but never reached
+  // Redis (a loss).
+  row("ev-1", "o-1", 1, "PUBLISHED", now_ - 40 * day, "apple", 2);
+  record("ev-1", "o-1", 1, now_ - 40 * day, "apple", 2);
+  row("ev-2", "o-1", 2, "PUBLISHED", now_ - 40 * day);
+  record("ev-2", "o-1", 2, now_ - 40 * day);
+  row("ev-3", "o-1", 3, "PUBLISHED", now_ - 20 * day, "", 0, "OrderShipped");
+  record("ev-3", "o-1", 3, now_ - 20 * day);
+  row("lost-4", "o-1", 4, "PUBLISHED", now_ - 10 * day, "", 0, "ItemNoted");
+  auto names_the_loss = [this](const char* when) {
+    auto r = outbox_r({"verify", "--json"});
+    EXPECT_EQ(r.exit_code, 1) << when << ": " << r.out;
+    auto v = json_of(r);
+    EXPECT_FALSE(v.at("ok")) << when;
+    EXPECT_THAT(detail(v, "published_processed"), testing::EndsWith(": lost-4"))
+        << when << ": " << v.dump();
+  };
+  names_the_loss("before retention");
+
+  // The README's routine, with a purge window longer than the trim's:
+  // purge deletes seqs 1 and 2, trim then forgets the records of all
+  // three applied seqs (of rows purged or published before its cutoff).
+  auto purged = outbox_r({"purge", "--published-older-than", "30d", "--json"});
+  ASSERT_EQ(purged.exit_code, 0) << purged.err;
+  EXPECT_EQ(json_of(purged).at("deleted"), 2);
+  auto trimmed = outbox_r({"trim", "--processed-older-than", "7d", "--json"});
+  ASSERT_EQ(trimmed.exit_code, 0) << trimmed.err;
+  EXPECT_EQ(json_of(trimmed).at("trimmed"), 3);
+  names_the_loss("after purge then trim");
+
+  // And the next round, trim before purge: purge now deletes seq 3.
+  auto again = outbox_r({"trim", "--processed-older-than", "7d"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  auto purged_again =
+      outbox_r({"purge", "--published-older-than", "15d", "--json"});
+  ASSERT_EQ(purged_again.exit_code, 0) << purged_again.err;
+  EXPECT_EQ(json_of(purged_again).at("deleted"), 1);
+  names_the_loss("after a second round");
 }
 
 TEST_F(CliTrim, KeepsTheRecordOfAnEventStillInAQueue) {

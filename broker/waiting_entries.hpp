@@ -1,0 +1,37 @@
+#pragma once
+
+// Where a published event that has no dedup record yet can be: waiting in
+// a queue partition, held in a consumer's processing list, or set aside in
+// the dead-letter list. `outbox verify` accounts for every published event
+// by its id with these, so one in none of them is named as lost, drained
+// queues or not.
+
+#include "broker/keys.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace outbox::broker {
+
+class connection;
+
+enum class waiting_place { queued, processing, dead_lettered };
+
+/// "queued", "in a processing list", "dead-lettered".
+const char* describe(waiting_place where);
+
+/// Calls `on_entry(event_id, where)` for every entry that names an
+/// event_id: the dead-letter list first, then the processing lists, the
+/// queues and the processing lists again (queued_events.hpp says why that
+/// order sees an entry that moved once while they were read). An entry
+/// moves only forward from the dead-letter list (a replay puts it at a
+/// queue's head, read later), so reading it first misses nothing a replay
+/// moves. An id may come more than once; the first place counts. Queues
+/// are read in pages of `page` entries. Throws broker_error.
+void read_waiting(
+    connection& conn, const keys& names,
+    const std::function<void(const std::string&, waiting_place)>& on_entry,
+    std::size_t page = 1000);
+
+} // namespace outbox::broker
