@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <SQLiteCpp/VariadicBind.h>
 
 namespace outbox::audit {
 
@@ -80,6 +81,18 @@ std::string copy_rows(int later, const std::string& where) {
          " COALESCE(published_at, 0), " +
          std::to_string(later) + " FROM main.outbox o " + where +
          " ORDER BY rowid";
+}
+
+/// Inserts one row with a prepared statement, `values` bound in order.
+template <class... Values>
+void insert_values(SQLite::Statement& insert, const Values&... values) {
+  try {
+    insert.reset();
+    SQLite::bind(insert, values...);
+    insert.exec();
+  } catch (...) {
+    storage::sqlite::rethrow_as_store_error("audit");
+  }
 }
 
 } // namespace
@@ -300,54 +313,21 @@ void audit_tables::settle_processed() {
 }
 
 void audit_tables::trimmed(const std::string& aggregate, std::int64_t n) {
-  try {
-    auto& insert = *insert_trimmed_;
-    insert.reset();
-    insert.bind(1, aggregate);
-    insert.bind(2, n);
-    insert.exec();
-  } catch (...) {
-    storage::sqlite::rethrow_as_store_error("audit");
-  }
+  insert_values(*insert_trimmed_, aggregate, n);
 }
 
 void audit_tables::waiting(const std::string& event_id,
                            broker::waiting_place where) {
-  try {
-    auto& insert = *insert_waiting_;
-    insert.reset();
-    insert.bind(1, event_id);
-    insert.bind(2, static_cast<int>(where));
-    insert.exec();
-  } catch (...) {
-    storage::sqlite::rethrow_as_store_error("audit");
-  }
+  insert_values(*insert_waiting_, event_id, static_cast<int>(where));
 }
 
 void audit_tables::applied_seq(const std::string& aggregate, std::int64_t seq) {
-  try {
-    auto& insert = *insert_applied_;
-    insert.reset();
-    insert.bind(1, aggregate);
-    insert.bind(2, seq);
-    insert.exec();
-  } catch (...) {
-    storage::sqlite::rethrow_as_store_error("audit");
-  }
+  insert_values(*insert_applied_, aggregate, seq);
 }
 
 void audit_tables::gap(const std::string& aggregate, std::int64_t seq,
                        const std::string& mark) {
-  try {
-    auto& insert = *insert_gap_;
-    insert.reset();
-    insert.bind(1, aggregate);
-    insert.bind(2, seq);
-    insert.bind(3, mark);
-    insert.exec();
-  } catch (...) {
-    storage::sqlite::rethrow_as_store_error("audit");
-  }
+  insert_values(*insert_gap_, aggregate, seq, mark);
 }
 
 // Like `processed`, aggregate_seq and the gaps come in hash order: they
