@@ -31,8 +31,7 @@ check published_processed(SQLite::Database& db,
                           std::int64_t published);
 
 /// No outbox event waits unapplied in the dead-letter list: each is named,
-/// with the remedies that end the finding (replay once the cause is fixed,
-/// or drop, which records the decision).
+/// with the remedy that ends the finding (replay once the cause is fixed).
 check dead_letters(SQLite::Database& db, const broker::broker_stats& queues);
 
 /// No order has two OrderPlaced, OrderPaid or OrderShipped rows: the load

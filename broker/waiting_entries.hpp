@@ -18,17 +18,15 @@ class connection;
 
 enum class waiting_place { queued, processing, dead_lettered };
 
-/// "queued", "in a processing list", "dead-lettered".
-const char* describe(waiting_place where);
-
 /// Calls `on_entry(event_id, where)` for every entry that names an
-/// event_id: the dead-letter list first, then the processing lists, the
-/// queues and the processing lists again (queued_events.hpp says why that
-/// order sees an entry that moved once while they were read). An entry
-/// moves only forward from the dead-letter list (a replay puts it at a
-/// queue's head, read later), so reading it first misses nothing a replay
-/// moves. An id may come more than once; the first place counts. Queues
-/// are read in pages of `page` entries. Throws broker_error.
+/// event_id: the dead-letter list, then the processing lists, the queues
+/// and the processing lists again (queued_events.hpp says why that order
+/// sees an entry that moved once while they were read), then the
+/// dead-letter list again. A replay moves an entry from the dead-letter
+/// list to a queue's head, read later; a failed effect moves one from a
+/// processing list into it, read again at the end. An id may come more than
+/// once; the first place counts. Queues are read in pages of `page` entries.
+/// Throws broker_error.
 void read_waiting(
     connection& conn, const keys& names,
     const std::function<void(const std::string&, waiting_place)>& on_entry,
