@@ -9,13 +9,13 @@
 namespace outbox::test {
 namespace {
 
-constexpr const char* app_password = "Rf3-app-pw";
+constexpr const char* refusal_app_password = "Rf3-app-pw";
 
-redis_server::options acl_server() {
+redis_server::options refusal_acl_server() {
   redis_server::options opts;
   // The fixture itself stays Redis's `default` user (no password): the
   // administrator who changes the application's ACL mid-run.
-  opts.config_lines = {std::string{"user app on >"} + app_password +
+  opts.config_lines = {std::string{"user app on >"} + refusal_app_password +
                        " ~* &* +@all"};
   return opts;
 }
@@ -28,17 +28,18 @@ redis_server::options acl_server() {
 /// keeps retrying and says so once.
 class FaultRedisRefusal : public fault_fixture {
 protected:
-  FaultRedisRefusal() : fault_fixture(acl_server()) {}
+  FaultRedisRefusal() : fault_fixture(refusal_acl_server()) {}
 
   void SetUp() override {
     fault_fixture::SetUp();
     // Three attempts and short backoffs: a row charged for the refusal
     // would be FAILED within a fraction of a second.
-    write_config({{"redis", {{"username", "app"}, {"password", app_password}}},
-                  {"lease",
-                   {{"max_attempts", 3},
-                    {"backoff_base_ms", 10},
-                    {"backoff_max_ms", 40}}}});
+    write_config(
+        {{"redis", {{"username", "app"}, {"password", refusal_app_password}}},
+         {"lease",
+          {{"max_attempts", 3},
+           {"backoff_base_ms", 10},
+           {"backoff_max_ms", 40}}}});
   }
 
   void acl(const std::vector<std::string>& rules) {
@@ -101,7 +102,7 @@ TEST_F(FaultRedisRefusal, ABoundedRunWhoseRelaysLoseACommandEndsNamingIt) {
                                         "stalled: " +
                                         named))
       << r.err;
-  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr(app_password)));
+  EXPECT_THAT(r.err, testing::Not(testing::HasSubstr(refusal_app_password)));
   auto report = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << r.out << r.err;
   EXPECT_FALSE(report.value("ok", true));
