@@ -1,5 +1,6 @@
 #include "broker/command_access.hpp"
 
+#include "broker/command_refusal.hpp"
 #include "broker/connection.hpp"
 
 #include <hiredis/hiredis.h>
@@ -145,6 +146,11 @@ std::vector<refused_command> refused_commands(connection& conn,
       continue;
     const auto& [command, side] = asked[i];
     auto words = reply_text(r);
+    // A replica (READONLY), a full Redis (OOM), one loading...: states,
+    // checked at queueing time too, that waiting ends. Only a refusal of
+    // the command itself is this probe's to name.
+    if (!refuses_the_command(words))
+      continue;
     if (said.insert({command.front(), words}).second)
       refused.push_back({shown(command), side, words});
   }

@@ -38,7 +38,8 @@ struct refused_command {
 /// script) and the consumers (their scripts and every command in them,
 /// the consumers' lock and notes, the doorbells they wait on, the
 /// recovery's SCAN), on the keys of `names`, that Redis refuses this
-/// connection; one per command name and refusal. Empty when all are
+/// connection (broker::refuses_the_command: not a server state such as a
+/// replica's READONLY); one per command name and refusal. Empty when all are
 /// allowed, or when MULTI itself is (nothing can be asked then). Throws
 /// broker_error(unavailable) when Redis cannot be reached.
 std::vector<refused_command> refused_commands(connection& conn,
