@@ -3,6 +3,7 @@
 #include "actors/log_lines.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
+#include "actors/refusal.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/entry_head.hpp"
 
@@ -261,6 +262,7 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
           }
           st.setup.metrics->consumer_errors++;
           note_outage(st.setup.metrics->outage_retries, e);
+          note_refusal(st.setup.metrics->refusals, e, st.setup.clock());
           st.must_recover = true;
           st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
           // Once per outage: the retries go on while Redis is down.

@@ -7,6 +7,7 @@
 #include "actors/coordinator_report.hpp"
 #include "actors/load_generator.hpp"
 #include "actors/messages.hpp"
+#include "actors/refusal.hpp"
 #include "actors/writer.hpp"
 
 #include <caf/all.hpp>
@@ -238,6 +239,11 @@ void check(coordinator_actor* self) {
     return;
   keep_consumers(self);
   auto now = st.setup.clock();
+  // Said once per stretch, bounded run or not: an unbounded run keeps
+  // retrying, and this line is what tells the operator why nothing moves.
+  if (auto refused = st.setup.metrics->refusals.standing_unannounced(now))
+    spdlog::warn("coordinator {}: {}", st.setup.name_prefix,
+                 refusal_text(*refused));
   bool progress_due = st.setup.progress &&
                       now - st.last_progress >= st.setup.progress_interval_ms;
   // The stores are counted in full to confirm a drain, to name what a
@@ -253,7 +259,8 @@ void check(coordinator_actor* self) {
   bool full = count_due;
   if (st.setup.until_drained || progress_due) {
     auto light = st.probe->drain_snapshot();
-    bool marked = light.database_mark.has_value();
+    // Counted in full once a second while a refusal churns the mark.
+    bool marked = light.database_mark.has_value() && !refusal_met(st, now);
     if (marked)
       note_movement(st, light, now);
     if (st.setup.until_drained)
@@ -365,6 +372,9 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
   st.setup = std::move(setup);
   st.started_at = st.setup.clock();
   st.last_movement = st.started_at;
+  // A refusal counts as standing once it has come back for as long as the
+  // stall rule waits: the same patience for both.
+  st.setup.metrics->refusals.set_horizon(stall_timeout(st));
   // Children are linked so they never outlive us; their exits are handled
   // through the monitor (down_msg), so exit messages from them are ignored.
   self->set_exit_handler([self](caf::exit_msg& msg) {

@@ -3,6 +3,7 @@
 #include "actors/coordinator_recovery.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
+#include "actors/refusal.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -24,6 +25,7 @@ bool any_consumer_running(const coordinator_state& st) {
 void retry_later(coordinator_state& st, outage& trouble,
                  const std::exception& e, const char* what) {
   note_outage(st.setup.metrics->outage_retries, e);
+  note_refusal(st.setup.metrics->refusals, e, st.setup.clock());
   spdlog::log(trouble.failure_level(st.setup.clock()),
               "coordinator {}: {}, retrying: {}", st.setup.name_prefix, what,
               e.what());

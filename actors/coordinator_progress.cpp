@@ -1,8 +1,10 @@
 #include "actors/coordinator_progress.hpp"
 
+#include "actors/refusal.hpp"
 #include "text/plural.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace outbox::actors {
@@ -89,6 +91,8 @@ std::string why_still(const coordinator_state& st,
                       const metrics::pipeline_snapshot& s,
                       storage::millis now) {
   const auto& run = st.setup.settings.run;
+  if (auto refused = st.setup.metrics->refusals.latest(now))
+    return refusal_text(*refused);
   if (run.consumers > 0 && !st.consuming && !st.standby_behind.empty())
     return "standby: the consumers' lock is held by " + st.standby_behind;
   auto unpublished = s.pending + s.sending;
@@ -190,15 +194,26 @@ between_counts(const coordinator_state& st,
   return s;
 }
 
+bool refusal_met(const coordinator_state& st, storage::millis now) {
+  return st.setup.metrics->refusals.latest(now).has_value();
+}
+
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
                    storage::millis now) {
   // The database's change mark, where there is one, stands for its counts:
   // it moves with every commit, and reading it costs nothing where counting
-  // grows with the outbox. Never both: a light read has no counts.
-  const auto& m = s.database_mark;
+  // grows with the outbox. Never both: a light read has no counts. While
+  // Redis refuses the relays' commands they claim and hand back the same
+  // rows at every retry: the mark moves and PENDING and SENDING trade rows
+  // with nothing done, so only their sum counts then.
+  bool refused = refusal_met(st, now);
+  std::optional<std::int64_t> m;
+  if (!refused)
+    m = s.database_mark;
   auto signature = std::make_tuple(
-      m.value_or(-1), m ? 0 : s.pending, m ? 0 : s.sending, m ? 0 : s.published,
-      m ? 0 : s.failed, s.queued, s.in_processing, s.processed,
+      m.value_or(-1), m ? 0 : s.pending + (refused ? s.sending : 0),
+      m || refused ? 0 : s.sending, m ? 0 : s.published, m ? 0 : s.failed,
+      s.queued, s.in_processing, s.processed,
       st.setup.metrics->outage_retries.load());
   if (signature != st.progress_signature) {
     st.progress_signature = signature;
@@ -319,6 +334,15 @@ std::string stall_reason(const coordinator_state& st,
     return {};
   auto still = " and nothing moved for " +
                std::to_string(stall_timeout(st) / 1000) + " s";
+  // Redis refusing what the relays or consumers send explains whatever
+  // else is stuck: name it first, in Redis's words.
+  if (auto refused = st.setup.metrics->refusals.latest(now))
+    return "stalled: " + refusal_text(*refused) + "; " +
+           std::to_string(s.pending + s.sending) +
+           " rows PENDING or SENDING, " + std::to_string(s.queued) +
+           " entries queued, " + std::to_string(s.in_processing) +
+           " in processing lists, nothing moved for " +
+           std::to_string(stall_timeout(st) / 1000) + " s";
   if (s.failed > 0)
     return "stalled behind FAILED rows: " + std::to_string(s.failed) +
            " FAILED rows block " + std::to_string(s.pending + s.sending) +

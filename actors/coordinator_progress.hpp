@@ -43,6 +43,10 @@ between_counts(const coordinator_state& st,
 /// to a twentieth of the time, however large the outbox.
 inline constexpr storage::millis full_count_spacing = 20;
 
+/// Whether the run has met Redis refusing its commands within the stall
+/// timeout (metrics::refusal_log): its change mark then says nothing.
+bool refusal_met(const coordinator_state& st, storage::millis now);
+
 /// Records the counts of `s` as the last movement when they changed (or an
 /// outage was retried since). Called at every check, before the others.
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,

@@ -129,7 +129,7 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
         throw;
       // Counted once it is known to be a refusal: isolate_refused may find
       // an outage instead, which the handler below counts.
-      c = isolate_refused(self, c, now, e.what());
+      c = isolate_refused(self, c, now, e);
       metrics.publish_errors++;
     }
   } catch (const broker::broker_error& e) {
@@ -137,13 +137,15 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
     // Redis may have taken the batch anyway; the inbox absorbs that.
     metrics.publish_errors++;
     note_outage(metrics.outage_retries, e);
-    // Once per outage: every idle poll retries while Redis is down.
+    // Once per outage: every idle poll retries while Redis is down (or
+    // refuses the command: isolate_refused noted it for the coordinator).
     auto level = st.redis.failure_level(st.setup.clock());
     spdlog::log(level,
-                "relay {}: Redis unavailable, releasing {} rows and retrying "
+                "relay {}: Redis {}, releasing {} rows and retrying "
                 "(events: {}): {}",
-                st.setup.name, c.events.size(), describe_rows(c.events),
-                e.what());
+                st.setup.name,
+                is_outage(e) ? "unavailable" : "refuses the command",
+                c.events.size(), describe_rows(c.events), e.what());
     settle(self, unsettled_batch{{}, 0, c.leases()});
     schedule_idle(self);
     return false;

@@ -2,10 +2,13 @@
 
 #include "actors/relay_log.hpp"
 #include "broker/broker_error.hpp"
+#include "broker/command_refusal.hpp"
 #include "storage/store_error.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
+
+#include <optional>
 
 namespace outbox::actors {
 
@@ -53,19 +56,41 @@ bool uniform_refusal(const std::vector<std::string>& errors,
   return true;
 }
 
+/// Notes a refusal that is not the rows' fault in the run's refusal log and
+/// throws it as rejected (not an outage: counted as one, it would keep a
+/// bounded run from ever stalling), with Redis's words and address.
+[[noreturn]] void refuse_the_batch(relay_actor* self,
+                                   const broker::broker_error& refusal,
+                                   const std::string& why) {
+  auto& st = self->state;
+  st.setup.metrics->refusals.note(refusal.where(), refusal.words(),
+                                  st.setup.clock());
+  throw broker::broker_error(
+      broker::broker_errc::rejected, why + ": " + refusal.what(),
+      broker::server_state::none, refusal.where(), refusal.words());
+}
+
 } // namespace
 
 storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                                storage::millis now,
-                               const std::string& first_error) {
+                               const broker::broker_error& first) {
   auto& st = self->state;
   auto& metrics = *st.setup.metrics;
+  const std::string first_error = first.what();
+  // An ACL or a proxy refusing the command: publishing row by row would
+  // only be refused the same way, and charging a lone row would end it
+  // FAILED for the ACL's sake.
+  if (broker::refuses_the_command(first.words()) && c.events.size() == 1)
+    refuse_the_batch(self, first, "Redis refuses the command");
   std::set<std::string> blocked;
   std::vector<storage::event_lease> refused;
   std::vector<storage::event_lease> held_back;
   std::string reason = first_error;
+  std::optional<broker::broker_error> last_refusal;
   std::vector<std::string> errors;
   std::size_t published = 0;
+  std::size_t uncharged = 0;
   if (c.events.size() == 1) {
     blocked.insert(c.events.front().aggregate_id);
     refused.push_back({c.events.front().event_id, c.events.front().epoch,
@@ -87,16 +112,27 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
       if (err.code() == broker::broker_errc::unavailable)
         throw;
       blocked.insert(e.aggregate_id);
+      last_refusal = err;
+      // The command refused for this row's key (an ACL covering some
+      // partitions only): handed back uncharged, like the rows behind it.
+      if (broker::refuses_the_command(err.words())) {
+        st.setup.metrics->refusals.note(err.where(), err.words(),
+                                        st.setup.clock());
+        held_back.push_back({e.event_id, e.epoch, e.rowid});
+        ++uncharged;
+        continue;
+      }
       refused.push_back({e.event_id, e.epoch, e.rowid});
       reason = err.what();
       errors.push_back(reason);
     }
   }
+  if (published == 0 && refused.empty() && last_refusal)
+    refuse_the_batch(self, *last_refusal, "Redis refuses the command");
   if (uniform_refusal(errors, published))
-    throw broker::broker_error(broker::broker_errc::unavailable,
-                               "Redis refused every row of the batch with the "
-                               "same error, taken for its state: " +
-                                   reason);
+    refuse_the_batch(self, *last_refusal,
+                     "Redis refused every row of the batch with the same "
+                     "error, not about an entry");
   // Rows of a blocked aggregate that came before its refused row were
   // published above and must be acknowledged like the others: left out,
   // their lease would expire and each takeover would publish them again.
@@ -125,8 +161,10 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
   for (const auto& lease : refused)
     refused_ids.push_back(lease.event_id);
   // Rows that became FAILED get a line each; the refusal gets one more only
-  // when it did something else too (backed off, held rows back).
-  if (failed.backed_off > 0 || !held_back.empty())
+  // when it did something else too (backed off, held rows back behind a
+  // refused row). Rows the command was refused for are the coordinator's
+  // to name, once, if it lasts.
+  if (failed.backed_off > 0 || held_back.size() > uncharged)
     spdlog::warn("relay {}: broker refused {} rows, {} backed off, {} now "
                  "FAILED, {} later rows of their aggregates held back "
                  "(events: {}): {}",

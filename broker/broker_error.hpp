@@ -28,20 +28,25 @@ const char* to_string(broker_errc code);
 class broker_error : public std::runtime_error {
 public:
   broker_error(broker_errc code, const std::string& what,
-               server_state state = server_state::none, std::string where = {})
+               server_state state = server_state::none, std::string where = {},
+               std::string words = {})
       : std::runtime_error(what), code_(code), state_(state),
-        where_(std::move(where)) {}
+        where_(std::move(where)), words_(std::move(words)) {}
 
   broker_errc code() const noexcept { return code_; }
   /// For an error reply naming the server's state (unavailable): which.
   server_state state() const noexcept { return state_; }
   /// The Redis that answered ("HOST:PORT"), when known.
   const std::string& where() const noexcept { return where_; }
+  /// For an error reply: Redis's own words ("NOPERM this user has no
+  /// permissions to run the 'rpush' command"), empty otherwise.
+  const std::string& words() const noexcept { return words_; }
 
 private:
   broker_errc code_;
   server_state state_;
   std::string where_;
+  std::string words_;
 };
 
 } // namespace outbox::broker

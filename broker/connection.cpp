@@ -230,7 +230,7 @@ void throw_if_error(const redisReply& r, const char* context,
   auto state = server_state_of(error);
   throw broker_error(state == server_state::none ? broker_errc::rejected
                                                  : broker_errc::unavailable,
-                     what, state, std::move(address));
+                     what, state, std::move(address), std::move(error));
 }
 
 } // namespace outbox::broker

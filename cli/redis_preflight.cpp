@@ -1,5 +1,6 @@
 #include "cli/redis_preflight.hpp"
 
+#include "broker/command_access.hpp"
 #include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
 #include "cli/exit_codes.hpp"
@@ -69,6 +70,23 @@ std::optional<int> check_redis_settings(broker::connection& conn,
     return std::nullopt;
   std::cerr << command << ": " << text::escaped(verdict.refusal) << '\n';
   return exit_failure;
+}
+
+std::optional<int> check_commands(broker::connection& conn,
+                                  const config::settings& s,
+                                  const std::string& command) {
+  auto refused = broker::refused_commands(conn, s.broker, s.run.relays > 0,
+                                          s.run.consumers > 0);
+  if (refused.empty())
+    return std::nullopt;
+  const auto& o = s.redis;
+  auto user = o.username.empty() ? std::string{"default"} : o.username;
+  std::cerr << command << ": Redis at " << o.where.to_string()
+            << " refuses user \"" << text::escaped(user)
+            << "\" commands this run needs (not an outage: fix the ACL or the "
+               "proxy): "
+            << text::escaped(broker::describe(refused, 5)) << '\n';
+  return exit_usage;
 }
 
 std::optional<int> check_partitions(broker::connection& conn,

@@ -38,6 +38,16 @@ std::optional<int> check_redis_settings(broker::connection& conn,
                                         const config::settings& s,
                                         const std::string& command);
 
+/// Asks Redis, without running them, whether this user may send the
+/// commands this run's relays and consumers will (broker/command_access.hpp);
+/// when it refuses any (an ACL without a command or a key, a proxy or a
+/// server without the command), names them in Redis's words and returns
+/// exit 2: better said at the start than met as a stall later. Throws
+/// broker_error when Redis cannot be reached.
+std::optional<int> check_commands(broker::connection& conn,
+                                  const config::settings& s,
+                                  const std::string& command);
+
 /// Records broker.partitions in Redis if no process did, and compares it
 /// with the recorded count; on a mismatch prints both, and what to do, and
 /// returns exit 2. A Redis that takes no write now (a replica, full) is

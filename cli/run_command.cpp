@@ -236,6 +236,8 @@ int run(const run_options& options) {
   // Read-only, before anything is created: a refused Redis leaves nothing.
   if (auto stop = check_redis_settings(redis, s, "outbox run"))
     return *stop;
+  if (auto stop = check_commands(redis, s, "outbox run"))
+    return *stop;
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
   storage::prepare_database_folder(s.db);

@@ -63,6 +63,7 @@ status_snapshot take_snapshot(const config::settings& settings,
     s.redis = broker::read_stats(conn, settings.broker);
     s.setup = read_redis_setup(conn, settings.broker);
     s.consumers = broker::read_consumer_processes(conn, settings.broker);
+    s.refused = broker::refused_commands(conn, settings.broker, true, true);
   } catch (const broker::broker_error& e) {
     s.redis.reset();
     s.setup.reset();

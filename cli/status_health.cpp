@@ -21,6 +21,13 @@ health judge(const status_snapshot& snapshot,
                                rounded_duration(max_unpublished_age) + ")");
   if (!snapshot.redis)
     verdict.problems.push_back("Redis unavailable: " + snapshot.redis_error);
+  // The pipeline cannot write (or consume) through this user: not an
+  // outage, it lasts until someone changes the ACL or the proxy.
+  if (!snapshot.refused.empty())
+    verdict.problems.push_back(
+        "Redis refuses the pipeline's commands (not an outage: fix the ACL or "
+        "the proxy): " +
+        broker::describe(snapshot.refused));
   return verdict;
 }
 

@@ -55,6 +55,12 @@ nlohmann::json broker_json(const status_snapshot& s) {
                                          {"expires_in_ms", p.expires_in_ms}});
   if (s.setup)
     out.update(redis_setup_json(*s.setup));
+  out["refused_commands"] = nlohmann::json::array();
+  for (const auto& r : s.refused)
+    out["refused_commands"].push_back(
+        {{"command", r.command},
+         {"needed_by", broker::to_string(r.needed_by)},
+         {"error", r.words}});
   return out;
 }
 

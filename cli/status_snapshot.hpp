@@ -5,6 +5,7 @@
 // JSON.
 
 #include "broker/broker_stats.hpp"
+#include "broker/command_access.hpp"
 #include "broker/consumer_processes.hpp"
 #include "broker/keys.hpp"
 #include "cli/redis_settings_view.hpp"
@@ -28,6 +29,10 @@ struct status_snapshot {
   std::optional<broker::broker_stats> redis;
   std::optional<redis_setup> setup;
   std::vector<broker::consumer_process> consumers;
+  /// The pipeline's commands Redis refuses this user (its ACL, a proxy):
+  /// status asks with its own connection, so with the run's credentials
+  /// it sees what the run meets (broker/command_access.hpp).
+  std::vector<broker::refused_command> refused;
   std::string redis_error;
 };
 
@@ -43,7 +48,8 @@ struct health {
 };
 
 /// The verdict on `snapshot`: FAILED rows, an unpublished row older than
-/// `max_unpublished_age`, Redis unreadable.
+/// `max_unpublished_age`, Redis unreadable or refusing the pipeline's
+/// commands.
 health judge(const status_snapshot& snapshot,
              storage::millis max_unpublished_age);
 

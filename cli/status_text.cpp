@@ -152,6 +152,16 @@ std::string redis_text(const status_snapshot& s, const broker::keys& names) {
   return out + '\n' + counts.render();
 }
 
+/// The pipeline's commands Redis refuses this user, and why in its words.
+std::string refused_text(const status_snapshot& s) {
+  text_table table{{"REDIS REFUSES", "NEEDED BY", "REDIS SAYS"}};
+  for (const auto& r : s.refused)
+    table.add_row({r.command, broker::to_string(r.needed_by), r.words});
+  auto user = s.setup ? s.setup->user : std::string{"this user"};
+  return table.render() + "not an outage: fix the ACL of user " +
+         text::escaped(user) + " or the proxy\n";
+}
+
 } // namespace
 
 std::string rounded_duration(storage::millis ms) {
@@ -180,6 +190,8 @@ std::string status_text(const status_snapshot& s, const broker::keys& names,
               : "REDIS  unavailable: " + text::escaped(s.redis_error) + '\n';
   if (s.redis && s.setup)
     text += '\n' + redis_setup_text(*s.setup);
+  if (s.redis && !s.refused.empty())
+    text += '\n' + refused_text(s);
   if (verdict) {
     text += "\nHEALTH  ";
     if (verdict->ok())

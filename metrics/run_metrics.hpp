@@ -1,5 +1,7 @@
 #pragma once
 
+#include "metrics/refusal_log.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -126,6 +128,10 @@ struct run_metrics {
   /// a replica, out of memory; the database locked) and will retry: a run
   /// waiting on an outage is not stalled.
   counter outage_retries{0};
+  /// Refusals of the pipeline's commands that name no server state (an
+  /// ACL, a proxy): retried like an outage, but not counted in
+  /// outage_retries, so a bounded run they hold up stalls, naming them.
+  refusal_log refusals;
 
   latency_recorder commit_to_processed;
   /// Commit to the broker's acknowledgement of the publish (the relay's
