@@ -21,6 +21,15 @@ health judge(const status_snapshot& snapshot,
                                rounded_duration(max_unpublished_age) + ")");
   if (!snapshot.redis)
     verdict.problems.push_back("Redis unavailable: " + snapshot.redis_error);
+  // A dead-lettered entry is an event neither applied nor given up on: its
+  // aggregate moved on without it, and only an operator (replay or drop)
+  // settles it.
+  else if (auto waiting = snapshot.redis->dead_letter; waiting > 0)
+    verdict.problems.push_back(
+        text::plural(waiting, "dead-lettered entry waits",
+                     "dead-lettered entries wait") +
+        " in the dead-letter list (outbox dead-letters lists them: fix the "
+        "cause and replay them, or drop them with a reason)");
   return verdict;
 }
 

@@ -43,7 +43,7 @@ struct health {
 };
 
 /// The verdict on `snapshot`: FAILED rows, an unpublished row older than
-/// `max_unpublished_age`, Redis unreadable.
+/// `max_unpublished_age`, Redis unreadable, dead-lettered entries waiting.
 health judge(const status_snapshot& snapshot,
              storage::millis max_unpublished_age);
 
