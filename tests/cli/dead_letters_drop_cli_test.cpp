@@ -103,7 +103,7 @@ TEST_F(CliDeadLetterDrop, DropsEveryRecordOfTheIdAndKeepsTheDecision) {
 
   auto text = outbox_r({"dead-letters", "drop", "e-2"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_THAT(text.out, testing::HasSubstr("    1  e-2") << "its index now");
+  EXPECT_THAT(text.out, testing::HasSubstr("    1  e-2")) << "its index now";
   EXPECT_THAT(text.out,
               testing::HasSubstr("dropped 1 record; 1 decision recorded in "
                                  "pipeline:outbox.dead_letter.dropped\n"));
