@@ -109,6 +109,7 @@ void workspace::clear_redis() const {
                                names.aggregate_seq,
                                names.counters,
                                names.dead_letter,
+                               names.dead_letter_dropped(),
                                names.trimmed_summary(),
                                names.trimmed_reserved(),
                                names.trimmed_aggregates(),

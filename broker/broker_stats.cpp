@@ -77,6 +77,7 @@ broker_stats read_stats(connection& conn, const keys& names) {
     commands.push_back({"LLEN", list});
   commands.push_back({"HLEN", names.processed});
   commands.push_back({"LLEN", names.dead_letter});
+  commands.push_back({"HLEN", names.dead_letter_dropped()});
   commands.push_back({"HGETALL", names.counters});
   commands.push_back({"GET", names.consumer_lock()});
   commands.push_back({"PTTL", names.consumer_lock()});
@@ -89,6 +90,7 @@ broker_stats read_stats(connection& conn, const keys& names) {
   }
   stats.processed = integer_of(replies[at++], "HLEN");
   stats.dead_letter = integer_of(replies[at++], "LLEN");
+  stats.dead_letter_dropped = integer_of(replies[at++], "HLEN");
   auto& counters = replies[at++];
   throw_if_error(*counters, "HGETALL");
   if (counters->type != REDIS_REPLY_ARRAY)

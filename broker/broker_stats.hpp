@@ -18,6 +18,8 @@ struct broker_stats {
   std::map<std::string, std::int64_t> processing;
   std::int64_t processed = 0;   // HLEN processed
   std::int64_t dead_letter = 0; // LLEN dead-letter
+  /// Decisions of `outbox dead-letters drop` (HLEN keys::dead_letter_dropped).
+  std::int64_t dead_letter_dropped = 0;
   std::map<std::string, std::int64_t> counters;
   /// Who holds the consumers' lock ("" when nobody), and for how much
   /// longer unless renewed (-1: no ttl, it never expires; -2: no lock).

@@ -49,6 +49,10 @@ std::string keys::trimmed_aggregates() const {
   return processed + ".trimmed_aggregates";
 }
 
+std::string keys::dead_letter_dropped() const {
+  return dead_letter + ".dropped";
+}
+
 std::string keys::seq_gaps() const {
   return aggregate_seq + ".gaps";
 }

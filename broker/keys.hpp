@@ -72,6 +72,11 @@ struct keys {
   /// excuses no more missing records than were trimmed:
   /// "<processed>.trimmed_aggregates".
   std::string trimmed_aggregates() const;
+  /// Decisions of `outbox dead-letters drop`, event_id -> {"dropped_at",
+  /// "reason", "record", ...}: events an operator chose not to apply, kept
+  /// so `outbox verify` tells them from lost ones:
+  /// "<dead_letter>.dropped".
+  std::string dead_letter_dropped() const;
   /// Seqs an out-of-order first delivery jumped over, "<aggregate_id>:<seq>"
   /// -> 1 until they arrive: "<aggregate_seq>.gaps". Empty while order holds.
   std::string seq_gaps() const;

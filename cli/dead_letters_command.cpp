@@ -1,13 +1,16 @@
 // `outbox dead-letters [--json]` lists the dead-letter list;
 // `outbox dead-letters replay EVENT_ID... | --all` puts entries back on
-// their queues once the cause of their failure is fixed.
+// their queues once the cause of their failure is fixed; `drop`
+// (dead_letters_drop.cpp) gives up on them with a recorded decision.
 
 #include "broker/connection.hpp"
 #include "broker/dead_letters.hpp"
+#include "broker/dropped_dead_letters.hpp"
 #include "broker/replay_partitions.hpp"
 #include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/dead_letters_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
 #include "cli/text_table.hpp"
@@ -28,15 +31,6 @@ namespace outbox::cli {
 namespace {
 
 using json = nlohmann::json;
-
-struct dead_letters_options {
-  common_options common;
-  bool json = false;
-  /// Set when the `replay` subcommand was given.
-  bool replay = false;
-  std::vector<std::string> event_ids;
-  bool all = false;
-};
 
 /// Widths of the table's cut columns (the JSON has the whole values).
 constexpr std::size_t id_width = 40;
@@ -103,15 +97,25 @@ int list(const dead_letters_options& options) {
     return *stop;
   broker::connection redis{settings.redis};
   auto letters = broker::read_dead_letters(redis, settings.broker);
+  // What `drop` gave up on is gone from the list; its count says the list
+  // is not the whole story.
+  auto dropped = broker::count_dropped_dead_letters(redis, settings.broker);
   if (options.json) {
-    json out{{"dead_letters", json::array()}, {"count", letters.size()}};
+    json out{{"dead_letters", json::array()},
+             {"count", letters.size()},
+             {"dropped", dropped}};
     for (const auto& d : letters)
       out["dead_letters"].push_back(to_json(d));
     std::cout << text::json_text(out) << '\n';
     return exit_ok;
   }
+  std::string dropped_note =
+      dropped == 0
+          ? ""
+          : " (" + text::plural(dropped, "drop decision") + " kept in " +
+                text::escaped(settings.broker.dead_letter_dropped()) + ")";
   if (letters.empty()) {
-    std::cout << "no dead-lettered entries\n";
+    std::cout << "no dead-lettered entries" << dropped_note << "\n";
     return exit_ok;
   }
   print_letters(letters);
@@ -123,7 +127,9 @@ int list(const dead_letters_options& options) {
             << ", " << replayable
             << " replayable once the cause is fixed (outbox dead-letters "
                "replay EVENT_ID... or --all; --json says why the others "
-               "are not)\n";
+               "are not), or to drop (outbox dead-letters drop EVENT_ID... "
+               "--reason TEXT)"
+            << dropped_note << "\n";
   return exit_ok;
 }
 
@@ -243,6 +249,8 @@ int replay(const dead_letters_options& options) {
 
 int dead_letters(const dead_letters_options& options) {
   apply_log_level(options.common.log_level);
+  if (options.drop)
+    return drop_dead_letters(options);
   return options.replay ? replay(options) : list(options);
 }
 
@@ -260,10 +268,12 @@ void add_flags(CLI::App& command, dead_letters_options& options) {
                    "(reported) in the list");
   // --json and the common options may also come after `replay`.
   replay->fallthrough();
+  add_drop_subcommand(command, options);
 }
 
 void read_parsed(const CLI::App& command, dead_letters_options& options) {
   options.replay = command.get_subcommand("replay")->parsed();
+  options.drop = command.get_subcommand("drop")->parsed();
 }
 
 } // namespace
@@ -273,7 +283,7 @@ void add_dead_letters_command(CLI::App& app, command_action& action) {
       app, action,
       {"dead-letters",
        "List the dead-letter list, oldest first (replay: put entries back on "
-       "their queues)",
+       "their queues; drop: give up on them, the decision recorded)",
        dead_letters, add_flags, read_parsed});
 }
 

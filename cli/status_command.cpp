@@ -185,8 +185,8 @@ void add_flags(CLI::App& command, status_options& options) {
   command.add_flag("--check", options.check,
                    "health check: exit 1 when FAILED rows exist, the "
                    "oldest unpublished row is older than "
-                   "--max-unpublished-age, or Redis is unreachable; "
-                   "else 0");
+                   "--max-unpublished-age, dead-lettered entries wait, or "
+                   "Redis is unreachable; else 0");
   command.add_option("--max-unpublished-age", options.max_unpublished_age,
                      std::string{"DURATION for --check (default "} +
                          default_max_unpublished_age + ")");

@@ -28,6 +28,15 @@ health judge(const status_snapshot& snapshot,
         "Redis refuses the pipeline's commands (not an outage: fix the ACL or "
         "the proxy): " +
         broker::describe(snapshot.refused));
+  // A dead-lettered entry is an event neither applied nor given up on: its
+  // aggregate moved on without it, and only an operator (replay or drop)
+  // settles it.
+  if (snapshot.redis && snapshot.redis->dead_letter > 0)
+    verdict.problems.push_back(
+        text::plural(snapshot.redis->dead_letter, "dead-lettered entry waits",
+                     "dead-lettered entries wait") +
+        " in the dead-letter list (outbox dead-letters lists them: fix the "
+        "cause and replay them, or drop them with a reason)");
   return verdict;
 }
 

@@ -42,6 +42,7 @@ nlohmann::json broker_json(const status_snapshot& s) {
       {"processing", r.processing},
       {"processed", r.processed},
       {"dead_letter", r.dead_letter},
+      {"dead_letter_dropped", r.dead_letter_dropped},
       {"counters", r.counters},
       {"consumers_lock", r.consumers_holder.empty()
                              ? nlohmann::json(nullptr)

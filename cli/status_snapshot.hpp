@@ -49,7 +49,7 @@ struct health {
 
 /// The verdict on `snapshot`: FAILED rows, an unpublished row older than
 /// `max_unpublished_age`, Redis unreadable or refusing the pipeline's
-/// commands.
+/// commands, dead-lettered entries waiting.
 health judge(const status_snapshot& snapshot,
              storage::millis max_unpublished_age);
 

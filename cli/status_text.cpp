@@ -147,6 +147,8 @@ std::string redis_text(const status_snapshot& s, const broker::keys& names) {
   text_table counts{{"REDIS", "COUNT"}};
   counts.add_row({"processed", std::to_string(redis.processed)});
   counts.add_row({"dead-letter list", std::to_string(redis.dead_letter)});
+  counts.add_row(
+      {"dead letters dropped", std::to_string(redis.dead_letter_dropped)});
   for (const auto& [name, value] : redis.counters)
     counts.add_row({name, std::to_string(value)});
   return out + '\n' + counts.render();

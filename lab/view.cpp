@@ -95,6 +95,7 @@ std::vector<std::string> lab_view::reset() {
                                 k.aggregate_seq,
                                 k.counters,
                                 k.dead_letter,
+                                k.dead_letter_dropped(),
                                 dualwrite_list,
                                 k.trimmed_summary(),
                                 k.trimmed_reserved(),

@@ -18,6 +18,13 @@ TEST(BrokerKeys, OnePartitionIsTheQueueItself) {
   EXPECT_FALSE(names.queue_of("elsewhere/consumer-2"));
 }
 
+TEST(BrokerKeys, DropDecisionsSitBesideTheDeadLetterList) {
+  keys names;
+  EXPECT_EQ(names.dead_letter_dropped(), "outbox.dead_letter.dropped");
+  names.dead_letter = "p:dl";
+  EXPECT_EQ(names.dead_letter_dropped(), "p:dl.dropped");
+}
+
 TEST(BrokerKeys, PartitionNames) {
   keys names;
   names.partitions = 4;

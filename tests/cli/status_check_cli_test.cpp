@@ -1,6 +1,7 @@
 #include "cli/audit_fixture.hpp"
 
 #include <gmock/gmock.h>
+#include <hiredis/hiredis.h>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,68 @@ TEST_F(CliStatusCheck, RedisDownIsUnhealthy) {
   auto problems = problems_of(json_of(r));
   ASSERT_EQ(problems.size(), 1u) << r.out;
   EXPECT_EQ(problems[0].rfind("Redis unavailable", 0), 0u) << problems[0];
+}
+
+/// One order whose effect fails at the consumer (its sku's reservation is
+/// not a number), so its entry waits in the dead-letter list.
+class CliStatusCheckDeadLetters : public CliAudit {
+protected:
+  void SetUp() override {
+    conn_.command({"HSET", names_.reserved, "kiwi", "not a number"});
+    auto placed =
+        outbox_r({"place-order", "--sku", "kiwi", "--qty", "1", "--json"});
+    ASSERT_EQ(placed.exit_code, 0) << placed.err;
+    event_id_ = json_of(placed).at("event_id");
+    relay_all();
+    consume_all();
+    ASSERT_EQ(conn_.command({"LLEN", names_.dead_letter})->integer, 1);
+  }
+
+  /// status --check --json: its exit code and its problems.
+  std::pair<int, std::vector<std::string>> check() {
+    auto r = outbox_r({"status", "--check", "--json"});
+    return {r.exit_code, problems_of(json_of(r))};
+  }
+
+  std::string event_id_;
+};
+
+TEST_F(CliStatusCheckDeadLetters, AWaitingDeadLetterIsUnhealthyUntilDropped) {
+  auto [code, problems] = check();
+  EXPECT_EQ(code, 1);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_THAT(problems[0],
+              testing::HasSubstr("1 dead-lettered entry waits in the "
+                                 "dead-letter list"));
+  auto text = outbox_r({"status", "--check"});
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_THAT(text.out, testing::HasSubstr("HEALTH  1 dead-lettered entry"));
+  // Without --check it is shown, not judged.
+  EXPECT_EQ(outbox_r({"status"}).exit_code, 0);
+
+  auto dropped = outbox_r(
+      {"dead-letters", "drop", event_id_, "--reason", "kiwi is retired"});
+  ASSERT_EQ(dropped.exit_code, 0) << dropped.err;
+  auto after = outbox_r({"status", "--check", "--json"});
+  EXPECT_EQ(after.exit_code, 0) << after.out;
+  auto out = json_of(after);
+  EXPECT_EQ(out.at("redis").at("dead_letter"), 0);
+  EXPECT_EQ(out.at("redis").at("dead_letter_dropped"), 1);
+  EXPECT_THAT(outbox_r({"status"}).out,
+              testing::ContainsRegex("\ndead letters dropped +1\n"));
+}
+
+TEST_F(CliStatusCheckDeadLetters, AReplayMakesItHealthyAgain) {
+  conn_.command({"HSET", names_.reserved, "kiwi", "0"}); // the cause, fixed
+  auto replayed = outbox_r({"dead-letters", "replay", event_id_});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  auto [code, problems] = check();
+  EXPECT_EQ(code, 0) << testing::PrintToString(problems);
+  consume_all();
+  EXPECT_EQ(check().first, 0);
+  EXPECT_EQ(
+      broker::reply_text(*conn_.command({"HGET", names_.reserved, "kiwi"})),
+      "1");
 }
 
 TEST_F(CliStatusCheck, FlagsThatNeedAnotherAreRefused) {

@@ -262,6 +262,8 @@ TEST(ConfigKeyPrefix, GoesBeforeEveryPipelineNameOnce) {
   EXPECT_EQ(s.broker.aggregate_seq, "pipeline:outbox.aggregate_seq");
   EXPECT_EQ(s.broker.counters, "pipeline:outbox.counters");
   EXPECT_EQ(s.broker.dead_letter, "pipeline:outbox.dead_letter");
+  EXPECT_EQ(s.broker.dead_letter_dropped(),
+            "pipeline:outbox.dead_letter.dropped");
   EXPECT_EQ(s.broker.processing_prefix, "pipeline:outbox.processing.");
   EXPECT_EQ(owner_stamp_key(s), "pipeline:outbox.owner");
   // The names before the prefix existed: the lab's, seed 000's.
