@@ -18,7 +18,7 @@ constexpr int dead_place = static_cast<int>(waiting_place::dead_lettered);
 
 /// What the published events that have no record came to.
 struct accounting {
-  std::array<std::int64_t, 3> waiting{}; // by waiting_place
+  std::array<std::int64_t, 4> waiting{}; // by waiting_place
   std::int64_t trimmed = 0;
   offenders lost;
 };
@@ -95,6 +95,9 @@ check published_processed(SQLite::Database& db,
   say(at(a, waiting_place::queued), "queued");
   say(at(a, waiting_place::processing), "in processing lists");
   say(at(a, waiting_place::dead_lettered), "dead-lettered (see dead_letters)");
+  say(at(a, waiting_place::dropped),
+      "dropped from the dead-letter list by decision (outbox dead-letters "
+      "drop)");
   if (a.trimmed > 0)
     say(a.trimmed, "published before the trim cutoff " +
                        std::to_string(inbox.trimmed_before) +
@@ -106,8 +109,8 @@ check published_processed(SQLite::Database& db,
           : std::to_string(processed) + " of " + std::to_string(published) +
                 " published events processed; " + where;
   std::string noun =
-      "published events lost: not applied, and in no queue, processing "
-      "list or dead-letter list";
+      "published events lost: not applied, in no queue, processing list "
+      "or dead-letter list, and dropped by no decision";
   if (!where.empty())
     noun = "of " + std::to_string(published) + " " + noun + " (" + where + ")";
   return make_check("published_processed", a.lost, noun, ok_detail);
@@ -131,11 +134,15 @@ check dead_letters(SQLite::Database& db, const broker::broker_stats& queues) {
     ok_detail += " (it holds " + std::to_string(queues.dead_letter) +
                  " records, none of an outbox event left unapplied: "
                  "outbox dead-letters lists them)";
+  if (queues.dead_letter_dropped > 0)
+    ok_detail += "; " + std::to_string(queues.dead_letter_dropped) +
+                 " dropped by decision";
   return make_check(
       "dead_letters", set_aside,
       "outbox events wait in the dead-letter list, not applied (outbox "
       "dead-letters says why; fix the cause, then outbox dead-letters replay "
-      "EVENT_ID...)",
+      "EVENT_ID..., or give them up with outbox dead-letters drop "
+      "EVENT_ID... --reason TEXT)",
       ok_detail);
 }
 

@@ -1,6 +1,7 @@
 #include "broker/inbox_reader.hpp"
 
 #include "broker/connection.hpp"
+#include "broker/dropped_dead_letters.hpp"
 #include "broker/hash_scan.hpp"
 #include "text/json_text.hpp"
 
@@ -112,6 +113,11 @@ inbox_snapshot read_inbox(connection& conn, const keys& names,
                [&sink](const std::string& event_id, waiting_place where) {
                  sink.waiting(event_id, where);
                });
+  // After the dead-letter list: a drop removes the records and keeps the
+  // decision in one script, so an id missed in the list (dropped after it
+  // was read) is among the decisions read now.
+  for (const auto& decision : read_dropped_dead_letters(conn, names))
+    sink.waiting(decision.first, waiting_place::dropped);
   auto before = hash_length(conn, names.processed);
   auto trimmed_before_read = summary_field(conn, names, "records", nullptr);
   scan_hash(conn, names.processed, 1000,

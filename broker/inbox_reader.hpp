@@ -38,7 +38,8 @@ struct inbox_snapshot {
   /// out of the maps above and reported by the audit, never thrown.
   std::vector<std::string> malformed{};
   /// Entries that name an event and wait (read_waiting, read before
-  /// `processed`): event_id -> the first place it was seen.
+  /// `processed`), then the events dropped by decision: event_id -> the
+  /// first place it was seen.
   std::map<std::string, waiting_place> waiting{};
   /// Read only once something was trimmed (`trimmed_records` > 0), as
   /// `outbox verify` needs them then to tell a trimmed record from a lost

@@ -16,7 +16,10 @@ namespace outbox::broker {
 
 class connection;
 
-enum class waiting_place { queued, processing, dead_lettered };
+/// `dropped` is no entry: an operator decided the event will not be applied
+/// (`outbox dead-letters drop`, dropped_dead_letters.hpp); read_inbox
+/// reports those ids after the entries, so the audit accounts for them.
+enum class waiting_place { queued, processing, dead_lettered, dropped };
 
 /// Calls `on_entry(event_id, where)` for every entry that names an
 /// event_id: the dead-letter list, then the processing lists, the queues

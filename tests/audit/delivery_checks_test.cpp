@@ -39,8 +39,9 @@ TEST(AuditConservation, AnEventThatWaitsIsAccountedForNotLost) {
   auto lost = evaluate(ledger, inbox, queues);
   EXPECT_EQ(find(lost, "published_processed").result, check::state::failed);
   EXPECT_EQ(find(lost, "published_processed").detail,
-            "1 of 3 published events lost: not applied, and in no queue, "
-            "processing list or dead-letter list (1 queued): e2");
+            "1 of 3 published events lost: not applied, in no queue, "
+            "processing list or dead-letter list, and dropped by no decision "
+            "(1 queued): e2");
 }
 
 TEST(AuditConservation, ADeadLetteredEventIsItsOwnFindingWithItsRemedy) {
@@ -63,9 +64,24 @@ TEST(AuditConservation, ADeadLetteredEventIsItsOwnFindingWithItsRemedy) {
   EXPECT_THAT(dead.detail, testing::StartsWith("1 outbox events wait in the "
                                                "dead-letter list"));
   EXPECT_THAT(dead.detail, testing::HasSubstr("outbox dead-letters replay"));
+  EXPECT_THAT(dead.detail, testing::HasSubstr("outbox dead-letters drop"));
   EXPECT_THAT(dead.detail, testing::EndsWith(": e2"));
 
+  // Dropped by an operator's decision: accounted for, and no finding.
+  inbox.waiting = {{"e2", broker::waiting_place::dropped}};
+  queues.dead_letter = 0;
+  queues.dead_letter_dropped = 1;
+  auto dropped = evaluate(ledger, inbox, queues);
+  EXPECT_TRUE(dropped.ok()) << dropped.to_text();
+  EXPECT_EQ(find(dropped, "published_processed").detail,
+            "1 of 2 published events processed; 1 dropped from the "
+            "dead-letter list by decision (outbox dead-letters drop)");
+  EXPECT_THAT(find(dropped, "dead_letters").detail,
+              testing::EndsWith("; 1 dropped by decision"));
+
   // Records of no outbox event (garbage pushed by hand) are no finding.
+  queues.dead_letter = 2;
+  queues.dead_letter_dropped = 0;
   inbox.waiting.clear();
   inbox.processed = {{"e1", "{}"}, {"e2", "{}"}};
   inbox.reserved = {{"apple", 5}};
@@ -114,8 +130,9 @@ TEST(AuditConservation, TrimExcusesOnlyRecordsOfEventsTheInboxApplied) {
   auto v = evaluate({a1, a2, a3, a4, b1}, inbox, {});
   EXPECT_EQ(find(v, "published_processed").result, check::state::failed);
   EXPECT_EQ(find(v, "published_processed").detail,
-            "2 of 5 published events lost: not applied, and in no queue, "
-            "processing list or dead-letter list (3 published before the "
+            "2 of 5 published events lost: not applied, in no queue, "
+            "processing list or dead-letter list, and dropped by no decision "
+            "(3 published before the "
             "trim cutoff 500 have no record any more (trimmed)): a3, b1");
 
   // A seq dead-lettered is not applied either.

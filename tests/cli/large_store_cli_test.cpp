@@ -258,9 +258,10 @@ TEST_F(CliLargeStore, VerifyOfManyEventsKeepsToItsPagesAndStillFindsALoss) {
   for (const auto& c : out.at("checks"))
     checks[c.at("name")] = c;
   EXPECT_EQ(checks["published_processed"].at("result"), "failed");
-  EXPECT_EQ(checks["published_processed"].at("detail"),
-            "1 published events lost: not applied, and in no queue, "
-            "processing list or dead-letter list: lost");
+  EXPECT_EQ(
+      checks["published_processed"].at("detail"),
+      "1 published events lost: not applied, in no queue, "
+      "processing list or dead-letter list, and dropped by no decision: lost");
   EXPECT_EQ(checks["no_orphan_effects"].at("result"), "failed");
   EXPECT_EQ(checks["no_orphan_effects"].at("detail"),
             "1 processed events without an outbox row: orphan");

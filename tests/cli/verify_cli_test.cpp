@@ -99,8 +99,9 @@ TEST_F(CliAudit, VerifyAccountsForQueuedEventsAndNamesThoseRemovedByHand) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_THAT(r.out, testing::HasSubstr(
                          "failed  published_processed: 10 of 20 published "
-                         "events lost: not applied, and in no queue, "
-                         "processing list or dead-letter list (10 queued): "));
+                         "events lost: not applied, in no queue, "
+                         "processing list or dead-letter list, and dropped by "
+                         "no decision (10 queued): "));
   EXPECT_THAT(r.out, testing::HasSubstr("VIOLATED"));
   auto json = json_of(outbox_r({"verify", "--json"}));
   std::string detail = json.at("checks").at(0).at("detail");

@@ -114,6 +114,42 @@ TEST_F(FaultDeadLetterReplay, AFailedEffectIsReplayedOnceItsCauseIsFixed) {
                            << result.verify_output;
 }
 
+TEST_F(FaultDeadLetterReplay, AnEventGivenUpOnByDecisionIsAccountedFor) {
+  place("apple", 2);
+  auto kiwi = place("kiwi", 3);
+  auto kiwi_id = kiwi.at("event_id").get<std::string>();
+  publish_all();
+  redis().command({"HSET", names_.reserved, "kiwi", "not-a-number"});
+  auto first = consume_all();
+  EXPECT_NE(first.exit_code, 0) << "a PUBLISHED event is not processed";
+  redis().command({"HDEL", names_.reserved, "kiwi"});
+
+  // While it waits: verify names it with both remedies, the health check
+  // is unhealthy.
+  auto waiting = outbox({"verify"});
+  EXPECT_EQ(waiting.exit_code, 1) << waiting.out;
+  EXPECT_THAT(waiting.out, testing::HasSubstr("failed  dead_letters: 1 "));
+  EXPECT_THAT(waiting.out,
+              testing::HasSubstr("outbox dead-letters drop EVENT_ID"));
+  EXPECT_EQ(outbox({"status", "--check"}).exit_code, 1);
+
+  // Given up on, with a reason: accounted for, not lost, and healthy.
+  auto drop = outbox({"dead-letters", "drop", kiwi_id, "--reason",
+                      "customer cancelled; refunded by hand"});
+  ASSERT_EQ(drop.exit_code, 0) << drop.out << drop.err;
+  auto after = outbox({"verify"});
+  EXPECT_EQ(after.exit_code, 0) << after.out << after.err;
+  EXPECT_THAT(after.out, testing::HasSubstr("1 dropped from the dead-letter "
+                                            "list by decision"));
+  EXPECT_EQ(outbox({"status", "--check"}).exit_code, 0);
+
+  // Removed by hand instead (no decision): the same event is lost.
+  redis().command({"DEL", names_.dead_letter_dropped()});
+  auto by_hand = outbox({"verify"});
+  EXPECT_EQ(by_hand.exit_code, 1) << by_hand.out;
+  EXPECT_THAT(by_hand.out, testing::HasSubstr(kiwi_id));
+}
+
 TEST_F(FaultDeadLetterReplay, AnEntryTakenOutOfItsQueueGoesBackAndApplies) {
   // The state a dead-lettered effect leaves, made by hand so it holds
   // whatever the inbox does with failed effects: a published event whose
