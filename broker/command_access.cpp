@@ -129,15 +129,24 @@ std::vector<refused_command> refused_commands(connection& conn,
   // it would run for real (a probe pushed onto a queue, the consumers' lock
   // taken). Then nothing can be asked, and nothing is said. The commands
   // go in the same round trip as their own MULTI, on one connection.
-  if (conn.pipeline({{"MULTI"}, {"DISCARD"}}).front()->type ==
-      REDIS_REPLY_ERROR)
+  // DISCARD refused would leave the connection inside MULTI, every later
+  // command on it only queued: then it is dropped (the next call
+  // reconnects) and nothing is asked either.
+  auto out_of_multi = [&conn](const std::vector<reply>& replies) {
+    if (replies.back()->type != REDIS_REPLY_ERROR)
+      return true;
+    conn.reset();
+    return false;
+  };
+  auto tried = conn.pipeline({{"MULTI"}, {"DISCARD"}});
+  if (!out_of_multi(tried) || tried.front()->type == REDIS_REPLY_ERROR)
     return refused;
   std::vector<argv> batch{{"MULTI"}};
   for (const auto& [command, side] : asked)
     batch.push_back(command);
   batch.push_back({"DISCARD"});
   auto replies = conn.pipeline(batch);
-  if (replies.front()->type == REDIS_REPLY_ERROR)
+  if (!out_of_multi(replies) || replies.front()->type == REDIS_REPLY_ERROR)
     return refused;
   std::set<std::pair<std::string, std::string>> said;
   for (std::size_t i = 0; i < asked.size(); ++i) {

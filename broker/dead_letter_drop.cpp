@@ -46,17 +46,21 @@ for i = first_record, #ARGV, 2 do
   end
 end
 
-local removed = 0
-for i = first_record, #ARGV, 2 do
-  removed = removed + redis.call('LREM', dead_letter, ARGV[i + 1], ARGV[i])
-end
 -- Integers as Redis wants them: tostring() would give "1.7e+12".
 local now = redis.call('TIME')
 local at = string.format('%d', tonumber(now[1]) * 1000
                                + math.floor(tonumber(now[2]) / 1000))
+-- The decisions first: a command refused midway (an ACL checks each call
+-- as it runs, and nothing is rolled back) then leaves a decision beside a
+-- record still listed, which the audit counts as still waiting, never a
+-- record gone without its decision.
 for i = 2, first_record - 1, 2 do
   redis.call('HSET', dropped, ARGV[i], '{"dropped_at":' .. at .. ','
              .. ARGV[i + 1])
+end
+local removed = 0
+for i = first_record, #ARGV, 2 do
+  removed = removed + redis.call('LREM', dead_letter, ARGV[i + 1], ARGV[i])
 end
 return removed
 )lua"};

@@ -116,8 +116,17 @@ inbox_snapshot read_inbox(connection& conn, const keys& names,
   // After the dead-letter list: a drop removes the records and keeps the
   // decision in one script, so an id missed in the list (dropped after it
   // was read) is among the decisions read now.
-  for (const auto& decision : read_dropped_dead_letters(conn, names))
-    sink.waiting(decision.first, waiting_place::dropped);
+  // A value `drop` did not write (set by hand, cut short) is no decision:
+  // it is named, and excuses nothing.
+  for (const auto& [event_id, decision] :
+       read_dropped_dead_letters(conn, names)) {
+    if (decision.problem.empty())
+      sink.waiting(event_id, waiting_place::dropped);
+    else
+      snapshot.malformed.push_back(
+          names.dead_letter_dropped() + "[" + event_id +
+          "] is not a drop decision: " + decision.problem);
+  }
   auto before = hash_length(conn, names.processed);
   auto trimmed_before_read = summary_field(conn, names, "records", nullptr);
   scan_hash(conn, names.processed, 1000,

@@ -120,6 +120,17 @@ local function server_state(err)
   return server_states[string.match(err, '^(%u+)') or ''] == true
 end
 
+-- A command this user may not run (an ACL checks each redis.call as it
+-- runs; Redis 7.0 words it as ERR inside a script), or one the server does
+-- not have: the same rule as command_refusal.cpp. Not the entry's fault:
+-- retried like a server state, never dead-lettered.
+local function refused(err)
+  return string.find(err, '^NOPERM') ~= nil
+    or string.find(err, "^ERR The user executing the script can't") ~= nil
+    or string.find(err, '^ERR unknown command') ~= nil
+    or string.find(err, '^ERR unknown subcommand') ~= nil
+end
+
 local function nonempty_string(v)
   return type(v) == 'string' and #v > 0
 end
@@ -324,16 +335,21 @@ local function apply(text)
     if type(applied) == 'table' and applied.err then
       -- Nothing of this entry may stay: undo its dedup record.
       redis.call('HDEL', processed, e.event_id)
-      if server_state(applied.err) then
+      if server_state(applied.err) or refused(applied.err) then
         return redis.error_reply(applied.err)
       end
       -- A poison effect (the sku's field is not an integer, or would
       -- overflow): the entry goes to the dead letters and its aggregate
       -- moves on without it; a replay applies it once the cause is fixed.
+      -- The record first: should a later write be refused (nothing is
+      -- rolled back), the entry is listed and its seq not yet marked, so a
+      -- retry dead-letters it again rather than absorb it unrecorded.
+      local reply = dead(text, 'effect failed: ' .. reserved .. '['
+        .. e.payload.sku .. '] += ' .. int(e.payload.qty) .. ': '
+        .. applied.err)
       redis.call('HSET', gaps, gap(e.aggregate_id, e.seq), 'dead')
       advance(e, last)
-      return dead(text, 'effect failed: ' .. reserved .. '[' .. e.payload.sku
-        .. '] += ' .. int(e.payload.qty) .. ': ' .. applied.err)
+      return reply
     end
   end
 
