@@ -235,6 +235,7 @@ void on_down(coordinator_actor* self, const caf::down_msg& msg) {
 
 void check(coordinator_actor* self) {
   auto& st = self->state;
+  st.setup.metrics->supervisor_checks++;
   if (st.stopping)
     return;
   keep_consumers(self);

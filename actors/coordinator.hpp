@@ -28,6 +28,9 @@ struct coordinator_setup {
   /// End by itself once the load is committed and everything it is
   /// responsible for has drained; otherwise run until shutdown_atom.
   bool until_drained = false;
+  /// The command that runs it ("run", "relay", "consume", "write"): the
+  /// report's header.
+  std::string role = "run";
   /// Spawn the blocking actors (writer, relays, consumers) detached, on
   /// their own threads. Off in deterministic tests.
   bool detached = true;

@@ -28,6 +28,10 @@ metrics::run_outcome read_outcome(coordinator_state& st, bool& outage) {
   outcome.seconds = static_cast<double>(st.ended_at - st.started_at) / 1000.0;
   outcome.orders_target = st.setup.settings.run.orders;
   outcome.interrupted = st.interrupted;
+  outcome.role = st.setup.role;
+  // A service stopped by a signal answers for itself only: the store-wide
+  // audit, which other processes' doings can fail, is `outbox verify`'s.
+  outcome.audited = st.setup.until_drained;
   // An interrupted run reports what it left undone instead.
   outcome.must_be_drained = st.setup.until_drained &&
                             st.setup.settings.run.relays > 0 && !st.interrupted;
@@ -38,7 +42,7 @@ metrics::run_outcome read_outcome(coordinator_state& st, bool& outage) {
   outage = outcome.final_state.outage;
   outcome.stranded_leases =
       stranded_leases(st, outcome.final_state, st.setup.clock());
-  if (!outcome.final_state.trouble.empty())
+  if (!outcome.final_state.trouble.empty() || !outcome.audited)
     return outcome;
   try {
     std::tie(outcome.audit_json, outcome.audit_ok) = st.probe->audit();

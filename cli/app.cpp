@@ -61,6 +61,7 @@ int run_app(int argc, char** argv) {
   add_verify_command(app, action);
   add_retry_command(app, action);
   add_run_command(app, action);
+  add_role_commands(app, action);
   add_lab_command(app, action);
   add_bench_command(app, action);
   add_failed_command(app, action);

@@ -19,6 +19,8 @@ void add_status_command(CLI::App& app, command_action& action);
 void add_verify_command(CLI::App& app, command_action& action);
 void add_retry_command(CLI::App& app, command_action& action);
 void add_run_command(CLI::App& app, command_action& action);
+/// `relay`, `consume` and `write` (role_commands.cpp).
+void add_role_commands(CLI::App& app, command_action& action);
 void add_lab_command(CLI::App& app, command_action& action);
 void add_bench_command(CLI::App& app, command_action& action);
 void add_failed_command(CLI::App& app, command_action& action);

@@ -1,10 +1,12 @@
 #include "cli/common_options.hpp"
 
+#include "cli/notice.hpp"
 #include "cli/redis_credentials.hpp"
 #include "storage/clock.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 #include "storage/store_error.hpp"
+#include "text/json_log_formatter.hpp"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -50,7 +52,8 @@ void add_common_options(CLI::App& command, common_options& options) {
       ->check(not_empty);
   command
       .add_option("--log-level", options.log_level,
-                  "trace, debug, info, warn, error or off (default warn)")
+                  "trace, debug, info, warn, error or off (default warn, "
+                  "log.level)")
       ->check(not_empty);
 }
 
@@ -67,10 +70,13 @@ config::settings resolve_settings(const common_options& options) {
   apply_redis_credentials(result, options.redis);
   config::validate(result);
   config::apply_key_prefix(result);
+  apply_logging(result, options.log_level);
   return result;
 }
 
 void apply_log_level(const std::string& level) {
+  if (level.empty())
+    return;
   auto parsed = spdlog::level::from_str(level);
   // from_str answers "off" for anything it does not know.
   if (parsed == spdlog::level::off && level != "off")
@@ -78,6 +84,15 @@ void apply_log_level(const std::string& level) {
                                               "warn, error or off, got '" +
                                                   level + "'");
   spdlog::set_level(parsed);
+}
+
+void apply_logging(const config::settings& s, const std::string& flag_level) {
+  // Validated by the config (log.level's choices) and the flag.
+  apply_log_level(flag_level.empty() ? s.log.level : flag_level);
+  bool json = s.log.format == "json";
+  use_json_notices(json);
+  if (json)
+    spdlog::set_formatter(std::make_unique<text::json_log_formatter>());
 }
 
 std::unique_ptr<storage::database>

@@ -18,7 +18,8 @@ struct common_options {
   std::string config_path;
   std::string db_path;
   std::string redis;
-  std::string log_level = "warn";
+  /// --log-level; "" when not given: the config's log.level then.
+  std::string log_level;
 };
 
 /// Adds --config, --db, --redis and --log-level to a (sub)command.
@@ -29,8 +30,14 @@ void add_common_options(CLI::App& command, common_options& options);
 /// config::config_error naming the key or flag.
 config::settings resolve_settings(const common_options& options);
 
-/// Applies --log-level to the default logger. Throws config_error.
+/// Applies --log-level to the default logger ("": not given, nothing to
+/// do). Throws config_error.
 void apply_log_level(const std::string& level);
+
+/// Applies the config's log section (resolve_settings does): log.level
+/// unless --log-level was given, and log.format, for the spdlog lines and
+/// the notices of notice.hpp alike.
+void apply_logging(const config::settings& s, const std::string& flag_level);
 
 /// Opens an existing, initialised database for a command that must not create
 /// one (status, verify, retry): a missing file is a store_error(io) telling

@@ -1,10 +1,9 @@
 #include "cli/duration.hpp"
 
 #include "text/terminal_text.hpp"
+#include "text/utc_time.hpp"
 
 #include <cstdint>
-#include <cstdio>
-#include <ctime>
 #include <iostream>
 #include <limits>
 
@@ -57,16 +56,7 @@ std::optional<storage::millis> duration_flag(const std::string& command,
 }
 
 std::string format_utc(storage::millis ms) {
-  if (ms < 0) // a cutoff before 1970: DURATION longer than the epoch's age
-    return std::to_string(ms) + " ms";
-  auto seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm utc{};
-  ::gmtime_r(&seconds, &utc);
-  char text[32];
-  auto n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  char millis[8];
-  std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(ms % 1000));
-  return std::string(text, n) + millis;
+  return text::utc_time(ms);
 }
 
 std::string format_duration(storage::millis ms) {

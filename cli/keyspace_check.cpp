@@ -7,12 +7,13 @@
 #include "cli/common_options.hpp"
 #include "cli/database_to_read.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/notice.hpp"
 #include "storage/database_identity.hpp"
 #include "storage/db_folder.hpp"
 #include "storage/store_error.hpp"
 #include "text/terminal_text.hpp"
 
-#include <iostream>
+#include <sstream>
 
 namespace outbox::cli {
 
@@ -26,16 +27,17 @@ void say_owned_elsewhere(const std::string& command,
                          const broker::keyspace_owner& owner,
                          const storage::database_identity& ours,
                          const config::settings& s) {
-  std::cerr << command
-            << ": this Redis keyspace belongs to another database (id "
-            << text::escaped(owner.id) << ", path " << text::escaped(owner.path)
-            << "), not to " << text::escaped(ours.path) << " (id " << ours.id
-            << "): its keys (broker.key_prefix " << quoted(s.key_prefix)
-            << ", stamp " << text::escaped(config::owner_stamp_key(s))
-            << ") hold that database's events, so nothing here is compared "
-               "with them. Use that database (--db), or give this one a "
-               "keyspace of its own (another broker.key_prefix, or another "
-               "Redis)\n";
+  std::ostringstream said;
+  said << "this Redis keyspace belongs to another database (id "
+       << text::escaped(owner.id) << ", path " << text::escaped(owner.path)
+       << "), not to " << text::escaped(ours.path) << " (id " << ours.id
+       << "): its keys (broker.key_prefix " << quoted(s.key_prefix)
+       << ", stamp " << text::escaped(config::owner_stamp_key(s))
+       << ") hold that database's events, so nothing here is compared "
+          "with them. Use that database (--db), or give this one a "
+          "keyspace of its own (another broker.key_prefix, or another "
+          "Redis)";
+  notice(command, said.str(), "error");
 }
 
 /// An upgraded database whose events may still wait under the names used
@@ -55,20 +57,21 @@ std::optional<std::string> legacy_record(broker::connection& conn,
 
 void say_legacy(const std::string& command, const std::string& record,
                 const config::settings& s) {
-  std::cerr << command
-            << ": this database was upgraded from a version that kept the "
-               "pipeline's Redis keys under plain names, and Redis still "
-               "holds them ("
-            << text::escaped(record)
-            << " exists), while this version uses the prefix "
-            << quoted(s.key_prefix)
-            << " (broker.key_prefix), where nothing is stamped yet. Their "
-               "queued events and dedup records would look lost. To keep "
-               "using them, set \"key_prefix\": \"\" in the broker section "
-               "of the config file. To move to the prefix instead: drain "
-               "them with that setting (outbox status shows QUEUED and "
-               "PROCESSING at 0), then DEL "
-            << text::escaped(record) << " and remove the setting\n";
+  std::ostringstream said;
+  said << "this database was upgraded from a version that kept the "
+          "pipeline's Redis keys under plain names, and Redis still "
+          "holds them ("
+       << text::escaped(record)
+       << " exists), while this version uses the prefix "
+       << quoted(s.key_prefix)
+       << " (broker.key_prefix), where nothing is stamped yet. Their "
+          "queued events and dedup records would look lost. To keep "
+          "using them, set \"key_prefix\": \"\" in the broker section "
+          "of the config file. To move to the prefix instead: drain "
+          "them with that setting (outbox status shows QUEUED and "
+          "PROCESSING at 0), then DEL "
+       << text::escaped(record) << " and remove the setting";
+  notice(command, said.str(), "error");
 }
 
 } // namespace
@@ -137,14 +140,15 @@ std::optional<int> check_lab_keyspace(const config::settings& s,
   auto owner = broker::read_owner(conn, key);
   if (!owner)
     return std::nullopt;
-  std::cerr << command
-            << ": the seed's key names in this Redis (outbox.events, "
-               "processed, ...) are the pipeline keyspace of a database (id "
-            << text::escaped(owner->id) << ", path "
-            << text::escaped(owner->path) << "; stamp " << key
-            << ", broker.key_prefix \"\"): the lab deletes those keys before "
-               "it starts, so it will not run here. Give the lab another "
-               "Redis (--redis)\n";
+  std::ostringstream said;
+  said << "the seed's key names in this Redis (outbox.events, "
+          "processed, ...) are the pipeline keyspace of a database (id "
+       << text::escaped(owner->id) << ", path " << text::escaped(owner->path)
+       << "; stamp " << key
+       << ", broker.key_prefix \"\"): the lab deletes those keys before "
+          "it starts, so it will not run here. Give the lab another "
+          "Redis (--redis)";
+  notice(command, said.str(), "error");
   return exit_usage;
 }
 

@@ -9,18 +9,15 @@
 
 namespace outbox::cli {
 
-metrics_listen resolve_metrics_listen(const std::string& listen, int port) {
+namespace {
+
+/// HOST:PORT as `name` (a flag or a key) gave it.
+metrics_listen parse_listen(const std::string& listen,
+                            const std::string& name) {
   metrics_listen where;
-  if (listen.empty()) {
-    where.port = static_cast<std::uint16_t>(port);
-    return where;
-  }
-  if (port != 0)
-    throw config::config_error("--metrics-listen",
-                               "give it or --metrics-port, not both");
-  auto refuse = [&listen] {
+  auto refuse = [&listen, &name] {
     return config::config_error(
-        "--metrics-listen",
+        name,
         "expected HOST:PORT with an IPv4 address (127.0.0.1, 0.0.0.0 or one "
         "of this machine's) and a port in 1..65535, got '" +
             text::escaped(listen) + "'");
@@ -43,6 +40,25 @@ metrics_listen resolve_metrics_listen(const std::string& listen, int port) {
   where.host = host;
   where.port = static_cast<std::uint16_t>(value);
   return where;
+}
+
+} // namespace
+
+metrics_listen resolve_metrics_listen(const std::string& listen, int port,
+                                      const std::string& configured) {
+  if (!listen.empty() && port != 0)
+    throw config::config_error("--metrics-listen",
+                               "give it or --metrics-port, not both");
+  if (!listen.empty())
+    return parse_listen(listen, "--metrics-listen");
+  if (port != 0) {
+    metrics_listen where;
+    where.port = static_cast<std::uint16_t>(port);
+    return where;
+  }
+  if (!configured.empty())
+    return parse_listen(configured, "metrics.listen");
+  return {};
 }
 
 } // namespace outbox::cli

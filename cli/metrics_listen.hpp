@@ -13,9 +13,11 @@ struct metrics_listen {
   std::uint16_t port = 0;
 };
 
-/// --metrics-listen HOST:PORT, or --metrics-port PORT on loopback; nothing
-/// served when neither is given (port 0). Throws config_error naming the
-/// flag for a malformed value, or both flags at once.
-metrics_listen resolve_metrics_listen(const std::string& listen, int port);
+/// --metrics-listen HOST:PORT, or --metrics-port PORT on loopback, else
+/// the config's metrics.listen (`configured`, HOST:PORT); nothing served
+/// when none is given (port 0). Throws config_error naming the flag or the
+/// key for a malformed value, or both flags at once.
+metrics_listen resolve_metrics_listen(const std::string& listen, int port,
+                                      const std::string& configured = "");
 
 } // namespace outbox::cli

@@ -4,9 +4,10 @@
 #include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/notice.hpp"
 #include "text/terminal_text.hpp"
 
-#include <iostream>
+#include <sstream>
 
 namespace outbox::cli {
 
@@ -65,10 +66,10 @@ std::optional<int> check_redis_settings(broker::connection& conn,
   auto verdict =
       judge_redis(broker::read_redis_settings(conn), s.allow_evicting_redis);
   for (const auto& line : verdict.warnings)
-    std::cerr << command << ": warning: " << text::escaped(line) << '\n';
+    warning(command, line);
   if (verdict.refusal.empty())
     return std::nullopt;
-  std::cerr << command << ": " << text::escaped(verdict.refusal) << '\n';
+  notice(command, verdict.refusal, "error");
   return exit_failure;
 }
 
@@ -81,11 +82,13 @@ std::optional<int> check_commands(broker::connection& conn,
     return std::nullopt;
   const auto& o = s.redis;
   auto user = o.username.empty() ? std::string{"default"} : o.username;
-  std::cerr << command << ": Redis at " << o.where.to_string()
-            << " refuses user \"" << text::escaped(user)
-            << "\" commands this run needs (not an outage: fix the ACL or the "
-               "proxy): "
-            << text::escaped(broker::describe(refused, 5)) << '\n';
+  std::ostringstream said;
+  said << "Redis at " << o.where.to_string() << " refuses user \""
+       << text::escaped(user)
+       << "\" commands this run needs (not an outage: fix the ACL or the "
+          "proxy): "
+       << text::escaped(broker::describe(refused, 5));
+  notice(command, said.str(), "error");
   return exit_usage;
 }
 
@@ -95,25 +98,27 @@ std::optional<int> check_partitions(broker::connection& conn,
   auto agreement = broker::agree_on_partitions(conn, s.broker);
   auto ours = agreement.ours;
   if (!agreement.recorded) {
-    std::cerr << command << ": warning: cannot record broker.partitions ("
-              << ours
-              << ") in Redis now: " << text::escaped(agreement.unrecorded)
-              << "\n";
+    std::ostringstream said;
+    said << "cannot record broker.partitions (" << ours
+         << ") in Redis now: " << text::escaped(agreement.unrecorded);
+    warning(command, said.str());
     return std::nullopt;
   }
   if (agreement.agreed())
     return std::nullopt;
   auto recorded = *agreement.recorded;
   const auto key = s.broker.partitions_record();
-  std::cerr << command << ": broker.partitions is " << ours << " here, but "
-            << recorded << " is recorded in Redis (" << key
-            << ") by the first process: with two counts one aggregate's "
-               "events go to two lists and can be applied out of order. Use "
-            << recorded
-            << " (--partitions or broker.partitions), or change the count: "
-               "drain the queues with the old count (outbox status shows "
-               "QUEUED and PROCESSING at 0), stop every process, DEL "
-            << key << ", then start them with the new count\n";
+  std::ostringstream said;
+  said << "broker.partitions is " << ours << " here, but " << recorded
+       << " is recorded in Redis (" << key
+       << ") by the first process: with two counts one aggregate's "
+          "events go to two lists and can be applied out of order. Use "
+       << recorded
+       << " (--partitions or broker.partitions), or change the count: "
+          "drain the queues with the old count (outbox status shows "
+          "QUEUED and PROCESSING at 0), stop every process, DEL "
+       << key << ", then start them with the new count";
+  notice(command, said.str(), "error");
   return exit_usage;
 }
 

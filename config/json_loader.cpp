@@ -238,9 +238,11 @@ void apply_value(const field& f, const json& value, settings& s) {
           "expected a string, got " +
               (f.secret ? std::string{value.type_name()} : describe(value)));
     auto text = value.get<std::string>();
-    // Choices (db.synchronous) are case-insensitive and stored upper case.
-    if (!f.choices.empty())
-      text = upper(std::move(text));
+    // Choices (db.synchronous, log.level) are case-insensitive and stored
+    // as the choice is spelt.
+    for (const auto& choice : f.choices)
+      if (upper(text) == upper(choice))
+        text = choice;
     detail::check_string(f, text);
     f.set_string(s, std::move(text));
     break;

@@ -184,6 +184,15 @@ std::vector<field> make_fields() {
           "crash", "consumer_after_effect"),
       integer<&S::crash, &crash_settings::recovery_pause_ms>(
           "crash", "recovery_pause_ms", 0, dur),
+
+      text<&S::log, &log_settings::level>(
+          "log", "level", {"trace", "debug", "info", "warn", "error", "off"}),
+      text<&S::log, &log_settings::format>("log", "format", {"text", "json"}),
+      integer<&S::log, &log_settings::summary_interval_ms>(
+          "log", "summary_interval_ms", 100, dur),
+
+      // Checked where it is used (cli/metrics_listen.hpp), as the flags.
+      optional(text<&S::metrics_listen>("metrics", "listen")),
   };
 }
 
@@ -199,8 +208,8 @@ const std::vector<field>& fields() {
 }
 
 const std::vector<std::string>& sections() {
-  static const std::vector<std::string> all = {"db",    "redis", "broker",
-                                               "lease", "run",   "crash"};
+  static const std::vector<std::string> all = {
+      "db", "redis", "broker", "lease", "run", "crash", "log", "metrics"};
   return all;
 }
 

@@ -57,6 +57,18 @@ struct crash_settings {
   int recovery_pause_ms = 0;
 };
 
+/// What the long-running commands log and how (config section "log").
+struct log_settings {
+  /// trace, debug, info, warn, error or off; --log-level wins over it.
+  std::string level = "warn";
+  /// "text": lines for people; "json": one JSON object a line (ts, level,
+  /// logger, msg) for log shippers.
+  std::string format = "text";
+  /// When stderr is not a terminal, `outbox run` and the roles draw no
+  /// progress line: they log its figures at info this often instead.
+  int summary_interval_ms = 60'000;
+};
+
 /// How often the coordinator renews the consumers' lock (its check
 /// interval). lease.ttl_ms is also the lock's ttl, so validation requires
 /// room for several renewals.
@@ -92,6 +104,11 @@ struct settings {
   storage::lease_policy lease;
   run_settings run;
   crash_settings crash;
+  log_settings log;
+  /// Where `outbox run` and the roles serve /metrics, /healthz and
+  /// /readyz (metrics.listen, HOST:PORT); "" serves nothing. The flags
+  /// --metrics-listen and --metrics-port win over it.
+  std::string metrics_listen;
 };
 
 /// A configuration problem: `key` is the dotted path ("lease.ttl_ms"), or the

@@ -1,8 +1,15 @@
 #include "metrics/metrics_exporter.hpp"
 
-#include <prometheus/collectable.h>
-#include <prometheus/exposer.h>
+#include <CivetServer.h>
+#include <prometheus/text_serializer.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <stdexcept>
@@ -125,27 +132,65 @@ MetricFamily latency_family(const char* name, const char* help,
   return f;
 }
 
-/// Builds every family from current values on each scrape.
-class run_collectable : public prometheus::Collectable {
+/// One path's answer, computed per request: a status and a text body.
+class answering_handler : public CivetHandler {
 public:
-  run_collectable(std::shared_ptr<const run_metrics> metrics,
-                  snapshot_source snapshot)
-      : metrics_(std::move(metrics)), snapshot_(std::move(snapshot)) {}
+  struct answer {
+    int status;
+    std::string content_type;
+    std::string body;
+  };
 
-  std::vector<MetricFamily> Collect() const override {
-    pipeline_snapshot snap;
+  explicit answering_handler(std::function<answer()> respond)
+      : respond_(std::move(respond)) {}
+
+  bool handleGet(CivetServer*, mg_connection* conn) override {
+    answer a;
     try {
-      snap = snapshot_();
+      a = respond_();
     } catch (const std::exception& e) {
-      snap.trouble = e.what();
+      a = {500, "text/plain; charset=utf-8", std::string{e.what()} + "\n"};
     }
-    return collect_metric_families(*metrics_, snap);
+    mg_printf(conn,
+              "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: "
+              "%zu\r\nConnection: close\r\n\r\n",
+              a.status, mg_get_response_code_text(conn, a.status),
+              a.content_type.c_str(), a.body.size());
+    mg_write(conn, a.body.data(), a.body.size());
+    return true;
   }
 
 private:
-  std::shared_ptr<const run_metrics> metrics_;
-  snapshot_source snapshot_;
+  std::function<answer()> respond_;
 };
+
+/// 200 "ok" when `check` holds (or is empty), else 503 and why.
+answering_handler::answer health_answer(const health_check& check) {
+  auto trouble = check ? check() : std::string{};
+  if (trouble.empty())
+    return {200, "text/plain; charset=utf-8", "ok\n"};
+  return {503, "text/plain; charset=utf-8", trouble + "\n"};
+}
+
+/// Why `host`:`port` cannot be bound, in the system's words ("Address
+/// already in use"); civetweb itself only says it has no context.
+std::string bind_failure(const std::string& host, std::uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    return std::strerror(errno);
+  int on = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  sockaddr_in where{};
+  where.sin_family = AF_INET;
+  where.sin_port = htons(port);
+  std::string why = "the HTTP server did not start";
+  if (::inet_pton(AF_INET, host.c_str(), &where.sin_addr) != 1)
+    why = "not an IPv4 address";
+  else if (::bind(fd, reinterpret_cast<sockaddr*>(&where), sizeof where) != 0)
+    why = std::strerror(errno);
+  ::close(fd);
+  return why;
+}
 
 /// civetweb gives each connection a thread of its own until its request is
 /// read and answered. With one thread and the default 30 s timeout, one
@@ -199,20 +244,43 @@ collect_metric_families(const run_metrics& metrics,
 
 metrics_exporter::metrics_exporter(const std::string& host, std::uint16_t port,
                                    std::shared_ptr<const run_metrics> metrics,
-                                   snapshot_source snapshot)
-    : address_(host + ":" + std::to_string(port)),
-      collectable_(std::make_shared<run_collectable>(std::move(metrics),
-                                                     std::move(snapshot))) {
+                                   snapshot_source snapshot,
+                                   health_checks checks)
+    : address_(host + ":" + std::to_string(port)) {
+  // Families are built from current values on each scrape.
+  auto scrape = [metrics, snapshot]() -> answering_handler::answer {
+    pipeline_snapshot snap;
+    try {
+      snap = snapshot();
+    } catch (const std::exception& e) {
+      snap.trouble = e.what();
+    }
+    return {200, "text/plain; version=0.0.4; charset=utf-8",
+            prometheus::TextSerializer{}.Serialize(
+                collect_metric_families(*metrics, snap))};
+  };
+  handlers_.push_back(std::make_unique<answering_handler>(scrape));
+  handlers_.push_back(std::make_unique<answering_handler>(
+      [alive = checks.alive] { return health_answer(alive); }));
+  handlers_.push_back(std::make_unique<answering_handler>(
+      [ready = checks.ready] { return health_answer(ready); }));
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(server_options(address_));
-  } catch (const std::exception& e) {
+    server_ = std::make_unique<CivetServer>(server_options(address_));
+  } catch (const CivetException&) {
     throw std::runtime_error("cannot listen on " + address_ +
-                             " for metrics: " + e.what());
+                             " for metrics: " + bind_failure(host, port));
   }
-  exposer_->RegisterCollectable(collectable_);
+  // Exact paths: "/metrics" alone, not "/metricsfoo" (civetweb matches a
+  // handler's URI as a prefix unless it ends in "$").
+  server_->addHandler("/metrics$", handlers_[0].get());
+  server_->addHandler("/healthz$", handlers_[1].get());
+  server_->addHandler("/readyz$", handlers_[2].get());
 }
 
-metrics_exporter::~metrics_exporter() = default;
+metrics_exporter::~metrics_exporter() {
+  // Stopped (its threads joined) before the handlers it calls go.
+  server_.reset();
+}
 
 std::string metrics_exporter::url() const {
   return "http://" + address_ + "/metrics";

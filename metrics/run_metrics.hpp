@@ -115,6 +115,9 @@ struct run_metrics {
   /// lapsed or gone to another process.
   counter fenced_moves_refused{0};
   // supervision
+  /// The coordinator's checks so far: while it grows the process is alive
+  /// (/healthz, the systemd watchdog; cli/service_presence.hpp).
+  counter supervisor_checks{0};
   counter relay_restarts{0};
   counter consumer_restarts{0};
   counter injected_crashes{0};

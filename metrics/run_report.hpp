@@ -25,6 +25,13 @@ struct run_outcome {
   /// A bounded run stopped on request (SIGINT, SIGTERM) before it drained:
   /// the report says what it left undone instead of "not drained".
   bool interrupted = false;
+  /// The command ("run", "relay", "consume", "write").
+  std::string role = "run";
+  /// A bounded run audits the stores at its end and fails on what the
+  /// audit finds, or on a final state it cannot read. An unbounded one (a
+  /// service, stopped by a signal) does neither: it fails only on its own
+  /// failure, and leaves the store-wide audit to `outbox verify`.
+  bool audited = true;
   /// SENDING rows left under leases of relays that are gone, and when
   /// their leases expire (coordinator_progress.hpp); empty when none.
   std::string stranded_leases;

@@ -53,7 +53,13 @@ std::string latency_line(const json& latency) {
 
 /// "7 checks passed", "5 of 7 checks passed, 1 failed, 1 skipped", then
 /// one line per check that did not pass.
-void audit_lines(std::ostream& out, const json& audit) {
+void audit_lines(std::ostream& out, const json& r) {
+  if (r.contains("audited") && r["audited"] == false) {
+    out << "audit: not run (a stopped service answers for itself; "
+           "`outbox verify` audits the stores)\n";
+    return;
+  }
+  const json& audit = r.contains("audit") ? r["audit"] : json::object();
   auto checks = audit.find("checks");
   if (checks == audit.end() || !checks->is_array() || checks->empty()) {
     out << "audit: not run (the final state could not be read)\n";
@@ -115,7 +121,8 @@ std::string run_report_text(const std::string& report_json) {
   auto r = json::parse(report_json);
   bool ok = r.value("ok", false);
   std::ostringstream out;
-  out << "run "
+  auto role = string_of(r, "role");
+  out << (role.empty() ? "run" : text::escaped(role)) << ' '
       << (!ok              ? "FAILED"
           : interrupted(r) ? "INTERRUPTED"
                            : "OK")
@@ -123,11 +130,29 @@ std::string run_report_text(const std::string& report_json) {
       << plural(count_of(r, "relays"), "relay") << " and "
       << plural(count_of(r, "consumers"), "consumer") << '\n';
 
-  out << "this run (this process):\n"
-      << "  " << plural(count_of(r, "orders_placed"), "order") << " placed, "
-      << plural(count_of(r, "events_appended"), "event") << " written, "
-      << count_of(r, "enqueued") << " enqueued by its relays, "
-      << count_of(r, "applied_here") << " applied by its consumers\n";
+  // Only the parts that ran here: a relay's report has no orders/s.
+  const auto& throughput = r["throughput"];
+  out << "this run (this process):\n";
+  if (count_of(r, "orders_target") > 0 || count_of(r, "orders_placed") > 0)
+    // Each order's OrderPlaced comes with it; events_appended counts the
+    // follow-ups alone, so the events written are the sum.
+    out << "  " << plural(count_of(r, "orders_placed"), "order") << " placed, "
+        << plural(count_of(r, "orders_placed") + count_of(r, "events_appended"),
+                  "event")
+        << " written (" << count_of(r, "events_appended")
+        << " of them follow-ups): "
+        << rounded(number_of(throughput, "orders_per_s")) << " orders/s\n";
+  if (count_of(r, "relays") > 0)
+    out << "  " << plural(count_of(r, "enqueued"), "event")
+        << " enqueued by its relays: "
+        << rounded(number_of(throughput, "events_enqueued_per_s"))
+        << " events/s\n";
+  if (count_of(r, "consumers") > 0)
+    out << "  " << plural(count_of(r, "applied_here"), "event")
+        << " applied by its consumers: "
+        << rounded(number_of(throughput, "events_processed_per_s"))
+        << " events/s; commit-to-processed latency "
+        << latency_line(r["latency_ms"]) << '\n';
   if (const auto& lost = r["lost_commit_answers"];
       count_of(lost, "requests") > 0)
     out << "  COMMIT answers lost with the connection: "
@@ -135,14 +160,7 @@ std::string run_report_text(const std::string& report_json) {
         << count_of(lost, "found_committed") << " committed, "
         << count_of(lost, "found_not_committed")
         << " not committed (by lookup or by their retry)\n";
-  const auto& throughput = r["throughput"];
-  out << "  throughput " << rounded(number_of(throughput, "orders_per_s"))
-      << " orders/s, "
-      << rounded(number_of(throughput, "events_processed_per_s"))
-      << " events processed/s\n"
-      << "  commit-to-processed latency " << latency_line(r["latency_ms"])
-      << '\n'
-      << "  injected faults: "
+  out << "  injected faults: "
       << plural(count_of(r, "injected_crashes"), "crash", "crashes") << ", "
       << plural(count_of(r, "zombie_pauses"), "zombie pause") << "; restarted "
       << plural(count_of(r, "relay_restarts"), "relay") << ", "
@@ -157,20 +175,23 @@ std::string run_report_text(const std::string& report_json) {
       << plural(count_of(r, "fenced_moves_refused"), "fenced consumer move")
       << " refused\n";
 
-  out << "store-wide (every process sharing the database and Redis):\n"
-      << "  " << plural(count_of(r, "orders"), "order") << ", "
-      << plural(count_of(r, "outbox_rows"), "outbox row") << ": "
-      << count_of(r, "outbox_rows") - count_of(r, "pending_rows") -
-             count_of(r, "sending_rows") - count_of(r, "failed_rows")
-      << " published, " << count_of(r, "pending_rows") << " PENDING, "
-      << count_of(r, "sending_rows") << " SENDING, "
-      << count_of(r, "failed_rows") << " FAILED\n"
-      << "  " << plural(count_of(r, "processed_unique"), "event")
-      << " processed once, "
-      << plural(count_of(r, "duplicates_absorbed"), "duplicate")
-      << " absorbed, " << count_of(r, "dead_lettered") << " dead-lettered, "
-      << plural(count_of(r, "order_violations"), "order violation") << '\n';
-  audit_lines(out, r.contains("audit") ? r["audit"] : json::object());
+  out << "store-wide (every process sharing the database and Redis):\n";
+  if (auto unread = string_of(r, "final_state_error"); !unread.empty())
+    out << "  not read: " << text::escaped(unread) << '\n';
+  else
+    out << "  " << plural(count_of(r, "orders"), "order") << ", "
+        << plural(count_of(r, "outbox_rows"), "outbox row") << ": "
+        << count_of(r, "outbox_rows") - count_of(r, "pending_rows") -
+               count_of(r, "sending_rows") - count_of(r, "failed_rows")
+        << " published, " << count_of(r, "pending_rows") << " PENDING, "
+        << count_of(r, "sending_rows") << " SENDING, "
+        << count_of(r, "failed_rows") << " FAILED\n"
+        << "  " << plural(count_of(r, "processed_unique"), "event")
+        << " processed once, "
+        << plural(count_of(r, "duplicates_absorbed"), "duplicate")
+        << " absorbed, " << count_of(r, "dead_lettered") << " dead-lettered, "
+        << plural(count_of(r, "order_violations"), "order violation") << '\n';
+  audit_lines(out, r);
 
   if (interrupted(r))
     out << "left undone: " << undone_text(r) << '\n';

@@ -154,7 +154,7 @@ TEST(CliHelpReadme, HelpShowsDefaultsWithTheirConfigKeys) {
   EXPECT_THAT(status.out,
               testing::HasSubstr(
                   "(default 127.0.0.1:6379, redis.host and redis.port)"));
-  EXPECT_THAT(status.out, testing::HasSubstr("(default warn)"));
+  EXPECT_THAT(status.out, testing::HasSubstr("(default warn, log.level)"));
 }
 
 TEST(CliHelpReadme, HelpCommandPrintsTheCommandsHelp) {

@@ -84,6 +84,10 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_DOUBLE_EQ(a.crash.consumer_after_effect,
                    b.crash.consumer_after_effect);
   EXPECT_EQ(a.crash.recovery_pause_ms, b.crash.recovery_pause_ms);
+  EXPECT_EQ(a.log.level, b.log.level);
+  EXPECT_EQ(a.log.format, b.log.format);
+  EXPECT_EQ(a.log.summary_interval_ms, b.log.summary_interval_ms);
+  EXPECT_EQ(a.metrics_listen, b.metrics_listen);
 }
 
 /// The config file the project ships (read at run time: see build_paths).
@@ -243,6 +247,10 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.crash.consumer_after_pop = 0.5;
   s.crash.consumer_after_effect = 0.999;
   s.crash.recovery_pause_ms = 2500;
+  s.log.level = "debug";
+  s.log.format = "json";
+  s.log.summary_interval_ms = 5000;
+  s.metrics_listen = "0.0.0.0:9464";
   ASSERT_NO_THROW(validate(s));
 
   auto text = to_json(s);
@@ -290,8 +298,9 @@ TEST(ConfigRoundTrip, OutputHasTheSectionsInFileOrder) {
     names.push_back(name);
     EXPECT_TRUE(section.is_object()) << name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"db", "redis", "broker", "lease",
-                                             "run", "crash"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"db", "redis", "broker", "lease", "run",
+                                      "crash", "log", "metrics"}));
   EXPECT_EQ(doc["lease"]["ttl_ms"], 10000);
 }
 

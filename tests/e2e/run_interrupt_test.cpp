@@ -23,8 +23,10 @@ namespace {
 class E2ERunInterrupt : public ::testing::Test {
 protected:
   void SetUp() override {
+    // Stderr is not a terminal: no progress line, a summary at info.
     std::ofstream{config_} << fast_config(
-        {{"lease", {{"backoff_max_ms", 200}}}});
+        {{"lease", {{"backoff_max_ms", 200}}},
+         {"log", {{"level", "info"}, {"summary_interval_ms", 100}}}});
   }
 
   std::vector<std::string> args(std::vector<std::string> flags) const {
@@ -54,8 +56,7 @@ TEST_F(E2ERunInterrupt, SigintSaysInterruptedAndWhatWasLeftUndone) {
       outbox_argv(args({"--until-drained", "--relays", "1", "--consumers", "1",
                         "--orders", "100000", "--rate", "200"})),
       dir_.path().string()};
-  // Stderr is not a terminal: one progress line per refresh.
-  ASSERT_TRUE(run.wait_for_stderr(" | orders ", 30'000));
+  ASSERT_TRUE(run.wait_for_stderr("summary: ", 30'000));
   run.signal(SIGINT);
   auto r = run.wait(60'000);
   EXPECT_EQ(r.exit_code, 130) << r.out << r.err;
@@ -75,7 +76,7 @@ TEST_F(E2ERunInterrupt, SigtermExits143WithTheUndoneInTheReport) {
                                       "0", "--consumers", "0", "--orders",
                                       "100000", "--rate", "100"})),
                     dir_.path().string()};
-  ASSERT_TRUE(run.wait_for_stderr(" | orders ", 30'000));
+  ASSERT_TRUE(run.wait_for_stderr("summary: ", 30'000));
   run.signal(SIGTERM);
   auto r = run.wait(60'000);
   EXPECT_EQ(r.exit_code, 143) << r.out << r.err;

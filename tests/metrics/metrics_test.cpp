@@ -254,7 +254,8 @@ TEST_F(MetricsE2E, BusyPortExits1AndStartsNothing) {
   auto r = run_outbox(run_args(busy.port()), dir_.path().string(), 30'000);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("outbox run: cannot listen on 127.0.0.1:" +
-                       std::to_string(busy.port()) + " for metrics: "),
+                       std::to_string(busy.port()) +
+                       " for metrics: Address already in use"),
             std::string::npos)
       << r.err;
   EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("running;")));

@@ -45,14 +45,16 @@ TEST(MetricsRunReportText, SpeaksEnglishAndRounds) {
   EXPECT_EQ(text.rfind("run OK after 12.3 s with 1 relay and 1 consumer\n", 0),
             0u)
       << text;
-  EXPECT_TRUE(has(text, "1 order placed, 1 event written")) << text;
+  EXPECT_TRUE(
+      has(text, "1 order placed, 2 events written (1 of them follow-ups)"))
+      << text;
   EXPECT_TRUE(has(text, "injected faults: 1 crash, 2 zombie pauses")) << text;
   EXPECT_TRUE(has(text, "audit: 2 checks passed")) << text;
   EXPECT_FALSE(has(text, "12.3456")) << text;
 }
 
 TEST(MetricsRunReportText, EmptyLatencySamplesAreNotApplicable) {
-  auto o = audited_run(0, 0);
+  auto o = audited_run(0, 1);
   metrics::run_metrics m;
   auto text = metrics::run_report_text(metrics::run_report_json(o, m));
   EXPECT_TRUE(has(text, "commit-to-processed latency n/a")) << text;
@@ -137,6 +139,49 @@ TEST(MetricsRunReportText, RowsUnderADeadRelaysLeaseWaitForItToExpire) {
                   "note: 256 rows stay SENDING under the lease"));
   EXPECT_TRUE(has(metrics::run_report_failure(json), "wait for it to expire"))
       << metrics::run_report_failure(json);
+}
+
+} // namespace
+
+namespace {
+
+TEST(MetricsRunReportText, ARoleShowsOnlyThePartsThatRanInIt) {
+  auto o = audited_run(2, 0);
+  o.role = "relay";
+  o.seconds = 10;
+  metrics::run_metrics m;
+  m.enqueued = 500;
+  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  EXPECT_EQ(
+      text.rfind("relay OK after 10.0 s with 2 relays and 0 consumers\n", 0),
+      0u)
+      << text;
+  EXPECT_TRUE(has(text, "500 events enqueued by its relays: 50.0 events/s"))
+      << text;
+  EXPECT_FALSE(has(text, "orders/s")) << text;
+  EXPECT_FALSE(has(text, "applied by its consumers")) << text;
+  EXPECT_FALSE(has(text, "latency")) << text;
+}
+
+TEST(MetricsRunReportText, AServiceStopAnswersForItselfOnly) {
+  // The stores hold someone else's trouble: an unbounded run does not
+  // audit them, so neither that nor an unread final state fails it.
+  metrics::run_outcome o;
+  o.role = "consume";
+  o.consumers = 1;
+  o.audited = false;
+  o.audit_ok = false;
+  o.final_state.trouble = "Redis unavailable";
+  metrics::run_metrics m;
+  auto json = metrics::run_report_json(o, m);
+  EXPECT_TRUE(metrics::run_report_ok(json)) << json;
+  auto text = metrics::run_report_text(json);
+  EXPECT_EQ(text.rfind("consume OK", 0), 0u) << text;
+  EXPECT_TRUE(has(text, "audit: not run")) << text;
+  EXPECT_TRUE(has(text, "not read: Redis unavailable")) << text;
+  // Its own failure still fails it.
+  o.failure = "restart budget spent";
+  EXPECT_FALSE(metrics::run_report_ok(metrics::run_report_json(o, m)));
 }
 
 } // namespace

@@ -29,11 +29,17 @@ int connect_bounded(const std::string& host, int port) {
 }
 
 std::string scrape_response(const std::string& host, int port) {
+  return http_get(host, port, "/metrics");
+}
+
+std::string http_get(const std::string& host, int port,
+                     const std::string& path) {
   int fd = connect_bounded(host, port);
   if (fd < 0)
     return {};
   std::string response;
-  std::string request = "GET /metrics HTTP/1.0\r\nHost: " + host + "\r\n\r\n";
+  std::string request =
+      "GET " + path + " HTTP/1.0\r\nHost: " + host + "\r\n\r\n";
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
       static_cast<ssize_t>(request.size())) {
     char buffer[4096];

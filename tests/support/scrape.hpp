@@ -16,4 +16,9 @@ int connect_bounded(const std::string& host, int port);
 /// headers included; empty when nothing answers.
 std::string scrape_response(const std::string& host, int port);
 
+/// GET `path` from `host`:`port` the same way: the whole response, empty
+/// when nothing answers.
+std::string http_get(const std::string& host, int port,
+                     const std::string& path);
+
 } // namespace outbox::test

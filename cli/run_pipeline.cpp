@@ -1,0 +1,408 @@
+#include "cli/run_pipeline.hpp"
+
+#include "actors/coordinator.hpp"
+#include "actors/messages.hpp"
+#include "actors/progress_line.hpp"
+#include "actors/system_config.hpp"
+#include "adapters/pipeline_probe.hpp"
+#include "adapters/redis_ports.hpp"
+#include "bench/workspace.hpp"
+#include "broker/connection.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/keyspace_check.hpp"
+#include "cli/metrics_listen.hpp"
+#include "cli/notice.hpp"
+#include "cli/redis_preflight.hpp"
+#include "cli/service_presence.hpp"
+#include "cli/stop_signals.hpp"
+#include "metrics/metrics_exporter.hpp"
+#include "metrics/run_report.hpp"
+#include "storage/database.hpp"
+#include "storage/db_folder.hpp"
+#include "text/terminal_text.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+namespace outbox::cli {
+
+namespace {
+
+template <class T>
+void override_with(T& target, const std::optional<T>& flag) {
+  if (flag)
+    target = *flag;
+}
+
+/// The parts a role runs: its own, at least one of it, and none of the
+/// others. Throws config_error naming the flag and its key.
+void apply_role(pipeline_role role, config::settings& s) {
+  auto at_least_one = [role](std::int64_t n, const char* flag, const char* key,
+                             const char* what) {
+    if (n < 1)
+      throw config::config_error(
+          flag, std::string{"outbox "} + role_name(role) + " runs " + what +
+                    ": give " + flag + " N or set " + key + " (got " +
+                    std::to_string(n) + ")");
+  };
+  switch (role) {
+  case pipeline_role::relay:
+    at_least_one(s.run.relays, "--relays", "run.relays", "at least one relay");
+    s.run.consumers = 0;
+    s.run.orders = 0;
+    break;
+  case pipeline_role::consume:
+    at_least_one(s.run.consumers, "--consumers", "run.consumers",
+                 "at least one consumer");
+    s.run.relays = 0;
+    s.run.orders = 0;
+    break;
+  case pipeline_role::write:
+    at_least_one(s.run.orders, "--orders", "run.orders",
+                 "the load generator, which places at least one order");
+    s.run.relays = 0;
+    s.run.consumers = 0;
+    break;
+  case pipeline_role::run:
+    break;
+  }
+}
+
+config::settings settings_for(const run_options& o) {
+  auto s = resolve_settings(o.common);
+  override_with(s.run.relays, o.relays);
+  override_with(s.run.consumers, o.consumers);
+  override_with(s.run.orders, o.orders);
+  override_with(s.run.followup_share, o.followup_share);
+  override_with(s.run.orders_per_second, o.orders_per_second);
+  override_with(s.broker.partitions, o.partitions);
+  override_with(s.crash.seed, o.seed);
+  override_with(s.crash.relay_after_claim, o.crash_after_claim);
+  override_with(s.crash.relay_after_publish, o.crash_after_publish);
+  override_with(s.crash.relay_pause, o.crash_pause);
+  override_with(s.crash.consumer_after_pop, o.crash_after_pop);
+  override_with(s.crash.consumer_after_effect, o.crash_after_effect);
+  override_with(s.crash.recovery_pause_ms, o.crash_recovery_pause_ms);
+  if (o.allow_evicting_redis)
+    s.allow_evicting_redis = true;
+  apply_role(o.role, s);
+  config::validate(s);
+  if (o.bench_keyspace) {
+    // After validation, which refuses these names to every pipeline:
+    // "bench." before every name and before the keyspace stamp.
+    s.broker = bench::bench_keys(s.broker);
+    s.key_prefix = "bench." + s.key_prefix;
+  }
+  return s;
+}
+
+/// Writes the partition count every relay and consumer process must share
+/// (cli/redis_preflight.hpp). A writer-only process neither records nor
+/// compares one: the relays choose the lists, so its broker.partitions is
+/// never used, and a stale one in its config must neither block the writer
+/// nor fix the count for the relays. Returns the exit code when the run
+/// must not start.
+std::optional<int> agree_on_partitions(broker::connection& conn,
+                                       const config::settings& s,
+                                       const std::string& who) {
+  if (s.run.relays == 0 && s.run.consumers == 0)
+    return std::nullopt;
+  return check_partitions(conn, s, who);
+}
+
+/// The terminal's width in columns, read at each refresh (so a resized
+/// window is followed without a SIGWINCH handler); 80 when unknown.
+std::size_t terminal_columns() {
+  winsize size{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  return 80;
+}
+
+/// Progress on stderr: on a terminal, one line redrawn in place and fitted
+/// to its width (a longer one would wrap and leave a copy behind at every
+/// refresh). Elsewhere (a service's log, a pipe) no progress line: its
+/// figures at info every log.summary_interval_ms, one log line each.
+std::function<void(const actors::run_progress&)>
+progress_printer(const config::settings& s) {
+  if (::isatty(STDERR_FILENO) != 0)
+    return [](const actors::run_progress& progress) {
+      std::cerr << "\r\033[K"
+                << actors::progress_text(progress, terminal_columns())
+                << std::flush;
+    };
+  auto every = std::chrono::milliseconds(s.log.summary_interval_ms);
+  auto next = std::make_shared<std::chrono::steady_clock::time_point>(
+      std::chrono::steady_clock::now() + every);
+  return [every, next](const actors::run_progress& progress) {
+    auto now = std::chrono::steady_clock::now();
+    if (now < *next)
+      return;
+    *next = now + every;
+    spdlog::info("summary: {}", actors::progress_text(progress, 0));
+  };
+}
+
+/// The stores as the metrics listener reads them, on connections of its
+/// own: scrapes and readiness checks may overlap, and a probe's connections
+/// are not thread-safe.
+class shared_probe {
+public:
+  explicit shared_probe(const config::settings& s)
+      : port_(adapters::make_pipeline_probe(s)) {}
+
+  metrics::pipeline_snapshot snapshot() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    return port_->snapshot();
+  }
+
+  /// What keeps a store out of reach, "" when both answer: the constant-time
+  /// read the coordinator makes between two full counts.
+  std::string trouble() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    return port_->drain_snapshot().trouble;
+  }
+
+private:
+  std::mutex mutex_;
+  std::unique_ptr<actors::pipeline_port> port_;
+};
+
+/// /metrics, /healthz and /readyz on `where`. Throws std::runtime_error if
+/// the port cannot be bound.
+std::unique_ptr<metrics::metrics_exporter>
+start_metrics(const metrics_listen& where, std::shared_ptr<shared_probe> probe,
+              std::shared_ptr<const metrics::run_metrics> metrics,
+              service_presence& presence) {
+  return std::make_unique<metrics::metrics_exporter>(
+      where.host, where.port, std::move(metrics),
+      [probe] { return probe->snapshot(); }, presence.checks());
+}
+
+/// On a terminal, ends the progress line drawn in place, so that what
+/// follows starts a line of its own.
+void end_progress_line() {
+  if (::isatty(STDERR_FILENO) != 0)
+    std::cerr << '\n';
+}
+
+/// Turns SIGINT/SIGTERM into a graceful shutdown of the coordinator. The
+/// signals are blocked in every thread (CAF's included) and taken here.
+class signal_watch {
+public:
+  /// `on_stop` is called on the first stop signal, before the coordinator
+  /// is told.
+  signal_watch(caf::actor coordinator, std::string who,
+               std::function<void()> on_stop)
+      : thread_([this, coordinator, who = std::move(who),
+                 on_stop = std::move(on_stop)] {
+          sigset_t set = stop_signals();
+          timespec tick{0, 200'000'000};
+          try {
+            while (!done_) {
+              int taken = wait_for_signal(set, tick);
+              if (taken == 0)
+                continue;
+              // The first stop is announced; another (an impatient second
+              // Ctrl-C) only says the stop is under way.
+              int expected = 0;
+              end_progress_line();
+              if (signal_.compare_exchange_strong(expected, taken)) {
+                notice(who, signal_name(taken) +
+                                ": stopping gracefully (leases released, "
+                                "in-flight work finished)");
+                on_stop();
+                caf::anon_send(coordinator, actors::shutdown_atom_v);
+              } else {
+                notice(who, signal_name(taken) + ": already stopping");
+              }
+            }
+          } catch (const std::system_error& e) {
+            // Deaf to signals from now on: stop rather than run unstoppable.
+            end_progress_line();
+            notice(who, std::string{e.what()} + "; stopping", "error");
+            caf::anon_send(coordinator, actors::shutdown_atom_v);
+          }
+        }) {}
+
+  ~signal_watch() {
+    done_ = true;
+    thread_.join();
+  }
+
+  /// The first stop signal taken (SIGINT, SIGTERM), 0 for none.
+  int signal() const { return signal_; }
+
+private:
+  std::atomic<bool> done_{false};
+  std::atomic<int> signal_{0};
+  std::thread thread_;
+};
+
+/// The exit code of a report: a violation wins over an interruption.
+int exit_code_of(const std::string& who, const std::string& report,
+                 int stop_signal) {
+  if (!metrics::run_report_ok(report)) {
+    notice(who, metrics::run_report_failure(report), "error");
+    return exit_failure;
+  }
+  auto interruption = metrics::run_report_interruption(report);
+  if (interruption.empty())
+    return exit_ok;
+  notice(who,
+         (stop_signal != 0 ? signal_name(stop_signal) + ": " : "") +
+             interruption,
+         "warn");
+  return stop_signal == SIGTERM ? exit_terminated : exit_interrupted;
+}
+
+int run_in_process(const run_options& options) {
+  // Blocked first, in this thread and so in every thread started later;
+  // signal_watch takes them, so a stop is always graceful.
+  sigset_t stop = stop_signals();
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  apply_log_level(options.common.log_level);
+  const std::string who = std::string{"outbox "} + role_name(options.role);
+  if (options.bench_keyspace) {
+    // A relay process of `outbox bench`: it ends with the bench (SIGTERM,
+    // a graceful stop), also when the bench is killed.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  }
+  auto s = settings_for(options);
+  auto listen = resolve_metrics_listen(options.metrics_listen,
+                                       options.metrics_port, s.metrics_listen);
+  broker::connection redis{s.redis};
+  redis.ensure_connected();
+  // Read-only, before anything is created: a refused Redis leaves nothing.
+  if (auto stop = check_redis_settings(redis, s, who))
+    return *stop;
+  if (auto stop = check_commands(redis, s, who))
+    return *stop;
+  // Create or migrate once, before several connections race to switch the
+  // file to WAL.
+  storage::prepare_database_folder(s.db);
+  auto db = storage::connect(s.db, storage::open_mode::migrated);
+  if (auto stop = check_keyspace(*db, s, who, keyspace_use::read))
+    return *stop;
+  // After the database: a process that cannot start must not be the one
+  // that fixes the count for all the others.
+  if (auto stop = agree_on_partitions(redis, s, who))
+    return *stop;
+  auto metrics = std::make_shared<metrics::run_metrics>();
+  std::shared_ptr<shared_probe> probe;
+  if (listen.port > 0)
+    probe = std::make_shared<shared_probe>(s);
+  // Before the exporter, which calls it, and so gone after it.
+  service_presence presence{metrics, [probe]() -> std::string {
+                              return probe ? probe->trouble() : "";
+                            }};
+  std::unique_ptr<metrics::metrics_exporter> exporter;
+  if (listen.port > 0) {
+    try {
+      exporter = start_metrics(listen, probe, metrics, presence);
+    } catch (const std::runtime_error& e) {
+      notice(who, e.what(), "error");
+      return exit_failure;
+    }
+    notice(who, "metrics on " + exporter->url());
+  }
+  // Stamped last, once nothing can refuse this start: a process that does
+  // not run must not claim the keyspace for its database.
+  if (auto stop = check_keyspace(*db, s, who, keyspace_use::write))
+    return *stop;
+  db.reset();
+
+  caf::actor_system_config cfg;
+  actors::register_outbox_types(cfg);
+  actors::tune_scheduler(cfg);
+  caf::actor_system system{cfg};
+
+  actors::coordinator_setup setup;
+  setup.settings = s;
+  // A writer's job ends once its orders are committed.
+  bool bounded = options.until_drained || options.role == pipeline_role::write;
+  setup.until_drained = bounded;
+  setup.role = role_name(options.role);
+  setup.name_prefix = process_name();
+  // The start time tells this process from an earlier one that had the
+  // same host and pid (a restarted container).
+  setup.consumer_lock_holder =
+      setup.name_prefix + "@" + std::to_string(storage::wall_clock_now());
+  setup.make_publisher = [s] {
+    return adapters::make_redis_publish_port(s.redis, s.broker);
+  };
+  setup.make_consume_port = [s](const std::string& token) {
+    return adapters::make_redis_consume_port(
+        s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token});
+  };
+  setup.make_probe = [s] { return adapters::make_pipeline_probe(s); };
+  setup.clock = storage::wall_clock_now;
+  setup.metrics = metrics;
+  setup.progress = progress_printer(s);
+  auto coordinator =
+      system.spawn<caf::detached>(actors::coordinator, std::move(setup));
+  std::string report;
+  int stop_signal = 0;
+  {
+    signal_watch signals{coordinator, who,
+                         [&presence] { presence.stopping(); }};
+    presence.started(std::string{role_name(options.role)} + " running");
+    if (!bounded)
+      notice(who, "running; SIGINT or SIGTERM stops it gracefully");
+    caf::scoped_actor self{system};
+    self->request(coordinator, caf::infinite, actors::run_atom_v)
+        .receive(
+            [&](const std::string& r) { report = r; },
+            [&](caf::error& err) { notice(who, system.render(err), "error"); });
+    stop_signal = signals.signal();
+  }
+  presence.stopping();
+  if (::isatty(STDERR_FILENO))
+    std::cerr << '\n';
+  if (report.empty())
+    return exit_failure;
+  if (options.json)
+    std::cout << report << '\n';
+  else
+    std::cout << metrics::run_report_text(report);
+  return exit_code_of(who, report, stop_signal);
+}
+
+} // namespace
+
+const char* role_name(pipeline_role role) {
+  switch (role) {
+  case pipeline_role::relay:
+    return "relay";
+  case pipeline_role::consume:
+    return "consume";
+  case pipeline_role::write:
+    return "write";
+  case pipeline_role::run:
+    break;
+  }
+  return "run";
+}
+
+int run_pipeline(const run_options& options) {
+  return run_in_process(options);
+}
+
+} // namespace outbox::cli
