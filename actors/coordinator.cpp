@@ -376,6 +376,7 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
   // A refusal counts as standing once it has come back for as long as the
   // stall rule waits: the same patience for both.
   st.setup.metrics->refusals.set_horizon(stall_timeout(st));
+  st.setup.metrics->writer_refusals.set_horizon(stall_timeout(st));
   // Children are linked so they never outlive us; their exits are handled
   // through the monitor (down_msg), so exit messages from them are ignored.
   self->set_exit_handler([self](caf::exit_msg& msg) {

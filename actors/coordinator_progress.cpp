@@ -1,5 +1,6 @@
 #include "actors/coordinator_progress.hpp"
 
+#include "actors/log_lines.hpp"
 #include "actors/refusal.hpp"
 #include "text/plural.hpp"
 
@@ -328,9 +329,23 @@ bool full_read_due(const coordinator_state& st, storage::millis now,
 std::string stall_reason(const coordinator_state& st,
                          const metrics::pipeline_snapshot& s,
                          storage::millis now) {
-  // The writer's own trouble ends the run through its death, not here.
-  if (!s.trouble.empty() || !st.load_done ||
-      now - st.last_movement < stall_timeout(st) || drained(st, s))
+  if (!s.trouble.empty() || now - st.last_movement < stall_timeout(st))
+    return {};
+  // The database refusing every commit of the writer (a role without the
+  // privilege, a file it cannot write): the orders are retried in vain.
+  // Any other trouble of the writer ends the run through its death.
+  if (!st.load_done) {
+    auto refused = st.setup.metrics->writer_refusals.latest(now);
+    if (!refused)
+      return {};
+    return "stalled: the database refuses the writer's commits: " +
+           loggable(refused->words, 512) + "; " +
+           std::to_string(st.setup.metrics->orders_placed.load()) + " of " +
+           std::to_string(st.setup.settings.run.orders) +
+           " orders placed, nothing moved for " +
+           std::to_string(stall_timeout(st) / 1000) + " s";
+  }
+  if (drained(st, s))
     return {};
   auto still = " and nothing moved for " +
                std::to_string(stall_timeout(st) / 1000) + " s";

@@ -73,6 +73,9 @@ void not_committed(writer_state& st, const storage::store_error& e,
                   "({}): {}",
                   group.size(), what, ids, e.what());
   } else {
+    if (e.code() != storage::store_errc::busy)
+      st.setup.metrics->writer_refusals.note("database", e.what(),
+                                             st.setup.clock());
     auto level = st.database.failure_level(st.setup.clock());
     spdlog::log(level,
                 "writer: database trouble, group of {} {} not committed "

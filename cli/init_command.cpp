@@ -4,6 +4,7 @@
 #include "cli/exit_codes.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
+#include "storage/postgres_grants.hpp"
 #include "storage/private_files.hpp"
 #include "text/terminal_text.hpp"
 
@@ -34,9 +35,16 @@ void make_private(const std::string& db_path) {
 
 struct init_options {
   common_options common;
+  bool print_grants = false;
 };
 
 int init(const init_options& options) {
+  if (options.print_grants) {
+    // Nothing opened: the SQL is for the owner to run, with psql, where
+    // and when the deployment says (docs/deploy.md).
+    std::cout << storage::postgres_grants();
+    return exit_ok;
+  }
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   // A PostgreSQL database exists before init (createdb made it).
@@ -72,7 +80,13 @@ void add_init_command(CLI::App& app, command_action& action) {
   add_command<init_options>(
       app, action,
       {"init", "Create the database, or migrate it to this version's schema",
-       init});
+       init, [](CLI::App& command, init_options& o) {
+         command.add_flag(
+             "--print-grants", o.print_grants,
+             "print the SQL that creates the PostgreSQL roles outbox_writer, "
+             "outbox_relay and outbox_consumer with the least privileges "
+             "each needs, and exit (opens nothing)");
+       }});
 }
 
 } // namespace outbox::cli

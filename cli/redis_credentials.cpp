@@ -45,8 +45,7 @@ std::string octal_mode(mode_t mode) {
 
 } // namespace
 
-std::string read_password_file(const std::string& path) {
-  const char* key = "redis.password_file";
+std::string read_password_file(const std::string& path, const char* key) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0)
     throw config::config_error(key, "cannot read " + path + ": " +
@@ -87,10 +86,14 @@ void apply_redis_credentials(config::settings& s, const std::string& flag) {
       s.redis.db = *given->db;
   }
   const char* from_env = std::getenv(password_variable);
+  const char* file_from_env = std::getenv(password_file_variable);
   if (given && given->password)
     s.redis.password = *given->password;
   else if (from_env != nullptr && *from_env != '\0')
     s.redis.password = from_env;
+  else if (file_from_env != nullptr && *file_from_env != '\0')
+    s.redis.password =
+        read_password_file(file_from_env, password_file_variable);
   else if (!s.redis_password_file.empty())
     s.redis.password = read_password_file(s.redis_password_file);
 }

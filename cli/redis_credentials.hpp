@@ -13,6 +13,11 @@ namespace outbox::cli {
 
 /// The environment variable that may hold the Redis password.
 inline constexpr const char* password_variable = "OUTBOX_REDIS_PASSWORD";
+/// The environment variable that may name a file holding it: a systemd
+/// credential (`LoadCredential=`, `%d/redis-password`), whose path only
+/// the unit knows.
+inline constexpr const char* password_file_variable =
+    "OUTBOX_REDIS_PASSWORD_FILE";
 
 /// Applies, over the config's values in `s`:
 /// - the address: `flag` (--redis) when not empty, else $OUTBOX_REDIS when
@@ -20,14 +25,17 @@ inline constexpr const char* password_variable = "OUTBOX_REDIS_PASSWORD";
 ///   each part it gives replacing redis.host, redis.port, redis.username,
 ///   redis.db;
 /// - the password: the address's own, else $OUTBOX_REDIS_PASSWORD, else the
-///   file redis.password_file, else redis.password.
+///   file $OUTBOX_REDIS_PASSWORD_FILE names, else the file
+///   redis.password_file, else redis.password.
 /// Throws config::config_error naming the flag, variable or key (exit 2);
 /// its message never holds a password.
 void apply_redis_credentials(config::settings& s, const std::string& flag);
 
 /// The password in the file at `path`, one trailing newline dropped.
 /// Refuses a file other users may read (mode o+r or o+w), an empty one, and
-/// one that cannot be read. Throws config::config_error("redis.password_file").
-std::string read_password_file(const std::string& path);
+/// one that cannot be read. Throws config::config_error naming `key`, where
+/// the path came from.
+std::string read_password_file(const std::string& path,
+                               const char* key = "redis.password_file");
 
 } // namespace outbox::cli

@@ -135,6 +135,12 @@ struct run_metrics {
   /// ACL, a proxy): retried like an outage, but not counted in
   /// outage_retries, so a bounded run they hold up stalls, naming them.
   refusal_log refusals;
+  /// What the database answered the writer's commits with, when it refused
+  /// them for good reason of its own (no privilege on a table, a file it
+  /// cannot write; not a lock, which is waited out): `where` "database".
+  /// A bounded run whose writer it keeps from placing anything stalls,
+  /// naming it.
+  refusal_log writer_refusals;
 
   latency_recorder commit_to_processed;
   /// Commit to the broker's acknowledgement of the publish (the relay's

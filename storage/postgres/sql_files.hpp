@@ -19,5 +19,8 @@ extern const char* const schema_v7;
 extern const char* const protocol;
 /// audit.sql: the audit's snapshots, run when an audit starts.
 extern const char* const audit;
+/// grants.sql: the least privileges of the writer, relay and consumer
+/// roles (`outbox init --print-grants`); never run by outbox itself.
+extern const char* const grants;
 
 } // namespace outbox::storage::postgres::sql_files

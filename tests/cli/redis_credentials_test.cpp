@@ -26,11 +26,13 @@ protected:
   void SetUp() override {
     ::unsetenv("OUTBOX_REDIS");
     ::unsetenv(cli::password_variable);
+    ::unsetenv(cli::password_file_variable);
   }
   void TearDown() override { SetUp(); }
 
-  std::string password_file(const std::string& text, mode_t mode) {
-    auto path = dir_.file("pw");
+  std::string password_file(const std::string& text, mode_t mode,
+                            const std::string& name = "pw") {
+    auto path = dir_.file(name);
     std::ofstream{path, std::ios::trunc} << text;
     ::chmod(path.c_str(), mode);
     return path;
@@ -89,6 +91,20 @@ TEST_F(CliRedisCredentials, PasswordPrecedenceUriEnvironmentFileConfig) {
   auto s = base;
   cli::apply_redis_credentials(s, "");
   EXPECT_EQ(s.redis.password, "from-file"); // its newline dropped
+  // A file named in the environment (a systemd credential) comes first.
+  ::setenv(cli::password_file_variable,
+           password_file("from-env-file", 0400, "credential").c_str(), 1);
+  s = base;
+  cli::apply_redis_credentials(s, "");
+  EXPECT_EQ(s.redis.password, "from-env-file");
+  ::setenv(cli::password_file_variable,
+           password_file("shared", 0644, "shared").c_str(), 1);
+  auto why = refusal([&] {
+    s = base;
+    cli::apply_redis_credentials(s, "");
+  });
+  EXPECT_THAT(why, testing::HasSubstr("OUTBOX_REDIS_PASSWORD_FILE: "));
+  ::unsetenv(cli::password_file_variable);
   ::setenv(cli::password_variable, "from-env", 1);
   s = base;
   cli::apply_redis_credentials(s, "127.0.0.1:6390");

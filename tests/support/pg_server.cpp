@@ -35,13 +35,17 @@ std::string host_network(const std::string& address) {
   return address + (address.find(':') == std::string::npos ? "/32" : "/128");
 }
 
-/// pg_hba.conf: scram-sha-256 for the role outbox only, from 127.0.0.1,
-/// from the other addresses it listens on (a client on this host) and
-/// from the allowed networks; nothing else (no unix socket, no trust).
+/// pg_hba.conf: scram-sha-256 for the role outbox (and options.roles) only,
+/// from 127.0.0.1, from the other addresses it listens on (a client on this
+/// host) and from the allowed networks; nothing else (no unix socket, no
+/// trust).
 std::string hba_rules(const pg_server::options& opts) {
   std::string rules = "# TYPE DATABASE USER ADDRESS METHOD\n";
-  auto allow = [&rules](const std::string& network) {
-    rules += "host all outbox " + network + " scram-sha-256\n";
+  std::string users = "outbox";
+  for (const auto& role : opts.roles)
+    users += "," + role;
+  auto allow = [&rules, &users](const std::string& network) {
+    rules += "host all " + users + " " + network + " scram-sha-256\n";
   };
   allow("127.0.0.1/32");
   for (const auto& address : opts.listen_addresses)

@@ -42,6 +42,9 @@ public:
     /// Client networks (CIDR, e.g. "10.231.0.0/24") allowed to connect
     /// with the password, besides 127.0.0.1 and the listen addresses.
     std::vector<std::string> allowed_networks = {};
+    /// More roles pg_hba.conf lets in with their password, as the role
+    /// outbox (e.g. "outbox_relay"); the test creates them.
+    std::vector<std::string> roles = {};
   };
 
   /// Creates and starts the cluster; throws std::runtime_error (with the
