@@ -110,6 +110,9 @@ void stop(coordinator_actor* self, std::string failure) {
   if (st.stopping)
     return;
   st.stopping = true;
+  // Its checks end here: the process is alive while it stops (the final
+  // read and the audit may take long), and says so (service_presence.hpp).
+  st.setup.metrics->stopping = 1;
   for (auto* child : {&st.load, &st.writer})
     if (*child)
       self->send_exit(*child, caf::exit_reason::user_shutdown);

@@ -247,6 +247,11 @@ run_progress progress_of(coordinator_state& st,
     p.done = s.published;
     p.target = s.outbox_rows;
   }
+  // Rows counted by an estimate between two counts (rows other processes
+  // wrote are not in it yet), or records of events whose rows were purged:
+  // the line never says more than all of it.
+  if (p.done_label != "orders")
+    p.done = std::min(p.done, p.target);
   auto events = own_events(st).second;
   if (now > st.rate_at && st.rate_at > 0)
     p.events_per_s = static_cast<double>(events - st.rate_count) * 1000.0 /
@@ -335,7 +340,9 @@ std::string stall_reason(const coordinator_state& st,
   // privilege, a file it cannot write): the orders are retried in vain.
   // Any other trouble of the writer ends the run through its death.
   if (!st.load_done) {
-    auto refused = st.setup.metrics->writer_refusals.latest(now);
+    // Standing: refused at every retry for the whole stall timeout, not
+    // one refusal long ago followed by a wait on a lock.
+    auto refused = st.setup.metrics->writer_refusals.standing(now);
     if (!refused)
       return {};
     return "stalled: the database refuses the writer's commits: " +

@@ -2,6 +2,7 @@
 
 #include "audit/offenders.hpp"
 #include "broker/waiting_entries.hpp"
+#include "text/utc_time.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -100,7 +101,7 @@ check published_processed(SQLite::Database& db,
       "drop)");
   if (a.trimmed > 0)
     say(a.trimmed, "published before the trim cutoff " +
-                       std::to_string(inbox.trimmed_before) +
+                       text::utc_time(inbox.trimmed_before) +
                        " have no record any more (trimmed)");
 
   std::string ok_detail =

@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/flag_defaults.hpp"
+#include "cli/notice.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/version.hpp"
 #include "config/settings.hpp"
@@ -107,28 +108,32 @@ int run_app(int argc, char** argv) {
     return exit_usage;
   }
 
+  // Through notice(): a service logging JSON lines (log.format) gets its
+  // last words as one too; before the config is read they are text.
   try {
     return action();
   } catch (const config::config_error& e) {
-    std::cerr << "outbox: configuration error: " << text::escaped(e.what())
-              << '\n';
+    notice("outbox", std::string{"configuration error: "} + e.what(), "error");
     return exit_usage;
   } catch (const storage::store_error& e) {
     if (e.code() == storage::store_errc::invalid_input)
-      std::cerr << "outbox: invalid input: " << text::escaped(e.what()) << '\n';
+      notice("outbox", std::string{"invalid input: "} + e.what(), "error");
     else if (e.code() == storage::store_errc::outcome_unknown)
-      std::cerr << "outbox: outcome unknown: " << text::escaped(e.what())
-                << '\n';
+      notice("outbox", std::string{"outcome unknown: "} + e.what(), "error");
     else
-      std::cerr << "outbox: database error (" << to_string(e.code())
-                << "): " << text::escaped(e.what()) << '\n';
+      notice("outbox",
+             std::string{"database error ("} + to_string(e.code()) +
+                 "): " + e.what(),
+             "error");
     return exit_code_for(e.code());
   } catch (const broker::broker_error& e) {
-    std::cerr << "outbox: Redis error (" << to_string(e.code())
-              << "): " << text::escaped(e.what()) << '\n';
+    notice("outbox",
+           std::string{"Redis error ("} + to_string(e.code()) +
+               "): " + e.what(),
+           "error");
     return exit_failure;
   } catch (const std::exception& e) {
-    std::cerr << "outbox: " << text::escaped(e.what()) << '\n';
+    notice("outbox", e.what(), "error");
     return exit_failure;
   }
 }

@@ -37,7 +37,7 @@ void print_table(const std::vector<storage::failed_row>& rows) {
   for (const auto& r : rows)
     table.add_row({r.event_id, r.aggregate_id, std::to_string(r.seq),
                    r.event_type, std::to_string(r.attempts),
-                   fit(r.last_error, failed_error_width)});
+                   fit_keeping_end(r.last_error, failed_error_width)});
   std::cout << table.render();
 }
 

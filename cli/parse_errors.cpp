@@ -69,7 +69,45 @@ std::string in_quotes(const std::string& value) {
 }
 
 /// Extra words the command did not take: unknown flags and arguments.
-std::string extras(const std::string& listed, const std::string& command) {
+/// Edits (insert, delete, replace, swap of neighbours) from `a` to `b`.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(
+      a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+/// The flag of `at` that `typed` most likely meant ("--relay": "--relays"),
+/// or "" when none is close: at most 2 edits, and fewer than half its
+/// letters.
+std::string closest_flag(const CLI::App* at, const std::string& typed) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const auto* option : at->get_options()) {
+    for (const auto& name : option->get_lnames()) {
+      auto flag = "--" + name;
+      auto distance = edit_distance(typed, flag);
+      if (distance < best_distance && distance * 2 < name.size()) {
+        best = flag;
+        best_distance = distance;
+      }
+    }
+  }
+  return best;
+}
+
+std::string extras(const CLI::App* at, const std::string& listed,
+                   const std::string& command) {
   std::vector<std::string> flags, arguments;
   // CLI11 lists them last first.
   auto given = words(listed);
@@ -82,6 +120,8 @@ std::string extras(const std::string& listed, const std::string& command) {
     for (std::size_t i = 0; i < flags.size(); ++i) {
       auto flag = flags[i].substr(0, flags[i].find('='));
       out += (i ? ", " : "") + text::escaped(flag);
+      if (auto meant = closest_flag(at, flag); !meant.empty())
+        out += " (did you mean " + meant + "?)";
     }
     out += " for " + command;
   }
@@ -155,7 +195,7 @@ std::string sentence(const CLI::App* at, const std::string& command,
     static const std::regex extra{
         R"(^The following arguments? (was|were) not expected: (.*)$)"};
     if (std::regex_match(what, m, extra))
-      return extras(m[2].str(), command);
+      return extras(at, m[2].str(), command);
   }
   if (dynamic_cast<const CLI::ValidationError*>(&error)) {
     static const std::regex invalid{R"(^(\S+): (.*)$)"};

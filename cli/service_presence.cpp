@@ -41,6 +41,11 @@ void service_presence::stopping() {
 
 std::string service_presence::alive_trouble() {
   auto now = std::chrono::steady_clock::now();
+  // A run that stops has no more checks to count; it lives until it exits.
+  if (metrics_->stopping.load(std::memory_order_relaxed) != 0) {
+    stopping();
+    return "";
+  }
   std::lock_guard<std::mutex> guard{mutex_};
   auto checks = metrics_->supervisor_checks.load(std::memory_order_relaxed);
   if (checks != checks_seen_) {
@@ -60,7 +65,7 @@ std::string service_presence::alive_trouble() {
 }
 
 std::string service_presence::ready_trouble() {
-  if (stopping_)
+  if (stopping_ || metrics_->stopping.load(std::memory_order_relaxed) != 0)
     return "stopping";
   if (!started_)
     return "starting";
@@ -69,10 +74,11 @@ std::string service_presence::ready_trouble() {
 }
 
 void service_presence::feed_watchdog(std::chrono::milliseconds every) {
-  // Twice per interval, as sd_watchdog_enabled(3) advises; a stuck loop
+  // Four times per interval (sd_watchdog_enabled(3) asks for at least
+  // two), so one late wake-up never misses the deadline; a stuck loop
   // stops the feeding and systemd restarts the service.
   std::unique_lock<std::mutex> lock{mutex_};
-  while (!wake_.wait_for(lock, every / 2, [this] { return done_; })) {
+  while (!wake_.wait_for(lock, every / 4, [this] { return done_; })) {
     lock.unlock();
     if (alive_trouble().empty())
       notify_service_manager("WATCHDOG=1");

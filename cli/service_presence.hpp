@@ -47,8 +47,11 @@ public:
   /// "" once started, not stopping, and both stores answer; else why not.
   std::string ready_trouble();
 
-  /// How long the checks may pause before the process counts as stuck.
-  static constexpr std::chrono::seconds patience{10};
+  /// How long the checks may pause before the process counts as stuck:
+  /// past two store calls cut off by a network failure (each bounded by
+  /// its connect or I/O timeout, 15 s at most), which the coordinator
+  /// waits out inline.
+  static constexpr std::chrono::seconds patience{30};
 
 private:
   void feed_watchdog(std::chrono::milliseconds every);

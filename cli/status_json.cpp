@@ -11,9 +11,14 @@ namespace {
 
 nlohmann::json outbox_json(const status_snapshot& s) {
   const auto& db = s.outbox;
+  // Null when no row is PENDING or SENDING: an age of 0 would read as a
+  // row written just now.
+  bool unpublished = db.count("PENDING") + db.count("SENDING") > 0;
   nlohmann::json out{{"orders", db.orders},
                      {"by_status", db.by_status},
-                     {"oldest_unpublished_age_ms", db.oldest_unpublished_age},
+                     {"oldest_unpublished_age_ms",
+                      unpublished ? nlohmann::json(db.oldest_unpublished_age)
+                                  : nlohmann::json(nullptr)},
                      {"expired_leases", db.expired_leases},
                      {"leases", nlohmann::json::array()},
                      {"failed", nlohmann::json::array()}};

@@ -86,7 +86,7 @@ std::string outbox_text(const status_snapshot& s) {
     for (const auto& f : db.failed)
       failed.add_row({f.event_id, f.aggregate_id, std::to_string(f.seq),
                       f.event_type, std::to_string(f.attempts),
-                      fit(f.last_error, status_error_width)});
+                      fit_keeping_end(f.last_error, status_error_width)});
     out += '\n' + failed.render();
     auto total = db.count("FAILED");
     if (total > static_cast<std::int64_t>(db.failed.size()))

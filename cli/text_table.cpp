@@ -125,6 +125,25 @@ std::string fit(const std::string& text, std::size_t width) {
   return flat.substr(0, at) + ellipsis;
 }
 
+std::string fit_keeping_end(const std::string& text, std::size_t width) {
+  auto flat = one_line(text);
+  auto points = display_width(flat);
+  if (points <= width || width < 12)
+    return fit(flat, width);
+  // A third for the start (what failed), the rest for the end (why).
+  auto head = (width - 3) / 3;
+  auto tail = width - 3 - head;
+  auto byte_of = [&flat](std::size_t point) {
+    std::size_t at = 0;
+    for (std::size_t seen = 0; at < flat.size(); ++at)
+      if (!is_continuation_byte(flat[at]) && seen++ == point)
+        break;
+    return at;
+  };
+  return flat.substr(0, byte_of(head)) + "..." +
+         flat.substr(byte_of(points - tail));
+}
+
 std::size_t display_width(const std::string& text) {
   return static_cast<std::size_t>(
       std::count_if(text.begin(), text.end(),

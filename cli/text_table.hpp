@@ -47,6 +47,11 @@ bool is_number(const std::string& text);
 /// cut: keeps a long error message from stretching a whole table.
 std::string fit(const std::string& text, std::size_t width);
 
+/// The same, cut in the middle instead: its start and, in two thirds of
+/// the width, its end, where an error message says why ("relay r1: ...:
+/// entry of 2000000 bytes over broker.max_entry_bytes").
+std::string fit_keeping_end(const std::string& text, std::size_t width);
+
 /// Characters `text` takes on a terminal: UTF-8 code points, so that an
 /// error message with accents does not shift its column.
 std::size_t display_width(const std::string& text);

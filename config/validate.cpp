@@ -152,11 +152,25 @@ void check_not_bench_keys(const settings& s) {
                              name(*key) + "\"");
 }
 
+/// A URI of a scheme outbox does not speak (`postgress://`, `mysql://`) is
+/// no SQLite file name either: named, not opened as a file of that name.
+void check_db_scheme(const settings& s) {
+  const auto& path = s.db.path;
+  auto colon = path.find("://");
+  if (colon == std::string::npos || s.db.postgres())
+    return;
+  throw config_error("db.path",
+                     "unknown scheme \"" + path.substr(0, colon) +
+                         "://\": PostgreSQL is postgresql:// or postgres://, "
+                         "and SQLite takes a file path (no scheme)");
+}
+
 } // namespace
 
 void validate(const settings& s) {
   for (const auto& f : detail::fields())
     detail::check_field(f, s);
+  check_db_scheme(s);
   check_relations(s);
   check_not_bench_keys(s);
 }

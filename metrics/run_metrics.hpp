@@ -118,6 +118,9 @@ struct run_metrics {
   /// The coordinator's checks so far: while it grows the process is alive
   /// (/healthz, the systemd watchdog; cli/service_presence.hpp).
   counter supervisor_checks{0};
+  /// 1 once the coordinator stops the run (its checks end then): alive,
+  /// stopping, not ready.
+  counter stopping{0};
   counter relay_restarts{0};
   counter consumer_restarts{0};
   counter injected_crashes{0};

@@ -39,10 +39,23 @@ GRANT SELECT, INSERT ON orders, outbox, request_keys TO outbox_writer;
 GRANT SELECT, INSERT, UPDATE ON aggregate_heads TO outbox_writer;
 GRANT USAGE ON SEQUENCE orders_id_seq, outbox_id_seq TO outbox_writer;
 
--- The relays: claim (SELECT ... FOR UPDATE), lease, ack, release and fail
--- are updates of outbox rows; the coordinator counts orders and rows.
-GRANT SELECT, UPDATE ON outbox TO outbox_relay;
-GRANT SELECT ON orders TO outbox_relay;
+-- The seq trigger's helpers run as the owner (SECURITY DEFINER: they read
+-- and give back seqs the writer may not see): the writer's alone, not
+-- every role's, as PostgreSQL grants a new function by default.
+REVOKE EXECUTE ON FUNCTION outbox_event_of(uuid), outbox_give_back_seq(text)
+  FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION outbox_event_of(uuid), outbox_give_back_seq(text)
+  TO outbox_writer;
 
--- The consumers' coordinator counts orders and rows to know the run drained.
-GRANT SELECT ON orders, outbox TO outbox_consumer;
+-- The relays: claim (SELECT ... FOR UPDATE), lease, renew, ack, release and
+-- fail change a row's delivery state, never its event: those columns only.
+GRANT SELECT ON outbox TO outbox_relay;
+GRANT UPDATE (status, owner, lease_until, lease_epoch, attempts,
+              available_at, last_error, published_at)
+  ON outbox TO outbox_relay;
+
+-- The relays' and the consumers' coordinators count orders and rows, and
+-- a bounded run audits the stores as `outbox verify` does (reading the
+-- aggregates' heads when the inbox names an event the first copy missed).
+GRANT SELECT ON orders, aggregate_heads TO outbox_relay;
+GRANT SELECT ON orders, outbox, aggregate_heads TO outbox_consumer;

@@ -133,7 +133,8 @@ TEST(AuditConservation, TrimExcusesOnlyRecordsOfEventsTheInboxApplied) {
             "2 of 5 published events lost: not applied, in no queue, "
             "processing list or dead-letter list, and dropped by no decision "
             "(3 published before the "
-            "trim cutoff 500 have no record any more (trimmed)): a3, b1");
+            "trim cutoff 1970-01-01T00:00:00.500Z have no record any more "
+            "(trimmed)): a3, b1");
 
   // A seq dead-lettered is not applied either.
   inbox.gaps = {{{"a", 3}, "dead"}};

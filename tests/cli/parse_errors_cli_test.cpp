@@ -33,6 +33,13 @@ TEST_F(CliParseErrors, EachMistakeIsOneClearLineAndExit2) {
       {{"run", "--bogus=3", "--also"},
        "outbox: unknown flags --bogus, --also for outbox run (see outbox run "
        "--help)\n"},
+      {{"run", "--relay", "3"},
+       "outbox: unknown flag --relay (did you mean --relays?) for outbox "
+       "run; outbox run does not take the argument '3' (see outbox run "
+       "--help)\n"},
+      {{"relay", "--until-drianed"},
+       "outbox: unknown flag --until-drianed (did you mean --until-drained?) "
+       "for outbox relay (see outbox relay --help)\n"},
       {{"run", "--relays", "many"},
        "outbox: --relays expects an integer, got 'many' (see outbox run "
        "--help)\n"},

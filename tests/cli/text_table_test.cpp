@@ -113,5 +113,23 @@ TEST(CliTextTable, FitCutsLongTextWithAnEllipsis) {
   EXPECT_EQ(display_width(fit("ééééééé", 5)), 5u);
 }
 
+TEST(CliTextTable, FitKeepingEndShowsWhyALongErrorFailed) {
+  const std::string error =
+      "relay vm-1-0: publish of 1 rows refused by the broker: entry of "
+      "2000000 bytes over broker.max_entry_bytes (1048576)";
+  auto shown = fit_keeping_end(error, 60);
+  EXPECT_EQ(display_width(shown), 60u);
+  EXPECT_EQ(shown.rfind("relay vm-1-0: pu", 0), 0u) << shown;
+  // The end, with the cause, comes whole.
+  const std::string cause = "over broker.max_entry_bytes (1048576)";
+  EXPECT_EQ(shown.substr(shown.size() - cause.size()), cause) << shown;
+  EXPECT_NE(shown.find("..."), std::string::npos) << shown;
+  EXPECT_EQ(fit_keeping_end("short", 60), "short");
+  // Never cuts inside a UTF-8 character, at either end.
+  auto accents = fit_keeping_end(std::string(30, 'a') + "éééééééééé", 15);
+  EXPECT_EQ(display_width(accents), 15u);
+  EXPECT_EQ(accents, "aaaa...éééééééé");
+}
+
 } // namespace
 } // namespace outbox::cli

@@ -88,6 +88,8 @@ const std::vector<bad_case> bad_cases = {
      "must be between 1 and 65535, got 0"},
     {"port_70000", R"({"redis": {"port": 70000}})", "redis.port",
      "must be between 1 and 65535, got 70000"},
+    {"unknown_db_scheme", R"({"db": {"path": "postgress://u@h/outbox"}})",
+     "db.path", "unknown scheme \"postgress://\""},
     {"bad_synchronous", R"({"db": {"synchronous": "fast"}})", "db.synchronous",
      "must be one of FULL, NORMAL, OFF"},
     {"bad_relay_synchronous", R"({"db": {"relay_synchronous": "x"}})",

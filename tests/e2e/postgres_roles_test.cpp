@@ -111,6 +111,10 @@ TEST_F(E2EPostgresRoles, EachPartRunsUnderItsRoleWithNothingMore) {
   for (const auto& [role, sql] :
        std::vector<std::pair<std::string, std::string>>{
            {"outbox_relay", "DELETE FROM outbox"},
+           {"outbox_relay", "UPDATE outbox SET payload = '{}'"},
+           {"outbox_relay", "SELECT outbox_give_back_seq('a')"},
+           {"outbox_consumer",
+            "SELECT * FROM outbox_event_of(gen_random_uuid())"},
            {"outbox_relay", "INSERT INTO outbox (aggregate_id, event_type, "
                             "payload) VALUES ('a', 'X', '{}')"},
            {"outbox_writer", "UPDATE outbox SET payload = '{}'"},

@@ -231,8 +231,12 @@ TEST_F(E2ERunSQLite, AWorkerThatCannotSetItselfUpStopsTheRun) {
   // report, an actor's spawn, and then ends the process alike.
   bool runtime_ran_out =
       r.err.find("failed to read suppressions file") != std::string::npos;
+  // Which worker finds no descriptor left depends on the order the
+  // detached actors open their connections in: a relay or the writer.
   if (!runtime_ran_out) {
-    EXPECT_THAT(r.err, testing::HasSubstr("cannot start relay-"));
+    EXPECT_THAT(r.err,
+                testing::AnyOf(testing::HasSubstr("cannot start relay-"),
+                               testing::HasSubstr("cannot start writer")));
   }
   EXPECT_LT(took, std::chrono::seconds(20));
   // What the run committed before it stopped is whole. Relays that started
