@@ -136,6 +136,7 @@ private:
       snap.processed = redis.processed;
       snap.duplicates = redis.counter("duplicates");
       snap.dead_lettered = redis.counter("dead_lettered");
+      snap.dead_letter_waiting = redis.dead_letter;
       snap.order_violations = redis.counter("order_violations");
     } catch (const std::exception& e) {
       // An outage only if every trouble is one: a broken database does not

@@ -50,6 +50,11 @@ void add_common_options(CLI::App& command, common_options& options) {
                   "[/DB], else $OUTBOX_REDIS, else the config (redis.host and "
                   "redis.port)")
       ->check(not_empty);
+  command.add_option(
+      "--key-prefix", options.key_prefix,
+      "put before every Redis key of the pipeline, so that several "
+      "databases share one Redis without meeting (default pipeline:, "
+      "broker.key_prefix)");
   command
       .add_option("--log-level", options.log_level,
                   "trace, debug, info, warn, error or off (default warn, "
@@ -65,6 +70,8 @@ config::settings resolve_settings(const common_options& options) {
     result = config::load_file(config::default_config_path);
   if (!options.db_path.empty())
     result.db.path = options.db_path;
+  if (options.key_prefix)
+    result.key_prefix = *options.key_prefix;
   // --redis, else $OUTBOX_REDIS, else the config file's; the password
   // from the address, the environment or a file (redis_credentials.hpp).
   apply_redis_credentials(result, options.redis);

@@ -18,6 +18,9 @@ struct common_options {
   std::string config_path;
   std::string db_path;
   std::string redis;
+  /// --key-prefix; unset: the config's broker.key_prefix ("" is a value:
+  /// the plain names).
+  std::optional<std::string> key_prefix;
   /// --log-level; "" when not given: the config's log.level then.
   std::string log_level;
 };

@@ -158,6 +158,10 @@ int run_lab(const lab_options& o) {
   lab::lab_files files{fs::path{o.dir}};
   if (!o.common.db_path.empty())
     return fail(db_refused(o.common.db_path, files), exit_usage);
+  if (o.common.key_prefix)
+    return fail("--key-prefix is refused: the lab keeps seed 000's plain key "
+                "names (outbox.events, processed, ...) in a Redis of its own",
+                exit_usage);
   auto configured = resolve_settings(o.common);
   if (configured.db.postgres())
     // A config shared with the pipeline: not wrong, but say which
@@ -240,6 +244,7 @@ void add_lab_command(CLI::App& app, command_action& action) {
   // The lab's database is always <dir>/app.db: --db is hidden from the
   // help, and refused naming that when given.
   command.get_option("--db")->group("");
+  command.get_option("--key-prefix")->group("");
 }
 
 } // namespace outbox::cli

@@ -110,6 +110,12 @@ void add_store_families(std::vector<MetricFamily>& out,
       "Age of the oldest PENDING or SENDING row (0 when none): how far the "
       "relays are behind.",
       static_cast<double>(s.oldest_unpublished_age_ms) / 1000.0));
+  out.push_back(gauge_family(
+      "outbox_dead_letter_entries",
+      "Entries in the dead-letter list now (all processes), waiting for a "
+      "replay or a drop decision; outbox status --check is unhealthy while "
+      "any waits.",
+      static_cast<double>(s.dead_letter_waiting)));
   out.push_back(gauge_family("outbox_processed",
                              "Event ids in the Redis processed set (all "
                              "processes).",

@@ -39,6 +39,9 @@ struct pipeline_snapshot {
   std::int64_t processed = 0;
   std::int64_t duplicates = 0;
   std::int64_t dead_lettered = 0;
+  /// Entries in the dead-letter list now (every process's), waiting for a
+  /// replay or a drop decision.
+  std::int64_t dead_letter_waiting = 0;
   std::int64_t order_violations = 0;
   /// SENDING rows by the relay that leases them, with the earliest
   /// lease_until (wall clock ms) of each: whom a stuck run waits for.
@@ -69,6 +72,7 @@ inline void copy_redis_figures(const pipeline_snapshot& from,
   to.processed = from.processed;
   to.duplicates = from.duplicates;
   to.dead_lettered = from.dead_lettered;
+  to.dead_letter_waiting = from.dead_letter_waiting;
   to.order_violations = from.order_violations;
 }
 

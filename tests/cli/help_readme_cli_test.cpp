@@ -121,7 +121,8 @@ TEST(CliHelpReadme, EveryFlagOfEveryCommandIsInTheReadmeSynopsis) {
 
   // The flags nearly every command takes are described once, above the
   // table; the others belong in the command's own synopsis.
-  std::set<std::string> common{"--config", "--db", "--redis", "--log-level"};
+  std::set<std::string> common{"--config", "--db", "--redis", "--key-prefix",
+                               "--log-level"};
   auto intro = section.substr(0, section.find("\n| command"));
   for (const auto& flag : common)
     EXPECT_TRUE(mentions(intro, flag)) << flag << " not above the table";

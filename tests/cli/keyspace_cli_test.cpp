@@ -146,6 +146,19 @@ TEST_F(CliKeyspace, ASecondDatabaseIsToldWhoseKeyspaceItIs) {
                     "second.db");
   EXPECT_EQ(own.exit_code, 0) << own.out << own.err;
   EXPECT_EQ(number({"HLEN", "second:processed"}), 1);
+  // Or the flag, without a file (the README's PostgreSQL section).
+  auto third_init = outbox({"init"}, "third.db");
+  ASSERT_EQ(third_init.exit_code, 0) << third_init.err;
+  auto third = outbox({"run", "--relays", "1", "--consumers", "1", "--orders",
+                       "3", "--followup-share", "0", "--until-drained",
+                       "--key-prefix", "third:"},
+                      "third.db");
+  EXPECT_EQ(third.exit_code, 0) << third.out << third.err;
+  EXPECT_EQ(number({"HLEN", "third:processed"}), 3);
+  auto verified = outbox({"verify", "--key-prefix", "third:"}, "third.db");
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  EXPECT_EQ(outbox({"verify"}, "third.db").exit_code, 2)
+      << "without the flag, the first database's keyspace";
 }
 
 TEST_F(CliKeyspace, AnUpgradedDatabaseIsToldWhereItsOldKeysAre) {

@@ -42,6 +42,12 @@ TEST_F(LabBadInput, DbFlagAndMissingDirAreUsageErrors) {
   EXPECT_THAT(with_uri.err, testing::HasSubstr("PostgreSQL"));
   EXPECT_THAT(with_uri.err, testing::Not(testing::HasSubstr("secret")));
   EXPECT_FALSE(std::filesystem::exists(dir_));
+  auto with_prefix = run_outbox(
+      {"lab", "--dir", dir_, "--key-prefix", "mine:", "--redis", redis},
+      tmp_.path().string());
+  EXPECT_EQ(with_prefix.exit_code, 2) << with_prefix.err;
+  EXPECT_THAT(with_prefix.err, testing::HasSubstr("--key-prefix is refused"));
+  EXPECT_FALSE(std::filesystem::exists(dir_));
   auto no_dir = run_outbox({"lab", "--redis", redis}, tmp_.path().string());
   EXPECT_EQ(no_dir.exit_code, 2) << no_dir.err;
   EXPECT_THAT(no_dir.err, testing::HasSubstr("--dir"));

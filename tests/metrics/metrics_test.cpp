@@ -287,6 +287,9 @@ TEST(MetricsFamilies, StoreTroubleLeavesStoreGaugesOut) {
                   {"outbox_commit_to_published_seconds_count", 0}});
 
   snapshot.oldest_unpublished_age_ms = 2500;
+  snapshot.dead_letter_waiting = 3;
+  expect_samples(exposed(metrics, snapshot),
+                 {{"outbox_dead_letter_entries", 3}});
   metrics.commit_to_published.record(40);
   // Buckets are cumulative: 40 ms is above 25 ms and within 50 ms.
   expect_samples(

@@ -284,5 +284,33 @@ TEST_F(PgScript, AsAnotherUserTheServerRunsAsThatUser) {
   EXPECT_TRUE(ends_within(pid, 5'000));
 }
 
+TEST_F(PgScript, TheReadmeFlowsRunInOrder) {
+  // README, Quick start, then "Several hosts with PostgreSQL", as printed
+  // but for fewer orders: one private Redis serves both databases, each in
+  // a keyspace of its own.
+  auto quick =
+      script("run", {"run", "--relays", "3", "--consumers", "2", "--orders",
+                     "300", "--until-drained", "--crash-relay-after-publish",
+                     "0.05", "--crash-consumer-after-effect", "0.01"});
+  ASSERT_EQ(quick.exit_code, 0) << quick.out << quick.err;
+  auto start = pg({"start"});
+  ASSERT_EQ(start.exit_code, 0) << start.err;
+  auto u = start.out.substr(0, start.out.find('\n'));
+  auto with_pg = [this](std::vector<std::string> args) {
+    return script("run", args, {"OUTBOX_PG_PORT=" + std::to_string(pg_port_)});
+  };
+  auto init = with_pg({"init", "--db", u});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  auto run =
+      with_pg({"run", "--db", u, "--key-prefix", "pg:", "--relays", "3",
+               "--consumers", "2", "--orders", "300", "--until-drained"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto verify = with_pg({"verify", "--db", u, "--key-prefix", "pg:"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  // The Quick start's database still verifies in its own keyspace.
+  auto sqlite = script("run", {"verify"});
+  EXPECT_EQ(sqlite.exit_code, 0) << sqlite.out << sqlite.err;
+}
+
 } // namespace
 } // namespace outbox::test
