@@ -306,12 +306,19 @@ int run_in_process(const run_options& options) {
   if (auto stop = agree_on_partitions(redis, s, who))
     return *stop;
   auto metrics = std::make_shared<metrics::run_metrics>();
+  // Scrapes and readiness checks on connections of their own: a scrape's
+  // full count, which grows with the stores, never holds /readyz back.
   std::shared_ptr<shared_probe> probe;
-  if (listen.port > 0)
+  std::shared_ptr<shared_probe> readiness_probe;
+  if (listen.port > 0) {
     probe = std::make_shared<shared_probe>(s);
+    readiness_probe = std::make_shared<shared_probe>(s);
+  }
   // Before the exporter, which calls it, and so gone after it.
-  service_presence presence{metrics, [probe]() -> std::string {
-                              return probe ? probe->trouble() : "";
+  service_presence presence{metrics, [readiness_probe]() -> std::string {
+                              return readiness_probe
+                                         ? readiness_probe->trouble()
+                                         : "";
                             }};
   std::unique_ptr<metrics::metrics_exporter> exporter;
   if (listen.port > 0) {
