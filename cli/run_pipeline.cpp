@@ -381,8 +381,7 @@ int run_in_process(const run_options& options) {
     stop_signal = signals.signal();
   }
   presence.stopping();
-  if (::isatty(STDERR_FILENO))
-    std::cerr << '\n';
+  end_progress_line();
   if (report.empty())
     return exit_failure;
   if (options.json)
