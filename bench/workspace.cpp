@@ -21,6 +21,7 @@ broker::keys bench_keys(broker::keys names) {
        {&names.queue, &names.processed, &names.reserved, &names.aggregate_seq,
         &names.counters, &names.dead_letter, &names.processing_prefix})
     *key = "bench." + *key;
+  names.key_prefix = "bench." + names.key_prefix;
   return names;
 }
 

@@ -73,7 +73,10 @@ std::vector<std::string> keys::owned_partitions(std::size_t index,
 
 std::string keys::processing_for(const std::string& queue,
                                  const std::string& consumer) const {
-  return processing_prefix + queue + "/" + consumer;
+  bool prefixed = !key_prefix.empty() &&
+                  queue.compare(0, key_prefix.size(), key_prefix) == 0;
+  return processing_prefix + queue.substr(prefixed ? key_prefix.size() : 0) +
+         "/" + consumer;
 }
 
 std::optional<std::string> keys::queue_of(const std::string& list) const {
@@ -82,8 +85,12 @@ std::optional<std::string> keys::queue_of(const std::string& list) const {
   auto slash = list.rfind('/');
   if (slash == std::string::npos || slash <= processing_prefix.size())
     return std::nullopt;
-  return list.substr(processing_prefix.size(),
-                     slash - processing_prefix.size());
+  auto named =
+      list.substr(processing_prefix.size(), slash - processing_prefix.size());
+  if (!key_prefix.empty() &&
+      named.compare(0, key_prefix.size(), key_prefix) == 0)
+    return named; // an earlier version's name: the prefix is there already
+  return key_prefix + named;
 }
 
 } // namespace outbox::broker

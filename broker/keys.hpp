@@ -45,14 +45,19 @@ struct keys {
   /// publishing limit (e.g. to let a FAILED row through) without losing the
   /// event at a consumer that still runs with the defaults.
   std::size_t max_consume_bytes = 16u << 20;
+  /// The broker.key_prefix already put before the names above ("" when
+  /// none): a processing list names its queue without it, so the prefix
+  /// appears once in "<prefix>outbox.processing.outbox.events.0/<consumer>".
+  std::string key_prefix;
 
   /// The list an aggregate's events go to.
   std::string queue_for(const std::string& aggregate_id) const;
   /// The list of partition `index`.
   std::string partition(std::size_t index) const;
   /// The processing list of a consumer for one queue list:
-  /// "<prefix><queue>/<consumer>". Naming the queue in it lets recovery put
-  /// a dead consumer's entries back where they came from.
+  /// "<processing_prefix><queue without key_prefix>/<consumer>". Naming the
+  /// queue in it lets recovery put a dead consumer's entries back where they
+  /// came from.
   std::string processing_for(const std::string& queue,
                              const std::string& consumer) const;
   /// The doorbell of a queue list: the publisher pushes a token (at most one
@@ -97,6 +102,9 @@ struct keys {
   std::vector<std::string> owned_partitions(std::size_t index,
                                             std::size_t consumers) const;
   /// The queue a processing list belongs to; nothing if `list` is not one.
+  /// Reads the names of earlier versions too, which held key_prefix twice
+  /// ("<key_prefix>outbox.processing.<key_prefix>outbox.events/c"), so an
+  /// upgraded process recovers what an older one left in flight.
   std::optional<std::string> queue_of(const std::string& list) const;
 };
 

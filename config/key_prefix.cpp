@@ -21,6 +21,7 @@ void apply_key_prefix(settings& s) {
     return;
   for_each_name(s.broker,
                 [&](std::string& name) { name = s.key_prefix + name; });
+  s.broker.key_prefix = s.key_prefix;
   s.key_prefix_applied = true;
 }
 
@@ -32,6 +33,7 @@ broker::keys unprefixed_keys(const settings& s) {
     if (name.compare(0, s.key_prefix.size(), s.key_prefix) == 0)
       name.erase(0, s.key_prefix.size());
   });
+  names.key_prefix.clear();
   return names;
 }
 

@@ -18,6 +18,20 @@ TEST(BrokerKeys, OnePartitionIsTheQueueItself) {
   EXPECT_FALSE(names.queue_of("elsewhere/consumer-2"));
 }
 
+TEST(BrokerKeys, AProcessingListHoldsTheKeyPrefixOnce) {
+  keys names;
+  names.key_prefix = "p:";
+  names.queue = "p:outbox.events";
+  names.processing_prefix = "p:outbox.processing.";
+  names.partitions = 2;
+  auto list = names.processing_for(names.partition(1), "c-1");
+  EXPECT_EQ(list, "p:outbox.processing.outbox.events.1/c-1");
+  EXPECT_EQ(names.queue_of(list), "p:outbox.events.1");
+  // What earlier versions left in flight still finds its queue.
+  EXPECT_EQ(names.queue_of("p:outbox.processing.p:outbox.events.1/c-1"),
+            "p:outbox.events.1");
+}
+
 TEST(BrokerKeys, DropDecisionsSitBesideTheDeadLetterList) {
   keys names;
   EXPECT_EQ(names.dead_letter_dropped(), "outbox.dead_letter.dropped");
