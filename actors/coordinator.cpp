@@ -2,6 +2,7 @@
 
 #include "actors/consumer.hpp"
 #include "actors/coordinator_consumers.hpp"
+#include "actors/coordinator_presence.hpp"
 #include "actors/coordinator_progress.hpp"
 #include "actors/coordinator_recovery.hpp"
 #include "actors/coordinator_report.hpp"
@@ -242,6 +243,7 @@ void check(coordinator_actor* self) {
   if (st.stopping)
     return;
   keep_consumers(self);
+  keep_relay_note(st);
   auto now = st.setup.clock();
   // Said once per stretch, bounded run or not: an unbounded run keeps
   // retrying, and this line is what tells the operator why nothing moves.

@@ -45,7 +45,9 @@ struct coordinator_setup {
   std::function<std::unique_ptr<pipeline_port>()> make_probe;
   /// Who this process is in the consumers' lock (broker/consumer_lock.hpp);
   /// each acquisition's token is "<holder>#<n>". Its consumers run only
-  /// while it holds the lock, with that acquisition's fence. Empty: no lock
+  /// while it holds the lock, with that acquisition's fence. It is also the
+  /// process's name in the relay heartbeats (broker/relay_presence.hpp).
+  /// Empty: no lock and no heartbeat
   /// (consumers always run; for tests and tools with one consuming process
   /// by construction).
   std::string consumer_lock_holder;
@@ -168,6 +170,10 @@ struct coordinator_state {
   /// consumers once it is held: each warned about once.
   outage lock_trouble;
   outage start_trouble;
+  /// When this process last noted its relays' heartbeat (0: never), and
+  /// how many relays ran then.
+  storage::millis relay_noted_at = 0;
+  int relays_noted = 0;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

@@ -1,5 +1,6 @@
 #include "actors/coordinator_report.hpp"
 
+#include "actors/coordinator_presence.hpp"
 #include "actors/coordinator_progress.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
@@ -126,6 +127,7 @@ void finish_if_all_down(coordinator_actor* self) {
   st.all_down = true;
   st.ended_at = st.setup.clock();
   release_consumer_lock(st);
+  note_relays_stopped(st);
   write_report(self);
 }
 

@@ -128,6 +128,15 @@ public:
   /// Gives it up if `token` holds it. Throws broker_error.
   virtual void release_consumer_lock(const std::string& token) = 0;
 
+  /// The relay heartbeat (broker/relay_presence.hpp): `process` runs
+  /// `relays` relays now; the note holds for `ttl_ms` unless renewed.
+  /// Throws broker_error.
+  virtual void note_relays(const std::string& process, int relays,
+                           std::int64_t ttl_ms) = 0;
+
+  /// `process` stopped its relays on purpose. Throws broker_error.
+  virtual void relays_stopped(const std::string& process) = 0;
+
   /// The conservation verdict as JSON (audit::verdict::to_json), and
   /// whether it holds. Throws what the stores throw (is_outage tells an
   /// outage from a fault).

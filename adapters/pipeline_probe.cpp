@@ -9,6 +9,7 @@
 #include "broker/connection.hpp"
 #include "broker/consumer_lock.hpp"
 #include "broker/recovery_lists.hpp"
+#include "broker/relay_presence.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_views.hpp"
@@ -111,6 +112,15 @@ public:
     lock_.release(token);
   }
 
+  void note_relays(const std::string& process, int relays,
+                   std::int64_t ttl_ms) override {
+    presence_.note(process, relays, ttl_ms);
+  }
+
+  void relays_stopped(const std::string& process) override {
+    presence_.stopped(process);
+  }
+
   std::pair<std::string, bool> audit() override {
     // A locked database comes out as store_error busy, an outage, like
     // every other store call: the audit turns SQLite's errors itself.
@@ -184,6 +194,7 @@ private:
   broker::reliable_queue queue_;
   broker::consumer_lock lock_{redis_, names_.consumer_lock(),
                               names_.consumer_processes()};
+  broker::relay_presence presence_{redis_, names_.relay_processes()};
   std::optional<broker::reliable_queue> fenced_;
   std::string fenced_token_;
 };

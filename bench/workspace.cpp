@@ -117,6 +117,7 @@ void workspace::clear_redis() const {
                                names.seq_gaps(),
                                names.consumer_lock(),
                                names.consumer_processes(),
+                               names.relay_processes(),
                                names.partitions_record(),
                                "bench." +
                                    config::owner_stamp_key(process_base_)};

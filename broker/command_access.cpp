@@ -37,6 +37,17 @@ std::vector<argv> relay_commands(const keys& names) {
   script[2] = std::to_string(script.size() - 3);
   commands.push_back(std::move(script));
   commands.push_back({"SCRIPT", "LOAD", "return 1"});
+  // The heartbeat of the process running them (broker/relay_presence.cpp).
+  auto notes = names.relay_processes();
+  std::vector<argv> heartbeat{{"EVALSHA", probe_sha, "1", notes},
+                              {"TYPE", notes},
+                              {"TIME"},
+                              {"HGET", notes, "probe"},
+                              {"HSET", notes, "probe", "1"},
+                              {"HGETALL", notes},
+                              {"HDEL", notes, "probe"},
+                              {"PEXPIRE", notes, "1"}};
+  commands.insert(commands.end(), heartbeat.begin(), heartbeat.end());
   return commands;
 }
 

@@ -23,13 +23,25 @@ std::vector<consumer_process> read_consumer_processes(connection& conn,
     auto text = reply_text(*notes->element[i + 1]);
     char role[16] = "";
     long long since = 0;
+    long long seen = 0;
     long long until = 0;
-    if (std::sscanf(text.c_str(), "%15s %lld %lld", role, &since, &until) !=
-            3 ||
-        until <= now)
+    // "<role> <since> <seen> <until>"; earlier versions wrote no <seen>.
+    auto fields = std::sscanf(text.c_str(), "%15s %lld %lld %lld", role, &since,
+                              &seen, &until);
+    if (fields == 3)
+      until = seen;
+    else if (fields != 4)
       continue;
-    found.push_back({reply_text(*notes->element[i]), role,
-                     std::max<std::int64_t>(now - since, 0), until - now});
+    if (until <= now)
+      continue;
+    consumer_process p;
+    p.process = reply_text(*notes->element[i]);
+    p.role = role;
+    p.for_ms = std::max<std::int64_t>(now - since, 0);
+    p.expires_in_ms = until - now;
+    if (fields == 4)
+      p.seen_ago_ms = std::max<std::int64_t>(now - seen, 0);
+    found.push_back(std::move(p));
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     if ((a.role == "consuming") != (b.role == "consuming"))

@@ -7,6 +7,7 @@
 #include "broker/keys.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct consumer_process {
   std::int64_t for_ms = 0;
   /// The note runs out in this long unless the process renews it.
   std::int64_t expires_in_ms = 0;
+  /// Its last renewal was this long ago; nothing for a note of an earlier
+  /// version, which did not say.
+  std::optional<std::int64_t> seen_ago_ms;
+  /// Renewed with the lock many times a second: a process not seen for half
+  /// the note's life has stopped renewing (killed, frozen, cut off) even
+  /// though its lock and note still hold.
+  bool stale() const { return seen_ago_ms && *seen_ago_ms > expires_in_ms; }
 };
 
 /// The notes that have not run out, consuming first, then the longest

@@ -37,6 +37,10 @@ std::string keys::consumer_processes() const {
   return consumer_lock() + ".processes";
 }
 
+std::string keys::relay_processes() const {
+  return queue + ".relays";
+}
+
 std::string keys::partitions_record() const {
   return queue + ".partitions";
 }

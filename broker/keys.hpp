@@ -93,6 +93,12 @@ struct keys {
   /// "<consuming|standby> <since ms> <until ms>" (Redis time), so `outbox
   /// status` lists the standbys too: "<queue>.consumers.processes".
   std::string consumer_processes() const;
+  /// Every relay process's heartbeat, noted about once a second while it
+  /// runs and marked stopped when it stops: process -> "<running|stopped>
+  /// <relays> <since ms> <seen ms> <until ms>" (Redis time; kept a day after
+  /// it was last seen), so `outbox status` lists idle relays and the gone
+  /// ones too: "<queue>.relays".
+  std::string relay_processes() const;
   /// The partition count the first relay or consumer process recorded
   /// (SET NX), "<queue>.partitions": processes with another count refuse to
   /// start, so a rolling deploy never sends one aggregate to two lists.

@@ -36,6 +36,11 @@ namespace {
 /// five minutes is a pipeline that stopped, not one that is slow.
 constexpr const char* default_max_unpublished_age = "5m";
 
+/// --max-relay-silence when not given: a running relay process notes its
+/// heartbeat every second; half a minute without one is a process that is
+/// gone (or cut off), not one restarting.
+constexpr const char* default_max_relay_silence = "30s";
+
 /// Between two frames of --watch that are appended, not redrawn.
 constexpr const char* frame_separator =
     "------------------------------------------------------------------------"
@@ -50,6 +55,14 @@ struct status_options {
   bool check = false;
   std::string max_unpublished_age = default_max_unpublished_age;
   bool max_age_given = false;
+  std::string max_relay_silence = default_max_relay_silence;
+  bool max_silence_given = false;
+};
+
+/// What --check compares with.
+struct thresholds {
+  storage::millis max_age = 0;
+  storage::millis max_relay_silence = 0;
 };
 
 status_snapshot take_snapshot(const config::settings& settings,
@@ -63,6 +76,7 @@ status_snapshot take_snapshot(const config::settings& settings,
     s.redis = broker::read_stats(conn, settings.broker);
     s.setup = read_redis_setup(conn, settings.broker);
     s.consumers = broker::read_consumer_processes(conn, settings.broker);
+    s.relays = broker::read_relay_processes(conn, settings.broker);
     s.refused = broker::refused_commands(conn, settings.broker, true, true);
   } catch (const broker::broker_error& e) {
     s.redis.reset();
@@ -76,12 +90,12 @@ status_snapshot take_snapshot(const config::settings& settings,
 /// code: with --check, 1 unless healthy; else 1 when Redis is down. The
 /// connections are the caller's: --watch keeps them for every refresh.
 int show(const status_options& options, const config::settings& settings,
-         storage::millis max_age, const std::string& header,
+         const thresholds& limits, const std::string& header,
          storage::database& db, broker::connection& conn) {
   auto s = take_snapshot(settings, db, conn);
   std::optional<health> verdict;
   if (options.check)
-    verdict = judge(s, max_age);
+    verdict = judge(s, limits.max_age, limits.max_relay_silence);
   if (options.json)
     std::cout << text::json_text(status_json(s, verdict)) << '\n';
   else
@@ -101,7 +115,7 @@ int show(const status_options& options, const config::settings& settings,
 /// database and one Redis connection serve every refresh (a lost Redis
 /// connection is reopened by the next one).
 int watch(const status_options& options, const config::settings& settings,
-          storage::millis max_age, storage::database& db) {
+          const thresholds& limits, storage::database& db) {
   sigset_t stop = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   // A reader that went away must show as a failed write (EPIPE), which
@@ -124,7 +138,7 @@ int watch(const status_options& options, const config::settings& settings,
     std::unique_ptr<storage::database> fresh;
     if (refresh > 1 && db.frozen())
       fresh = open_existing_database_to_read(settings.db);
-    show(options, settings, max_age, "outbox status at ", fresh ? *fresh : db,
+    show(options, settings, limits, "outbox status at ", fresh ? *fresh : db,
          redis);
     if (!std::cout) {
       spdlog::debug("status: stdout is closed after refresh {}", refresh);
@@ -148,6 +162,11 @@ bool flags_fit(const status_options& options) {
                  "--check\n";
     return false;
   }
+  if (options.max_silence_given && !options.check) {
+    std::cerr << "outbox: status --max-relay-silence only applies with "
+                 "--check\n";
+    return false;
+  }
   if (options.check && options.watch) {
     std::cerr << "outbox: status --check answers once, with its exit code; "
                  "it cannot be combined with --watch\n";
@@ -161,17 +180,20 @@ int status(const status_options& options) {
     return exit_usage;
   auto max_age = duration_flag("status", "--max-unpublished-age",
                                options.max_unpublished_age);
-  if (!max_age)
+  auto max_silence =
+      duration_flag("status", "--max-relay-silence", options.max_relay_silence);
+  if (!max_age || !max_silence)
     return exit_usage;
+  thresholds limits{*max_age, *max_silence};
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database_to_read(settings.db);
   if (auto stop = check_keyspace(*db, settings, "outbox status"))
     return *stop;
   if (options.watch)
-    return watch(options, settings, *max_age, *db);
+    return watch(options, settings, limits, *db);
   broker::connection redis{settings.redis};
-  return show(options, settings, *max_age, "", *db, redis);
+  return show(options, settings, limits, "", *db, redis);
 }
 
 void add_flags(CLI::App& command, status_options& options) {
@@ -185,16 +207,23 @@ void add_flags(CLI::App& command, status_options& options) {
   command.add_flag("--check", options.check,
                    "health check: exit 1 when FAILED rows exist, the "
                    "oldest unpublished row is older than "
-                   "--max-unpublished-age, dead-lettered entries wait, or "
-                   "Redis is unreachable; else 0");
+                   "--max-unpublished-age, rows wait and no relay ran "
+                   "within --max-relay-silence, entries wait and nobody "
+                   "consumes, the consuming process stopped renewing, "
+                   "dead-lettered entries wait, or Redis is unreachable; "
+                   "else 0");
   command.add_option("--max-unpublished-age", options.max_unpublished_age,
                      std::string{"DURATION for --check (default "} +
                          default_max_unpublished_age + ")");
+  command.add_option("--max-relay-silence", options.max_relay_silence,
+                     std::string{"DURATION for --check (default "} +
+                         default_max_relay_silence + ")");
 }
 
 void read_parsed(const CLI::App& command, status_options& options) {
   options.interval_given = command.count("--interval") > 0;
   options.max_age_given = command.count("--max-unpublished-age") > 0;
+  options.max_silence_given = command.count("--max-relay-silence") > 0;
 }
 
 } // namespace
@@ -204,8 +233,8 @@ void add_status_command(CLI::App& app, command_action& action) {
       app, action,
       {"status",
        "Outbox counts by status, oldest pending age, relays holding leases, "
-       "the consuming process and standbys, queue and processing lengths, "
-       "processed, FAILED rows",
+       "relay processes, the consuming process and standbys, queue and "
+       "processing lengths, processed, FAILED rows",
        status, add_flags, read_parsed});
 }
 

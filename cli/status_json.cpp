@@ -55,10 +55,21 @@ nlohmann::json broker_json(const status_snapshot& s) {
                                               {"ttl_ms", r.consumers_ttl_ms}}},
       {"consumer_processes", nlohmann::json::array()}};
   for (const auto& p : s.consumers)
-    out["consumer_processes"].push_back({{"process", p.process},
-                                         {"role", p.role},
-                                         {"for_ms", p.for_ms},
-                                         {"expires_in_ms", p.expires_in_ms}});
+    out["consumer_processes"].push_back(
+        {{"process", p.process},
+         {"role", p.role},
+         {"for_ms", p.for_ms},
+         {"expires_in_ms", p.expires_in_ms},
+         {"seen_ago_ms", p.seen_ago_ms ? nlohmann::json(*p.seen_ago_ms)
+                                       : nlohmann::json(nullptr)},
+         {"stale", p.stale()}});
+  out["relay_processes"] = nlohmann::json::array();
+  for (const auto& p : s.relays)
+    out["relay_processes"].push_back({{"process", p.process},
+                                      {"state", p.state},
+                                      {"relays", p.relays},
+                                      {"for_ms", p.for_ms},
+                                      {"seen_ago_ms", p.seen_ago_ms}});
   if (s.setup)
     out.update(redis_setup_json(*s.setup));
   out["refused_commands"] = nlohmann::json::array();
@@ -81,7 +92,8 @@ nlohmann::json status_json(const status_snapshot& s,
   if (verdict)
     out["health"] = {{"ok", verdict->ok()},
                      {"problems", verdict->problems},
-                     {"max_unpublished_age_ms", verdict->max_unpublished_age}};
+                     {"max_unpublished_age_ms", verdict->max_unpublished_age},
+                     {"max_relay_silence_ms", verdict->max_relay_silence}};
   return out;
 }
 

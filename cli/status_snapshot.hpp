@@ -8,6 +8,7 @@
 #include "broker/command_access.hpp"
 #include "broker/consumer_processes.hpp"
 #include "broker/keys.hpp"
+#include "broker/relay_processes.hpp"
 #include "cli/redis_settings_view.hpp"
 #include "storage/outbox_views.hpp"
 
@@ -29,6 +30,8 @@ struct status_snapshot {
   std::optional<broker::broker_stats> redis;
   std::optional<redis_setup> setup;
   std::vector<broker::consumer_process> consumers;
+  /// Every relay process's heartbeat: running, stopped or silent.
+  std::vector<broker::relay_process> relays;
   /// The pipeline's commands Redis refuses this user (its ACL, a proxy):
   /// status asks with its own connection, so with the run's credentials
   /// it sees what the run meets (broker/command_access.hpp).
@@ -41,6 +44,9 @@ struct health {
   /// Rows PENDING or SENDING for longer than this make the pipeline
   /// unhealthy (--max-unpublished-age).
   storage::millis max_unpublished_age = 0;
+  /// Rows PENDING while no running relay was seen for longer than this
+  /// make it unhealthy (--max-relay-silence).
+  storage::millis max_relay_silence = 0;
   /// One sentence per problem; none when healthy.
   std::vector<std::string> problems;
 
@@ -48,10 +54,13 @@ struct health {
 };
 
 /// The verdict on `snapshot`: FAILED rows, an unpublished row older than
-/// `max_unpublished_age`, Redis unreadable or refusing the pipeline's
-/// commands, dead-lettered entries waiting.
+/// `max_unpublished_age`, PENDING rows and no relay seen running within
+/// `max_relay_silence`, entries waiting and no consuming process, a
+/// consuming process whose heartbeat is stale, Redis unreadable or refusing
+/// the pipeline's commands, dead-lettered entries waiting.
 health judge(const status_snapshot& snapshot,
-             storage::millis max_unpublished_age);
+             storage::millis max_unpublished_age,
+             storage::millis max_relay_silence);
 
 /// The tables, one string (written at once: --watch redraws without a
 /// half-drawn screen).

@@ -100,7 +100,8 @@ std::string outbox_text(const status_snapshot& s) {
 /// holder alone when it left none (a process of an older version).
 std::string consumers_text(const status_snapshot& s) {
   const auto& redis = *s.redis;
-  text_table table{{"CONSUMER PROCESS", "ROLE", "FOR", "LOCK EXPIRES IN"}};
+  text_table table{
+      {"CONSUMER PROCESS", "ROLE", "FOR", "LAST SEEN", "LOCK EXPIRES IN"}};
   auto holder_process =
       redis.consumers_holder.substr(0, redis.consumers_holder.rfind('#'));
   // -1: the key has no ttl; no renewal will ever end it.
@@ -111,11 +112,30 @@ std::string consumers_text(const status_snapshot& s) {
   for (const auto& p : s.consumers) {
     bool holds = p.role == "consuming" && p.process == holder_process;
     holder_noted = holder_noted || holds;
-    table.add_row({p.process, p.role == "consuming" ? "consuming" : "standby",
-                   rounded_duration(p.for_ms), holds ? lock_expiry : "-"});
+    auto seen = p.seen_ago_ms ? rounded_duration(*p.seen_ago_ms) + " ago"
+                              : std::string{"?"};
+    table.add_row({p.process,
+                   p.role != "consuming" ? "standby"
+                   : p.stale()           ? "consuming (stale)"
+                                         : "consuming",
+                   rounded_duration(p.for_ms), seen,
+                   holds ? lock_expiry : "-"});
   }
   if (!redis.consumers_holder.empty() && !holder_noted)
-    table.add_row({redis.consumers_holder, "consuming", "?", lock_expiry});
+    table.add_row({redis.consumers_holder, "consuming", "?", "?", lock_expiry});
+  return table.empty() ? "" : '\n' + table.render();
+}
+
+/// Every relay process by its heartbeat: running (idle or busy: the leases
+/// table shows the busy ones), stopped, or silent (it stopped noting).
+std::string relays_text(const status_snapshot& s) {
+  text_table table{{"RELAY PROCESS", "STATE", "RELAYS", "FOR", "LAST SEEN"}};
+  table.align_right(2);
+  for (const auto& p : s.relays)
+    table.add_row({p.process, p.state,
+                   p.state == "stopped" ? "-" : std::to_string(p.relays),
+                   rounded_duration(p.for_ms),
+                   rounded_duration(p.seen_ago_ms) + " ago"});
   return table.empty() ? "" : '\n' + table.render();
 }
 
@@ -142,6 +162,7 @@ std::string redis_text(const status_snapshot& s, const broker::keys& names) {
       processing.add_row({list, std::to_string(length)});
     out += '\n' + processing.render();
   }
+  out += relays_text(s);
   out += consumers_text(s);
 
   text_table counts{{"REDIS", "COUNT"}};

@@ -392,6 +392,15 @@ void fake_pipeline_port::release_consumer_lock(const std::string& token) {
     pipeline_->lock_holder.clear();
 }
 
+void fake_pipeline_port::note_relays(const std::string& process, int relays,
+                                     std::int64_t) {
+  pipeline_->relay_notes.emplace_back(process, relays);
+}
+
+void fake_pipeline_port::relays_stopped(const std::string& process) {
+  pipeline_->relay_notes.emplace_back(process, -1);
+}
+
 std::size_t fake_pipeline_port::recover_if(
     const std::function<bool(const std::string&)>& match,
     const std::string& token, const recovery_step& step) {

@@ -203,6 +203,8 @@ struct fake_pipeline {
   /// acquire and renew throw broker_error(unavailable) while set.
   bool lock_unreachable = false;
   int lock_releases = 0;
+  /// Every relay heartbeat: {process, relays}; -1 relays for "stopped".
+  std::vector<std::pair<std::string, int>> relay_notes;
   int audits = 0;
   /// Where recovery moves processing lists back (none: count calls only),
   /// and the key names that say which lists those are.
@@ -228,6 +230,9 @@ public:
   std::string renew_consumer_lock(const std::string& token,
                                   std::int64_t ttl_ms) override;
   void release_consumer_lock(const std::string& token) override;
+  void note_relays(const std::string& process, int relays,
+                   std::int64_t ttl_ms) override;
+  void relays_stopped(const std::string& process) override;
 
 private:
   /// Recovers the processing lists whose consumer name passes `match`, in

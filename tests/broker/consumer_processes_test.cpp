@@ -1,6 +1,7 @@
 #include "broker/consumer_processes.hpp"
 
 #include "broker/consumer_lock.hpp"
+#include "broker/server_time.hpp"
 
 #include "inbox_fixture.hpp"
 
@@ -77,6 +78,37 @@ TEST_F(BrokerConsumerProcesses, AKeyOfAnotherTypeNeverCostsTheLock) {
   EXPECT_EQ(
       broker::reply_text(*conn().command({"GET", names_.consumer_processes()})),
       "planted");
+}
+
+TEST_F(BrokerConsumerProcesses, AHeartbeatNotRenewedForHalfItsLifeIsStale) {
+  auto a = lock();
+  ASSERT_EQ(a.acquire("host-1@10#1", 60'000), "host-1@10#1");
+  auto fresh = processes();
+  ASSERT_EQ(fresh.size(), 1u);
+  ASSERT_TRUE(fresh[0].seen_ago_ms.has_value());
+  EXPECT_LT(*fresh[0].seen_ago_ms, 10'000);
+  EXPECT_FALSE(fresh[0].stale());
+
+  // Seen 40 s ago, its note holds 20 s more: it stopped renewing.
+  auto now = broker::server_time_ms(conn());
+  conn().command({"HSET", names_.consumer_processes(), "host-1@10",
+                  "consuming " + std::to_string(now - 100'000) + " " +
+                      std::to_string(now - 40'000) + " " +
+                      std::to_string(now + 20'000)});
+  auto stale = processes();
+  ASSERT_EQ(stale.size(), 1u);
+  EXPECT_GE(*stale[0].seen_ago_ms, 40'000);
+  EXPECT_TRUE(stale[0].stale());
+
+  // An earlier version's note says nothing of when it was seen.
+  conn().command({"HSET", names_.consumer_processes(), "host-1@10",
+                  "consuming " + std::to_string(now - 100'000) + " " +
+                      std::to_string(now + 20'000)});
+  auto old = processes();
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_FALSE(old[0].seen_ago_ms.has_value());
+  EXPECT_FALSE(old[0].stale());
+  EXPECT_GT(old[0].expires_in_ms, 10'000);
 }
 
 } // namespace

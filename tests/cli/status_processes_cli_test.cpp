@@ -121,6 +121,8 @@ TEST_F(CliStatusProcesses, ListsTheConsumingProcessAndItsStandby) {
   for (const auto& p : processes) {
     EXPECT_GE(p.at("for_ms").get<std::int64_t>(), 0);
     EXPECT_GT(p.at("expires_in_ms").get<std::int64_t>(), 0);
+    EXPECT_GE(p.at("seen_ago_ms").get<std::int64_t>(), 0);
+    EXPECT_FALSE(p.at("stale").get<bool>());
   }
 
   auto text = outbox_r({"status"});
@@ -128,9 +130,11 @@ TEST_F(CliStatusProcesses, ListsTheConsumingProcessAndItsStandby) {
   ASSERT_EQ(table.size(), 3u) << text.out;
   expect_aligned(table);
   auto standby = row_of(table, processes[1].at("process"));
-  ASSERT_EQ(standby.size(), 4u) << text.out;
+  ASSERT_EQ(standby.size(), 5u) << text.out;
   EXPECT_EQ(standby[1], "standby");
-  EXPECT_EQ(standby[3], "-") << "a standby holds no lock";
+  EXPECT_THAT(standby[3], testing::EndsWith("ms ago"))
+      << "renewed many times a second";
+  EXPECT_EQ(standby[4], "-") << "a standby holds no lock";
 
   // A standby that stops takes its note with it.
   second->signal(SIGTERM);

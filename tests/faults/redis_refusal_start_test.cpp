@@ -1,6 +1,7 @@
 #include "faults/fault_world.hpp"
 
 #include <gmock/gmock.h>
+#include <hiredis/hiredis.h>
 
 namespace outbox::test {
 namespace {
