@@ -58,6 +58,7 @@ int run_app(int argc, char** argv) {
   command_action action;
   add_init_command(app, action);
   add_place_order_command(app, action);
+  add_append_command(app, action);
   add_status_command(app, action);
   add_verify_command(app, action);
   add_retry_command(app, action);

@@ -15,6 +15,7 @@ using command_action = std::function<int()>;
 /// Each adds one subcommand; when it is the one parsed, `action` is set.
 void add_init_command(CLI::App& app, command_action& action);
 void add_place_order_command(CLI::App& app, command_action& action);
+void add_append_command(CLI::App& app, command_action& action);
 void add_status_command(CLI::App& app, command_action& action);
 void add_verify_command(CLI::App& app, command_action& action);
 void add_retry_command(CLI::App& app, command_action& action);

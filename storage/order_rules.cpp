@@ -91,13 +91,26 @@ std::optional<std::string> order_placed_problem(const nlohmann::json& payload) {
   return std::nullopt;
 }
 
+/// Ids and type names end up as hash fields, in log lines and on
+/// terminals: the consumers refuse control characters in them
+/// (broker/queue_entry.schema.json's clean_text), so the writer does too.
+std::optional<std::string> clean_text_problem(const std::string& text,
+                                              const char* field) {
+  if (text.empty())
+    return std::string{field} + " must not be empty";
+  for (unsigned char c : text)
+    if (is_control(c))
+      return std::string{field} + " must be text without control characters";
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> validate(const event_request& request) {
-  if (request.aggregate_id.empty())
-    return "aggregate_id must not be empty";
-  if (request.event_type.empty())
-    return "event_type must not be empty";
+  if (auto problem = clean_text_problem(request.aggregate_id, "aggregate_id"))
+    return problem;
+  if (auto problem = clean_text_problem(request.event_type, "event_type"))
+    return problem;
   auto payload = nlohmann::json::parse(request.payload, nullptr, false);
   if (payload.is_discarded())
     return "payload must be a JSON object (got text that is not valid JSON)";

@@ -266,6 +266,11 @@ TEST_P(StorageOrderStore, AppendEventRejectsBadEvents) {
                                 "array)");
   reject({"a-1", "", "{}"}, "event_type must not be empty");
   reject({"", "T", "{}"}, "aggregate_id must not be empty");
+  // Ids and types go into hash fields, log lines and terminals.
+  reject({"a\n1", "T", "{}"},
+         "aggregate_id must be text without control characters");
+  reject({"a-1", "T\x7f", "{}"},
+         "event_type must be text without control characters");
   // An OrderPlaced the consumers would dead-letter is refused here, in
   // their words.
   const std::string refused = "an OrderPlaced the consumers would refuse: ";
