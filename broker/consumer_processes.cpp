@@ -1,9 +1,6 @@
 #include "broker/consumer_processes.hpp"
 
-#include "broker/connection.hpp"
-#include "broker/server_time.hpp"
-
-#include <hiredis/hiredis.h>
+#include "broker/process_notes.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,15 +9,10 @@ namespace outbox::broker {
 
 std::vector<consumer_process> read_consumer_processes(connection& conn,
                                                       const keys& names) {
-  auto replies =
-      conn.pipeline({{"TIME"}, {"HGETALL", names.consumer_processes()}});
-  auto now = time_ms(replies[0]);
+  auto read = read_process_notes(conn, names.consumer_processes());
+  auto now = read.now;
   std::vector<consumer_process> found;
-  const auto& notes = replies[1];
-  if (notes->type != REDIS_REPLY_ARRAY) // a key of another type
-    return found;
-  for (std::size_t i = 0; i + 1 < notes->elements; i += 2) {
-    auto text = reply_text(*notes->element[i + 1]);
+  for (const auto& [process, text] : read.notes) {
     char role[16] = "";
     long long since = 0;
     long long seen = 0;
@@ -35,7 +27,7 @@ std::vector<consumer_process> read_consumer_processes(connection& conn,
     if (until <= now)
       continue;
     consumer_process p;
-    p.process = reply_text(*notes->element[i]);
+    p.process = process;
     p.role = role;
     p.for_ms = std::max<std::int64_t>(now - since, 0);
     p.expires_in_ms = until - now;

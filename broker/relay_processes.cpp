@@ -1,9 +1,6 @@
 #include "broker/relay_processes.hpp"
 
-#include "broker/connection.hpp"
-#include "broker/server_time.hpp"
-
-#include <hiredis/hiredis.h>
+#include "broker/process_notes.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,15 +9,10 @@ namespace outbox::broker {
 
 std::vector<relay_process> read_relay_processes(connection& conn,
                                                 const keys& names) {
-  auto replies =
-      conn.pipeline({{"TIME"}, {"HGETALL", names.relay_processes()}});
-  auto now = time_ms(replies[0]);
+  auto read = read_process_notes(conn, names.relay_processes());
+  auto now = read.now;
   std::vector<relay_process> found;
-  const auto& notes = replies[1];
-  if (notes->type != REDIS_REPLY_ARRAY) // a key of another type
-    return found;
-  for (std::size_t i = 0; i + 1 < notes->elements; i += 2) {
-    auto text = reply_text(*notes->element[i + 1]);
+  for (const auto& [process, text] : read.notes) {
     char state[16] = "";
     int relays = 0;
     long long since = 0;
@@ -29,7 +21,7 @@ std::vector<relay_process> read_relay_processes(connection& conn,
     if (std::sscanf(text.c_str(), "%15s %d %lld %lld %lld", state, &relays,
                     &since, &seen, &until) != 5)
       continue;
-    relay_process p{reply_text(*notes->element[i]), state, relays,
+    relay_process p{process, state, relays,
                     std::max<std::int64_t>(now - since, 0),
                     std::max<std::int64_t>(now - seen, 0)};
     if (p.state == "running" && until <= now) {

@@ -8,6 +8,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_mode.hpp"
+#include "cli/unknown_outcome.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 #include "storage/event_ids.hpp"
@@ -72,19 +73,12 @@ int append(const append_options& options) {
 
   storage::prepare_database_folder(settings.db);
   auto db = storage::connect(settings.db, storage::open_mode::migrated);
-  storage::appended_event appended;
-  try {
-    appended = db->orders()->append_event(request, storage::wall_clock_now());
-  } catch (const storage::store_error& e) {
-    if (e.code() != storage::store_errc::outcome_unknown)
-      throw;
-    throw storage::store_error(
-        e.code(), std::string{e.what()} +
-                      ". Run the same command with --event-id " +
-                      request.event_id +
-                      " to find out: it says the event was already appended "
-                      "if it was, and appends it once if it was not");
-  }
+  auto appended = naming_the_retry(
+      [&] {
+        return db->orders()->append_event(request, storage::wall_clock_now());
+      },
+      "--event-id", request.event_id, "the event was already appended",
+      "appends it once");
   if (prints_json(options.json)) {
     std::cout << text::json_text(
                      nlohmann::json{{"event_id", appended.event_id},

@@ -3,6 +3,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_mode.hpp"
+#include "cli/unknown_outcome.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 #include "storage/event_ids.hpp"
@@ -61,19 +62,12 @@ int place_order(const place_order_options& options) {
   auto settings = resolve_settings(options.common);
   storage::prepare_database_folder(settings.db);
   auto db = storage::connect(settings.db, storage::open_mode::migrated);
-  storage::placed_order placed;
-  try {
-    placed = db->orders()->place_order(request, storage::wall_clock_now());
-  } catch (const storage::store_error& e) {
-    if (e.code() != storage::store_errc::outcome_unknown)
-      throw;
-    throw storage::store_error(
-        e.code(), std::string{e.what()} +
-                      ". Run the same command with --request-id " +
-                      *request.request_id +
-                      " to find out: it says the order was already placed "
-                      "if it was, and places it once if it was not");
-  }
+  auto placed = naming_the_retry(
+      [&] {
+        return db->orders()->place_order(request, storage::wall_clock_now());
+      },
+      "--request-id", *request.request_id, "the order was already placed",
+      "places it once");
   if (placed.result == storage::placed_order::outcome::conflict) {
     std::cerr << "outbox: idempotency conflict: request_id '"
               << text::escaped(options.request_id) << "' already placed order "
