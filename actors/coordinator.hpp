@@ -174,6 +174,8 @@ struct coordinator_state {
   /// how many relays ran then.
   storage::millis relay_noted_at = 0;
   int relays_noted = 0;
+  /// Failed heartbeats: warned about once per stretch.
+  outage relay_note_trouble;
 };
 
 using coordinator_actor = caf::stateful_actor<coordinator_state>;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <exception>
 
 namespace outbox::actors {
@@ -35,14 +36,25 @@ void keep_relay_note(coordinator_state& st) {
   if (st.relay_noted_at != 0 && running == st.relays_noted &&
       now - st.relay_noted_at < relay_note_interval_ms)
     return;
+  // Tried again a second later, not at every check: an outage costs this
+  // process no more calls than the heartbeat itself.
+  st.relay_noted_at = now;
   try {
-    st.probe->note_relays(st.setup.consumer_lock_holder, running,
-                          st.setup.settings.lease.ttl);
-    st.relay_noted_at = now;
+    // The note outlives a few intervals whatever the lease: a short lease
+    // must not make a live process look silent between two notes.
+    st.probe->note_relays(
+        st.setup.consumer_lock_holder, running,
+        std::max<storage::millis>(st.setup.settings.lease.ttl,
+                                  3 * relay_note_interval_ms));
     st.relays_noted = running;
+    st.relay_note_trouble.log_end(st.setup.clock, "coordinator",
+                                  st.setup.name_prefix,
+                                  "relay heartbeat noted");
   } catch (const std::exception& e) {
-    spdlog::debug("coordinator {}: relay heartbeat not noted: {}",
-                  st.setup.name_prefix, e.what());
+    spdlog::log(st.relay_note_trouble.failure_level(now),
+                "coordinator {}: relay heartbeat not noted (outbox status "
+                "will show this process silent): {}",
+                st.setup.name_prefix, e.what());
   }
 }
 

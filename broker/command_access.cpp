@@ -96,6 +96,8 @@ std::vector<argv> consumer_commands(const keys& names) {
       {"PEXPIRE", lock, "1"},
       {"DEL", lock},
       {"HSET", notes, "probe", "1"},
+      {"HGET", notes, "probe"},
+      {"HDEL", notes, "probe"},
       {"HGETALL", notes},
       {"PEXPIRE", notes, "1"},
       {"TYPE", notes},

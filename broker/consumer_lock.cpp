@@ -13,10 +13,10 @@ namespace {
 
 /// Notes in the processes hash (KEYS[2]) that the process of token ARGV[1]
 /// is `role` ("consuming" or "standby"), since when (kept while the role
-/// stays), when it was seen (now: a heartbeat, which `outbox status` finds
-/// stale long before the note runs out), and until when the note holds
-/// (now + the lock's ttl, the last number, where earlier versions read
-/// it); drops the
+/// stays), until when the note holds (now + the lock's ttl), when it was
+/// seen (now: a heartbeat, which `outbox status` finds stale long before
+/// the note runs out), and the expiry again: earlier versions read it
+/// third (status) and last (this script's pruning); drops the
 /// notes of processes that stopped renewing theirs. Redis's clock, so every
 /// process and `outbox status` read one time. It never fails the lock: a
 /// hash it cannot write (a full Redis, a key of another type) only goes
@@ -35,8 +35,9 @@ local function note(hash, token, role, ttl)
     local old_role, old_since = string.match(old, '^(%a+) (%d+)')
     if old_role == role then since = tonumber(old_since) end
   end
-  redis.pcall('HSET', hash, process, string.format('%s %d %d %d', role,
-              since, now, now + tonumber(ttl)))
+  local expires = now + tonumber(ttl)
+  redis.pcall('HSET', hash, process, string.format('%s %d %d %d %d', role,
+              since, expires, now, expires))
   local all = redis.call('HGETALL', hash)
   for i = 1, #all, 2 do
     local expires = tonumber(string.match(all[i + 1], ' (%d+)$'))

@@ -15,14 +15,14 @@ std::vector<consumer_process> read_consumer_processes(connection& conn,
   for (const auto& [process, text] : read.notes) {
     char role[16] = "";
     long long since = 0;
-    long long seen = 0;
     long long until = 0;
-    // "<role> <since> <seen> <until>"; earlier versions wrote no <seen>.
-    auto fields = std::sscanf(text.c_str(), "%15s %lld %lld %lld", role, &since,
-                              &seen, &until);
-    if (fields == 3)
-      until = seen;
-    else if (fields != 4)
+    long long seen = 0;
+    long long again = 0;
+    // "<role> <since> <until> <seen> <until>"; earlier versions wrote the
+    // first three only.
+    auto fields = std::sscanf(text.c_str(), "%15s %lld %lld %lld %lld", role,
+                              &since, &until, &seen, &again);
+    if (fields != 3 && fields != 5)
       continue;
     if (until <= now)
       continue;
@@ -31,7 +31,7 @@ std::vector<consumer_process> read_consumer_processes(connection& conn,
     p.role = role;
     p.for_ms = std::max<std::int64_t>(now - since, 0);
     p.expires_in_ms = until - now;
-    if (fields == 4)
+    if (fields == 5)
       p.seen_ago_ms = std::max<std::int64_t>(now - seen, 0);
     found.push_back(std::move(p));
   }

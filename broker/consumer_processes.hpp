@@ -28,10 +28,15 @@ struct consumer_process {
   /// Its last renewal was this long ago; nothing for a note of an earlier
   /// version, which did not say.
   std::optional<std::int64_t> seen_ago_ms;
-  /// Renewed with the lock many times a second: a process not seen for half
-  /// the note's life has stopped renewing (killed, frozen, cut off) even
-  /// though its lock and note still hold.
-  bool stale() const { return seen_ago_ms && *seen_ago_ms > expires_in_ms; }
+  /// Renewed with the lock ten times a second: a process not seen for half
+  /// the note's life (and for a second at least, so a short lease does not
+  /// make a slow check look dead) has stopped renewing (killed, frozen, cut
+  /// off) even though its lock and note still hold.
+  bool stale() const {
+    return seen_ago_ms && *seen_ago_ms > expires_in_ms &&
+           *seen_ago_ms > stale_after_ms;
+  }
+  static constexpr std::int64_t stale_after_ms = 1000;
 };
 
 /// The notes that have not run out, consuming first, then the longest

@@ -1,5 +1,6 @@
 #include "broker/keys.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace outbox::broker {
@@ -91,10 +92,24 @@ std::optional<std::string> keys::queue_of(const std::string& list) const {
     return std::nullopt;
   auto named =
       list.substr(processing_prefix.size(), slash - processing_prefix.size());
-  if (!key_prefix.empty() &&
-      named.compare(0, key_prefix.size(), key_prefix) == 0)
-    return named; // an earlier version's name: the prefix is there already
-  return key_prefix + named;
+  auto ours = key_prefix + named;
+  if (key_prefix.empty() || is_partition(ours))
+    return ours;
+  // An earlier version's name held the prefix already. Asked only when the
+  // name read as this version's is no configured list: a queue whose own
+  // name starts with the prefix ("outbox." before "outbox.events") is read
+  // this version's way first.
+  if (named.compare(0, key_prefix.size(), key_prefix) == 0 &&
+      is_partition(named))
+    return named;
+  return ours;
+}
+
+bool keys::is_partition(const std::string& list) const {
+  for (std::size_t i = 0; i < std::max<std::size_t>(partitions, 1); ++i)
+    if (partition(i) == list)
+      return true;
+  return false;
 }
 
 } // namespace outbox::broker

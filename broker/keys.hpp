@@ -90,8 +90,10 @@ struct keys {
   /// (broker/fence.hpp): "<queue>.consumers".
   std::string consumer_lock() const;
   /// Every consumer process's note, renewed with the lock: process ->
-  /// "<consuming|standby> <since ms> <until ms>" (Redis time), so `outbox
-  /// status` lists the standbys too: "<queue>.consumers.processes".
+  /// "<consuming|standby> <since ms> <until ms> <seen ms> <until ms>"
+  /// (Redis time; until twice, where earlier versions read it: third and
+  /// last), so `outbox status` lists the standbys too and tells a stale
+  /// one: "<queue>.consumers.processes".
   std::string consumer_processes() const;
   /// Every relay process's heartbeat, noted about once a second while it
   /// runs and marked stopped when it stops: process -> "<running|stopped>
@@ -112,6 +114,8 @@ struct keys {
   /// ("<key_prefix>outbox.processing.<key_prefix>outbox.events/c"), so an
   /// upgraded process recovers what an older one left in flight.
   std::optional<std::string> queue_of(const std::string& list) const;
+  /// Whether `list` is one of the configured queue lists.
+  bool is_partition(const std::string& list) const;
 };
 
 } // namespace outbox::broker

@@ -34,8 +34,12 @@ redis.pcall('HSET', hash, ARGV[1], string.format('%s %d %d %d %d', state,
 local keep = tonumber(ARGV[5])
 local all = redis.call('HGETALL', hash)
 for i = 1, #all, 2 do
-  local seen = tonumber(string.match(all[i + 1], '^%a+ %d+ %d+ (%d+)'))
-  if not seen or seen < now - keep then redis.pcall('HDEL', hash, all[i]) end
+  -- By the last number, the note's expiry, whatever comes before it: a
+  -- later version may add fields, and this pruning must not erase them.
+  local expiry = tonumber(string.match(all[i + 1], ' (%d+)$'))
+  if not expiry or expiry < now - keep then
+    redis.pcall('HDEL', hash, all[i])
+  end
 end
 redis.pcall('PEXPIRE', hash, keep)
 return 1

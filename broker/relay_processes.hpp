@@ -16,7 +16,8 @@ class connection;
 
 /// One relay process's note, read at one Redis time.
 struct relay_process {
-  /// "<host>-<pid>@<start>": the same name as in the consumer processes.
+  /// "<host>-<pid>.<start>@<start ms>": the same name as in the consumer
+  /// processes.
   std::string process;
   /// "running" (its note holds), "stopped" (it stopped on purpose) or
   /// "silent" (it stopped noting: killed, frozen, or cut off from Redis).

@@ -1,5 +1,6 @@
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "broker/oldest_waiting.hpp"
 #include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -41,6 +42,10 @@ constexpr const char* default_max_unpublished_age = "5m";
 /// gone (or cut off), not one restarting.
 constexpr const char* default_max_relay_silence = "30s";
 
+/// --max-consumer-silence when not given: the same half minute, for the
+/// consuming process: a restart takes seconds.
+constexpr const char* default_max_consumer_silence = "30s";
+
 /// Between two frames of --watch that are appended, not redrawn.
 constexpr const char* frame_separator =
     "------------------------------------------------------------------------"
@@ -57,12 +62,8 @@ struct status_options {
   bool max_age_given = false;
   std::string max_relay_silence = default_max_relay_silence;
   bool max_silence_given = false;
-};
-
-/// What --check compares with.
-struct thresholds {
-  storage::millis max_age = 0;
-  storage::millis max_relay_silence = 0;
+  std::string max_consumer_silence = default_max_consumer_silence;
+  bool max_consumer_silence_given = false;
 };
 
 status_snapshot take_snapshot(const config::settings& settings,
@@ -77,6 +78,7 @@ status_snapshot take_snapshot(const config::settings& settings,
     s.setup = read_redis_setup(conn, settings.broker);
     s.consumers = broker::read_consumer_processes(conn, settings.broker);
     s.relays = broker::read_relay_processes(conn, settings.broker);
+    s.oldest_waiting = broker::oldest_waiting_ms(conn, settings.broker);
     s.refused = broker::refused_commands(conn, settings.broker, true, true);
   } catch (const broker::broker_error& e) {
     s.redis.reset();
@@ -90,12 +92,12 @@ status_snapshot take_snapshot(const config::settings& settings,
 /// code: with --check, 1 unless healthy; else 1 when Redis is down. The
 /// connections are the caller's: --watch keeps them for every refresh.
 int show(const status_options& options, const config::settings& settings,
-         const thresholds& limits, const std::string& header,
+         const health_limits& limits, const std::string& header,
          storage::database& db, broker::connection& conn) {
   auto s = take_snapshot(settings, db, conn);
   std::optional<health> verdict;
   if (options.check)
-    verdict = judge(s, limits.max_age, limits.max_relay_silence);
+    verdict = judge(s, limits);
   if (options.json)
     std::cout << text::json_text(status_json(s, verdict)) << '\n';
   else
@@ -115,7 +117,7 @@ int show(const status_options& options, const config::settings& settings,
 /// database and one Redis connection serve every refresh (a lost Redis
 /// connection is reopened by the next one).
 int watch(const status_options& options, const config::settings& settings,
-          const thresholds& limits, storage::database& db) {
+          const health_limits& limits, storage::database& db) {
   sigset_t stop = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   // A reader that went away must show as a failed write (EPIPE), which
@@ -162,11 +164,14 @@ bool flags_fit(const status_options& options) {
                  "--check\n";
     return false;
   }
-  if (options.max_silence_given && !options.check) {
-    std::cerr << "outbox: status --max-relay-silence only applies with "
-                 "--check\n";
-    return false;
-  }
+  for (auto [given, flag] :
+       {std::pair{options.max_silence_given, "--max-relay-silence"},
+        std::pair{options.max_consumer_silence_given,
+                  "--max-consumer-silence"}})
+    if (given && !options.check) {
+      std::cerr << "outbox: status " << flag << " only applies with --check\n";
+      return false;
+    }
   if (options.check && options.watch) {
     std::cerr << "outbox: status --check answers once, with its exit code; "
                  "it cannot be combined with --watch\n";
@@ -182,9 +187,11 @@ int status(const status_options& options) {
                                options.max_unpublished_age);
   auto max_silence =
       duration_flag("status", "--max-relay-silence", options.max_relay_silence);
-  if (!max_age || !max_silence)
+  auto max_consumer_silence = duration_flag("status", "--max-consumer-silence",
+                                            options.max_consumer_silence);
+  if (!max_age || !max_silence || !max_consumer_silence)
     return exit_usage;
-  thresholds limits{*max_age, *max_silence};
+  health_limits limits{*max_age, *max_silence, *max_consumer_silence};
   apply_log_level(options.common.log_level);
   auto settings = resolve_settings(options.common);
   auto db = open_existing_database_to_read(settings.db);
@@ -208,8 +215,9 @@ void add_flags(CLI::App& command, status_options& options) {
                    "health check: exit 1 when FAILED rows exist, the "
                    "oldest unpublished row is older than "
                    "--max-unpublished-age, rows wait and no relay ran "
-                   "within --max-relay-silence, entries wait and nobody "
-                   "consumes, the consuming process stopped renewing, "
+                   "within --max-relay-silence, entries wait longer than "
+                   "--max-consumer-silence and nobody consumes, the "
+                   "consuming process stopped renewing, "
                    "dead-lettered entries wait, or Redis is unreachable; "
                    "else 0");
   command.add_option("--max-unpublished-age", options.max_unpublished_age,
@@ -218,12 +226,17 @@ void add_flags(CLI::App& command, status_options& options) {
   command.add_option("--max-relay-silence", options.max_relay_silence,
                      std::string{"DURATION for --check (default "} +
                          default_max_relay_silence + ")");
+  command.add_option("--max-consumer-silence", options.max_consumer_silence,
+                     std::string{"DURATION for --check (default "} +
+                         default_max_consumer_silence + ")");
 }
 
 void read_parsed(const CLI::App& command, status_options& options) {
   options.interval_given = command.count("--interval") > 0;
   options.max_age_given = command.count("--max-unpublished-age") > 0;
   options.max_silence_given = command.count("--max-relay-silence") > 0;
+  options.max_consumer_silence_given =
+      command.count("--max-consumer-silence") > 0;
 }
 
 } // namespace

@@ -3,35 +3,59 @@
 #include "cli/status_snapshot.hpp"
 #include "text/plural.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace outbox::cli {
 
 namespace {
 
-/// How long ago a relay was last seen running, from the heartbeats: a
-/// running or silent process's last note while it ran relays, a stopped
-/// one's stop. Nothing when no process ever noted.
+/// How long ago a relay was last seen at work: a running process's note
+/// while it runs relays (0: it runs now), a silent one's last note, a
+/// stopped one's stop, or a lease claimed (a relay of a version without
+/// heartbeats claims them too). Nothing when none was ever seen.
 std::optional<storage::millis> relay_silence(const status_snapshot& s) {
   std::optional<storage::millis> least;
+  auto seen = [&](storage::millis ago) {
+    if (!least || ago < *least)
+      least = std::max<storage::millis>(ago, 0);
+  };
   for (const auto& p : s.relays) {
     if (p.state != "stopped" && p.relays == 0)
       continue; // every relay of it was down
-    if (!least || p.seen_ago_ms < *least)
-      least = p.seen_ago_ms;
+    seen(p.state == "running" ? 0 : p.seen_ago_ms);
   }
+  for (const auto& l : s.outbox.leases)
+    seen(s.now - (l.latest_expiry - s.lease_ttl));
   return least;
 }
 
-/// Entries wait and nobody consumes them, or the consuming process stopped
-/// renewing its lock (killed, frozen, cut off) though the lock still holds.
-void consumer_problems(const status_snapshot& s, health& verdict) {
+void relay_problems(const status_snapshot& s, const health_limits& limits,
+                    health& verdict) {
+  const auto& db = s.outbox;
+  auto unpublished = db.count("PENDING") + db.count("SENDING");
+  if (unpublished == 0)
+    return;
+  auto silence = relay_silence(s);
+  if (silence && *silence <= limits.max_relay_silence)
+    return;
+  verdict.problems.push_back(
+      text::plural(unpublished, "row waits", "rows wait") +
+      " to be published and " +
+      (silence
+           ? "no relay was seen running for " + rounded_duration(*silence) +
+                 " (over " + rounded_duration(limits.max_relay_silence) + ")"
+           : std::string{"no relay process has been seen"}) +
+      ": start `outbox relay` (or `outbox run`) somewhere");
+}
+
+/// Entries wait and nobody has consumed them for a while, or the consuming
+/// process stopped renewing its lock (killed, frozen, cut off) though the
+/// lock still holds, or the lock can never run out.
+void consumer_problems(const status_snapshot& s, const health_limits& limits,
+                       health& verdict) {
   const auto& redis = *s.redis;
-  std::int64_t waiting = 0;
-  for (const auto& [queue, length] : redis.queues)
-    waiting += length;
-  for (const auto& [list, length] : redis.processing)
-    waiting += length;
   bool consuming = !redis.consumers_holder.empty();
   for (const auto& p : s.consumers) {
     if (p.role != "consuming")
@@ -46,46 +70,47 @@ void consumer_problems(const status_snapshot& s, health& verdict) {
           rounded_duration(p.expires_in_ms) +
           ", then a standby, if any, takes over");
   }
-  if (waiting > 0 && !consuming)
+  if (!redis.consumers_holder.empty() && redis.consumers_ttl_ms == -1)
     verdict.problems.push_back(
-        text::plural(waiting, "entry waits", "entries wait") +
-        " in the queues and no consuming process is alive: start `outbox "
-        "consume` (or `outbox run`) somewhere");
+        "the consumers' lock (held by " + redis.consumers_holder +
+        ") has no expiry: set by hand? no process can take over until it is "
+        "deleted");
+  // A consumer restarting leaves the queues alone for a moment: what waits
+  // counts once it has waited longer than that.
+  if (!consuming && s.oldest_waiting &&
+      *s.oldest_waiting > limits.max_consumer_silence)
+    verdict.problems.push_back(
+        text::plural(redis.queued_total(), "entry waits", "entries wait") +
+        " in the queues, the oldest for " +
+        (*s.oldest_waiting == std::numeric_limits<storage::millis>::max()
+             ? std::string{"an unknown time"}
+             : rounded_duration(*s.oldest_waiting)) +
+        " (over " + rounded_duration(limits.max_consumer_silence) +
+        "), and no consuming process is alive: start `outbox consume` (or "
+        "`outbox run`) somewhere");
 }
 
 } // namespace
 
-health judge(const status_snapshot& snapshot,
-             storage::millis max_unpublished_age,
-             storage::millis max_relay_silence) {
+health judge(const status_snapshot& snapshot, const health_limits& limits) {
   health verdict;
-  verdict.max_unpublished_age = max_unpublished_age;
-  verdict.max_relay_silence = max_relay_silence;
+  verdict.limits = limits;
   const auto& db = snapshot.outbox;
   if (auto failed = db.count("FAILED"); failed > 0)
     verdict.problems.push_back(text::plural(failed, "FAILED row") +
                                " (outbox failed lists them)");
   auto unpublished = db.count("PENDING") + db.count("SENDING");
-  if (unpublished > 0 && db.oldest_unpublished_age > max_unpublished_age)
-    verdict.problems.push_back("the oldest unpublished row is " +
-                               rounded_duration(db.oldest_unpublished_age) +
-                               " old (over " +
-                               rounded_duration(max_unpublished_age) + ")");
-  if (unpublished > 0 && snapshot.redis)
-    if (auto silence = relay_silence(snapshot);
-        !silence || *silence > max_relay_silence)
-      verdict.problems.push_back(
-          text::plural(unpublished, "row waits", "rows wait") +
-          " to be published and " +
-          (silence
-               ? "no relay was seen running for " + rounded_duration(*silence) +
-                     " (over " + rounded_duration(max_relay_silence) + ")"
-               : std::string{"no relay process has been seen"}) +
-          ": start `outbox relay` (or `outbox run`) somewhere");
-  if (snapshot.redis)
-    consumer_problems(snapshot, verdict);
-  if (!snapshot.redis)
+  if (unpublished > 0 && db.oldest_unpublished_age > limits.max_unpublished_age)
+    verdict.problems.push_back(
+        "the oldest unpublished row is " +
+        rounded_duration(db.oldest_unpublished_age) + " old (over " +
+        rounded_duration(limits.max_unpublished_age) + ")");
+  if (snapshot.redis) {
+    relay_problems(snapshot, limits, verdict);
+    consumer_problems(snapshot, limits, verdict);
+  } else {
     verdict.problems.push_back("Redis unavailable: " + snapshot.redis_error);
+  }
   // The pipeline cannot write (or consume) through this user: not an
   // outage, it lasts until someone changes the ACL or the proxy.
   if (!snapshot.refused.empty())

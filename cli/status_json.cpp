@@ -90,10 +90,12 @@ nlohmann::json status_json(const status_snapshot& s,
   out["redis"] =
       s.redis ? broker_json(s) : nlohmann::json{{"error", s.redis_error}};
   if (verdict)
-    out["health"] = {{"ok", verdict->ok()},
-                     {"problems", verdict->problems},
-                     {"max_unpublished_age_ms", verdict->max_unpublished_age},
-                     {"max_relay_silence_ms", verdict->max_relay_silence}};
+    out["health"] = {
+        {"ok", verdict->ok()},
+        {"problems", verdict->problems},
+        {"max_unpublished_age_ms", verdict->limits.max_unpublished_age},
+        {"max_relay_silence_ms", verdict->limits.max_relay_silence},
+        {"max_consumer_silence_ms", verdict->limits.max_consumer_silence}};
   return out;
 }
 

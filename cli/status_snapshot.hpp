@@ -32,6 +32,9 @@ struct status_snapshot {
   std::vector<broker::consumer_process> consumers;
   /// Every relay process's heartbeat: running, stopped or silent.
   std::vector<broker::relay_process> relays;
+  /// How long the oldest queued entry has waited (broker/oldest_waiting);
+  /// nothing when the queues are empty.
+  std::optional<storage::millis> oldest_waiting;
   /// The pipeline's commands Redis refuses this user (its ACL, a proxy):
   /// status asks with its own connection, so with the run's credentials
   /// it sees what the run meets (broker/command_access.hpp).
@@ -39,14 +42,22 @@ struct status_snapshot {
   std::string redis_error;
 };
 
-/// What `status --check` judges: thresholds and the verdict.
-struct health {
+/// What `status --check` compares with.
+struct health_limits {
   /// Rows PENDING or SENDING for longer than this make the pipeline
   /// unhealthy (--max-unpublished-age).
   storage::millis max_unpublished_age = 0;
-  /// Rows PENDING while no running relay was seen for longer than this
-  /// make it unhealthy (--max-relay-silence).
+  /// Rows PENDING or SENDING while no running relay was seen for longer
+  /// than this (--max-relay-silence).
   storage::millis max_relay_silence = 0;
+  /// Entries waiting longer than this while no consuming process is alive
+  /// (--max-consumer-silence).
+  storage::millis max_consumer_silence = 0;
+};
+
+/// The verdict of `status --check`, with what it compared with.
+struct health {
+  health_limits limits;
   /// One sentence per problem; none when healthy.
   std::vector<std::string> problems;
 
@@ -54,13 +65,13 @@ struct health {
 };
 
 /// The verdict on `snapshot`: FAILED rows, an unpublished row older than
-/// `max_unpublished_age`, PENDING rows and no relay seen running within
-/// `max_relay_silence`, entries waiting and no consuming process, a
-/// consuming process whose heartbeat is stale, Redis unreadable or refusing
-/// the pipeline's commands, dead-lettered entries waiting.
-health judge(const status_snapshot& snapshot,
-             storage::millis max_unpublished_age,
-             storage::millis max_relay_silence);
+/// max_unpublished_age, unpublished rows and no relay seen running within
+/// max_relay_silence (its heartbeat or a lease it claimed), entries waiting
+/// longer than max_consumer_silence and no consuming process, a consuming
+/// process whose heartbeat is stale, a consumers' lock without expiry,
+/// Redis unreadable or refusing the pipeline's commands, dead-lettered
+/// entries waiting.
+health judge(const status_snapshot& snapshot, const health_limits& limits);
 
 /// The tables, one string (written at once: --watch redraws without a
 /// half-drawn screen).

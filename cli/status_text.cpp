@@ -18,6 +18,9 @@ namespace {
 /// event's id, still shows its reason.
 constexpr std::size_t status_error_width = 100;
 
+/// Stopped or silent relay processes listed in the table at most.
+constexpr std::size_t status_gone_relays_shown = 10;
+
 /// When a lease runs out, from now: "in 9.8s" or "expired 1.2s ago" (an
 /// expired lease waits for another relay to take its rows over).
 std::string relative_expiry(storage::millis expiry, storage::millis now) {
@@ -131,12 +134,24 @@ std::string consumers_text(const status_snapshot& s) {
 std::string relays_text(const status_snapshot& s) {
   text_table table{{"RELAY PROCESS", "STATE", "RELAYS", "FOR", "LAST SEEN"}};
   table.align_right(2);
-  for (const auto& p : s.relays)
+  std::size_t gone = 0;
+  for (const auto& p : s.relays) {
+    // Notes are kept a day: short runs and restarts add up. The running
+    // ones are always shown, then the most recently seen of the rest.
+    if (p.state != "running" && gone++ >= status_gone_relays_shown)
+      continue;
     table.add_row({p.process, p.state,
                    p.state == "stopped" ? "-" : std::to_string(p.relays),
                    rounded_duration(p.for_ms),
                    rounded_duration(p.seen_ago_ms) + " ago"});
-  return table.empty() ? "" : '\n' + table.render();
+  }
+  if (table.empty())
+    return "";
+  auto out = '\n' + table.render();
+  if (gone > status_gone_relays_shown)
+    out += "(and " + std::to_string(gone - status_gone_relays_shown) +
+           " more stopped or silent; --json lists them all)\n";
+  return out;
 }
 
 std::string redis_text(const status_snapshot& s, const broker::keys& names) {

@@ -36,12 +36,12 @@ struct event {
   /// A UUID chosen by the caller, so that a retry after a lost COMMIT is
   /// the same event: appending an id that exists writes nothing and
   /// returns that event. Empty: a new UUIDv7.
-  std::string event_id;
+  std::string event_id = {};
 };
 
 /// The event in the outbox.
 struct appended {
-  std::string event_id;
+  std::string event_id = {};
   std::int64_t seq = 0;
   /// event_id named an event already there: nothing was written.
   bool replayed = false;

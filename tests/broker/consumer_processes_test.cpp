@@ -93,6 +93,7 @@ TEST_F(BrokerConsumerProcesses, AHeartbeatNotRenewedForHalfItsLifeIsStale) {
   auto now = broker::server_time_ms(conn());
   conn().command({"HSET", names_.consumer_processes(), "host-1@10",
                   "consuming " + std::to_string(now - 100'000) + " " +
+                      std::to_string(now + 20'000) + " " +
                       std::to_string(now - 40'000) + " " +
                       std::to_string(now + 20'000)});
   auto stale = processes();

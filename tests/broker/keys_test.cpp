@@ -32,6 +32,19 @@ TEST(BrokerKeys, AProcessingListHoldsTheKeyPrefixOnce) {
             "p:outbox.events.1");
 }
 
+TEST(BrokerKeys, AQueueNamedLikeThePrefixIsReadThisVersionsWayFirst) {
+  keys names;
+  names.key_prefix = "outbox.";
+  names.queue = "outbox.outbox.events";
+  names.processing_prefix = "outbox.outbox.processing.";
+  auto list = names.processing_for(names.queue, "c");
+  EXPECT_EQ(list, "outbox.outbox.processing.outbox.events/c");
+  EXPECT_EQ(names.queue_of(list), "outbox.outbox.events");
+  EXPECT_EQ(names.queue_of("outbox.outbox.processing.outbox.outbox.events/c"),
+            "outbox.outbox.events")
+      << "an earlier version's name";
+}
+
 TEST(BrokerKeys, DropDecisionsSitBesideTheDeadLetterList) {
   keys names;
   EXPECT_EQ(names.dead_letter_dropped(), "outbox.dead_letter.dropped");

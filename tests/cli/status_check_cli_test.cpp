@@ -133,12 +133,9 @@ TEST_F(CliStatusCheckDeadLetters, AReplayMakesItHealthyAgain) {
   conn_.command({"HSET", names_.reserved, "kiwi", "0"}); // the cause, fixed
   auto replayed = outbox_r({"dead-letters", "replay", event_id_});
   ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
-  // Back in its queue, where nobody consumes it yet.
+  // Back in its queue, where nobody consumes it yet: for a moment only.
   auto [code, problems] = check();
-  EXPECT_EQ(code, 1);
-  EXPECT_THAT(problems,
-              testing::ElementsAre(testing::HasSubstr(
-                  "1 entry waits in the queues and no consuming process")));
+  EXPECT_EQ(code, 0) << testing::PrintToString(problems);
   consume_all();
   EXPECT_EQ(check().first, 0);
   EXPECT_EQ(
