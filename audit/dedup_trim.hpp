@@ -19,6 +19,10 @@ class database;
 
 namespace outbox::audit {
 
+/// Records per HSCAN page and per script call when `outbox trim --batch` is
+/// not given.
+inline constexpr int default_trim_batch = 1000;
+
 /// Trims the records of `processed` applied before `cutoff` (Redis TIME,
 /// ms) whose event was delivered for good, `batch` records per HSCAN page
 /// and per script call. HSCAN returns every record present for the whole

@@ -31,6 +31,7 @@ bench_scale bench_scale::quick() {
   s.history_large = 100'000;
   s.spread_pending = 20'000;
   s.timed_claims = 20;
+  s.trim_records = 20'000;
   s.stage_timeout_s = 60;
   return s;
 }
@@ -47,6 +48,7 @@ bench_scale bench_scale::tiny() {
   s.history_large = 5'000;
   s.spread_pending = 2'000;
   s.timed_claims = 3;
+  s.trim_records = 2'000;
   s.stage_timeout_s = 60;
   s.soak_sample_ms = 5;
   return s;
@@ -131,6 +133,7 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
         {"history_small", scale.history_small},
         {"history_large", scale.history_large},
         {"spread_pending", scale.spread_pending},
+        {"trim_records", scale.trim_records},
         {"soak_events", scale.soak_events}}},
   };
 }
@@ -167,7 +170,8 @@ nlohmann::json run_bench(const bench_options& options) {
                                          {"relay", measure_relays},
                                          {"consumer", measure_consumers},
                                          {"end_to_end", measure_end_to_end},
-                                         {"growth", measure_growth}};
+                                         {"growth", measure_growth},
+                                         {"trim", measure_trim}};
   for (auto [name, run] : stages) {
     bool reset = reset_peak_resident();
     try {

@@ -26,9 +26,9 @@ std::string order_payload(std::int64_t i) {
 
 void fill_outbox(const storage::db_options& db, std::int64_t events,
                  std::int64_t aggregates, const std::string& status,
-                 const std::string& tag) {
+                 const std::string& tag, std::int64_t at) {
   if (db.postgres())
-    return fill_outbox_postgres(db, events, aggregates, status, tag);
+    return fill_outbox_postgres(db, events, aggregates, status, tag, at);
   auto options = db;
   options.synchronous = "OFF"; // a fixture, not a measurement
   // Rows of any status, written straight into the table: a fixture no
@@ -50,9 +50,34 @@ void fill_outbox(const storage::db_options& db, std::int64_t events,
   insert.bind(2, std::max<std::int64_t>(aggregates, 1));
   insert.bind(3, tag);
   insert.bind(4, status);
-  insert.bind(5, storage::wall_clock_now());
+  insert.bind(5, at != 0 ? at : storage::wall_clock_now());
   insert.exec();
   transaction.commit();
+}
+
+std::vector<broker::event_entry> filled_entries(const storage::db_options& db,
+                                                const std::string& tag) {
+  if (db.postgres())
+    return filled_entries_postgres(db, tag);
+  auto conn = storage::sqlite::open_database(db);
+  SQLite::Statement rows{
+      *conn, "SELECT event_id, aggregate_id, seq, event_type, payload,"
+             " created_at, published_at FROM outbox"
+             " WHERE aggregate_id LIKE ?1 || '-a%' ORDER BY rowid"};
+  rows.bind(1, tag);
+  std::vector<broker::event_entry> entries;
+  while (rows.executeStep()) {
+    broker::event_entry e;
+    e.event_id = rows.getColumn(0).getString();
+    e.aggregate_id = rows.getColumn(1).getString();
+    e.seq = rows.getColumn(2).getInt64();
+    e.event_type = rows.getColumn(3).getString();
+    e.payload = rows.getColumn(4).getString();
+    e.committed_at = rows.getColumn(5).getInt64();
+    e.published_at = rows.getColumn(6).getInt64(); // 0 when NULL
+    entries.push_back(std::move(e));
+  }
+  return entries;
 }
 
 std::vector<broker::event_entry>

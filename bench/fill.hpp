@@ -15,10 +15,16 @@ namespace outbox::bench {
 
 /// Inserts `events` OrderPlaced rows with `status` (PENDING or PUBLISHED)
 /// spread round-robin over `aggregates` aggregates ("<tag>-a<k>", seqs
-/// contiguous from 1 in rowid order), in one transaction of plain SQL.
+/// contiguous from 1 in rowid order), in one transaction of plain SQL,
+/// created (and published) at `at` (ms since the epoch; 0: now).
 void fill_outbox(const storage::db_options& db, std::int64_t events,
                  std::int64_t aggregates, const std::string& status,
-                 const std::string& tag);
+                 const std::string& tag, std::int64_t at = 0);
+
+/// The rows fill_outbox wrote with `tag`, as the relay would publish them,
+/// in seq order per aggregate.
+std::vector<broker::event_entry> filled_entries(const storage::db_options& db,
+                                                const std::string& tag);
 
 /// `count` encoded OrderPlaced entries as the relay would publish them,
 /// one per aggregate, event ids "<tag>-<i>" from `first`.

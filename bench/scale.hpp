@@ -16,6 +16,8 @@ struct bench_scale {
   std::int64_t history_large = 1'000'000;
   std::int64_t spread_pending = 100'000;
   int timed_claims = 50;
+  /// Dedup records of delivered events the trim stage forgets.
+  std::int64_t trim_records = 50'000;
   /// How long a stage may wait for its actors before it is declared stuck
   /// (the soak: for its process to move on).
   int stage_timeout_s = 300;

@@ -34,6 +34,7 @@ void measure_relays(stage_context& ctx);
 void measure_consumers(stage_context& ctx);
 void measure_end_to_end(stage_context& ctx);
 void measure_growth(stage_context& ctx);
+void measure_trim(stage_context& ctx);
 /// Only in a soak run (`--soak`), and alone.
 void measure_soak(stage_context& ctx);
 

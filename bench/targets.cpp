@@ -63,7 +63,7 @@ std::string unless_fsync_always(const nlohmann::json& context) {
 }
 
 // Round 1's targets, then round 2's (CPU per unit, shares of ceilings and
-// flat memory).
+// flat memory), then the retention commands'.
 const std::vector<target_rule>& target_rules() {
   static const std::vector<target_rule> rules{
       {"relay_share", "1 relay, share of its ceiling (one relay's bound)",
@@ -118,6 +118,8 @@ const std::vector<target_rule>& target_rules() {
          return std::max(*relay, *consumer);
        },
        8, true, [](const nlohmann::json&) { return std::string{}; }, true},
+      {"trim_records_per_s", "outbox trim, records of delivered events/s",
+       [](const results& r) { return r.value("trim_records"); }, 20'000, false},
   };
   return rules;
 }

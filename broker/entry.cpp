@@ -30,6 +30,29 @@ constexpr std::size_t max_nesting = 1000;
 
 } // namespace
 
+std::optional<std::string_view> plain_event_id(std::string_view text) {
+  // Without a backslash, a string in valid JSON holds no quote, so each
+  // `"event_id"` in the text is a whole string token: the key, when the
+  // entry has one, and written once it is the only key of that name (a
+  // duplicate would be decoded last-wins).
+  constexpr std::string_view key = "\"event_id\"";
+  constexpr std::string_view value_start = ":\"";
+  if (text.find('\\') != std::string_view::npos)
+    return std::nullopt;
+  auto at = text.find(key);
+  if (at == std::string_view::npos ||
+      text.find(key, at + 1) != std::string_view::npos)
+    return std::nullopt;
+  auto from = at + key.size();
+  if (text.compare(from, value_start.size(), value_start) != 0)
+    return std::nullopt;
+  from += value_start.size();
+  auto end = text.find('"', from);
+  if (end == std::string_view::npos)
+    return std::nullopt;
+  return text.substr(from, end - from);
+}
+
 bool nested_deeper_than(const std::string& text, std::size_t limit) {
   std::size_t depth = 0;
   bool in_string = false;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace outbox::broker {
@@ -45,6 +46,14 @@ struct malformed_entry {
 /// non-empty ids, seq >= 1, payload an object). The consumer's Lua script
 /// applies the same rules in Redis.
 std::variant<event_entry, malformed_entry> decode(const std::string& text);
+
+/// The event_id of an entry read without parsing it, when the text leaves no
+/// doubt which it is: no backslash anywhere (so no escaped key or quote),
+/// `"event_id"` written exactly once, followed at once by `:"`. Nothing
+/// otherwise (decode() must tell). For every entry decode() accepts, this
+/// is its event_id or nothing; for one it refuses, it may name an id (a
+/// caller keeping what such ids name keeps more, never less).
+std::optional<std::string_view> plain_event_id(std::string_view text);
 
 /// True when arrays and objects in `text` nest deeper than `limit`
 /// (brackets inside strings do not count): a cheap check, without

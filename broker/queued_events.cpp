@@ -12,15 +12,15 @@ namespace outbox::broker {
 
 namespace {
 
-using visitor = std::function<void(const std::string&, bool)>;
+/// Called with each entry's text as it was read, and whether it came from
+/// a processing list.
+using entry_visitor = std::function<void(const std::string&, bool)>;
 
-/// Hands the decodable entries of one LRANGE reply to `visit`.
-void note(const redisReply& entries, bool processing, const visitor& visit) {
-  for (std::size_t i = 0; i < entries.elements; ++i) {
-    auto decoded = decode(reply_text(*entries.element[i]));
-    if (auto* entry = std::get_if<event_entry>(&decoded))
-      visit(entry->event_id, processing);
-  }
+/// Hands every entry of one LRANGE reply to `visit`.
+void note(const redisReply& entries, bool processing,
+          const entry_visitor& visit) {
+  for (std::size_t i = 0; i < entries.elements; ++i)
+    visit(reply_text(*entries.element[i]), processing);
 }
 
 /// A queue, page by page from its tail. Relays append at the tail and
@@ -31,7 +31,7 @@ void note(const redisReply& entries, bool processing, const visitor& visit) {
 /// list or was not delivered yet; processing lists are read around the
 /// queues.
 void collect_queue(connection& conn, const std::string& queue, std::size_t page,
-                   const visitor& visit) {
+                   const entry_visitor& visit) {
   auto size = static_cast<long long>(page);
   for (long long last = -1;; last -= size) {
     auto entries =
@@ -50,16 +50,16 @@ void collect_queue(connection& conn, const std::string& queue, std::size_t page,
 /// record of an event a foreign list holds a copy of costs nothing, and
 /// trimming it could let that copy apply twice.
 void collect_processing(connection& conn, const keys& names,
-                        const visitor& visit) {
+                        const entry_visitor& visit) {
   for (const auto& list :
        reliable_queue{conn}.processing_lists(names.processing_prefix))
     note(*conn.command({"LRANGE", list, "0", "-1"}), true, visit);
 }
 
-} // namespace
-
-void visit_in_flight(connection& conn, const keys& names, std::size_t page,
-                     const visitor& visit) {
+/// Every entry of the queue partitions and processing lists, as
+/// visit_in_flight reads them.
+void read_in_flight(connection& conn, const keys& names, std::size_t page,
+                    const entry_visitor& visit) {
   // Entries move between lists while this reads: queue -> processing list
   // (a consumer pops) and back (recovery of a dead consumer's entries).
   // Reading the processing lists before and after the queues sees an entry
@@ -73,17 +73,41 @@ void visit_in_flight(connection& conn, const keys& names, std::size_t page,
   collect_processing(conn, names, visit);
 }
 
+} // namespace
+
+void visit_in_flight(
+    connection& conn, const keys& names, std::size_t page,
+    const std::function<void(const std::string&, bool)>& visit) {
+  read_in_flight(conn, names, page,
+                 [&](const std::string& text, bool processing) {
+                   auto decoded = decode(text);
+                   if (auto* entry = std::get_if<event_entry>(&decoded))
+                     visit(entry->event_id, processing);
+                 });
+}
+
 std::unordered_set<std::string>
 queued_among(connection& conn, const keys& names,
              const std::unordered_set<std::string>& wanted, std::size_t page) {
   std::unordered_set<std::string> found;
   if (wanted.empty())
     return found;
-  visit_in_flight(conn, names, page,
-                  [&](const std::string& event_id, bool /*processing*/) {
-                    if (wanted.count(event_id) != 0)
-                      found.insert(event_id);
-                  });
+  auto note_wanted = [&](const std::string& event_id) {
+    if (wanted.count(event_id) != 0)
+      found.insert(event_id);
+  };
+  read_in_flight(conn, names, page, [&](const std::string& text, bool) {
+    // Most entries are as relays write them: their id is read without
+    // parsing them (a backlog of many entries is read once per gathered
+    // batch). The others are decoded, as visit_in_flight does.
+    if (auto id = plain_event_id(text)) {
+      note_wanted(std::string{*id});
+      return;
+    }
+    auto decoded = decode(text);
+    if (auto* entry = std::get_if<event_entry>(&decoded))
+      note_wanted(entry->event_id);
+  });
   return found;
 }
 

@@ -16,7 +16,9 @@ class connection;
 /// dedup record must stay. Queues are read in pages of `page` entries
 /// (LRANGE), processing lists whole (each holds at most one consumer's
 /// burst); only the ids of `wanted` are kept, so memory is bounded by
-/// `wanted` and one page. Unparseable entries are skipped: the consumer
+/// `wanted` and one page. An entry as relays write it gives its id without
+/// being parsed (plain_event_id); the others are decoded, and unparseable
+/// ones are skipped: the consumer
 /// dead-letters them without a record. Lists of an earlier, larger
 /// broker.partitions are not read; the inbox script's seq check still
 /// absorbs a copy from them (see inbox_script.cpp).

@@ -89,10 +89,13 @@ int trim(const retention_options& options) {
 }
 
 void add_flags(CLI::App& command, retention_options& options) {
+  options.batch = audit::default_trim_batch;
   add_retention_flags(command, options, "--processed-older-than",
                       "DURATION: 500ms, 30s, 15m, 12h, 7d; at least "
                       "lease.ttl_ms x lease.max_attempts",
-                      "records per script call (default 1000, 1 to 10000)");
+                      "records per script call (default " +
+                          std::to_string(audit::default_trim_batch) +
+                          ", 1 to " + std::to_string(max_batch) + ")");
 }
 
 } // namespace

@@ -488,9 +488,13 @@ SELECT (SELECT count(*) FROM gone) AS deleted,
 -- none remain and aggregate_heads covers the seq: purge removes prefixes
 -- and never writes the head), or 'unknown'. The rule of
 -- storage/sqlite/ledger.cpp, where a missing row whose aggregate has rows
--- at or below its seq is unknown, not purged. Each lookup is LATERAL, so
+-- at or below its seq is unknown, not purged. Each lookup is a LATERAL
+-- subquery with a LIMIT, which the planner cannot flatten into a join, so
 -- each is an index probe (pkey, the unique (aggregate_id, seq) index,
--- aggregate_heads_pkey) whatever the statistics say.
+-- aggregate_heads_pkey) whatever the statistics say: without the LIMIT the
+-- row lookup became a hash join over a sequential scan of the whole outbox
+-- on every call. The aggregate's lowest seq and head are probed only for
+-- an event without a row (o.status IS NULL, a one-time filter).
 PREPARE read_publications (text[], text[], bigint[]) AS
 SELECT e.ord,
        CASE WHEN o.status IS NOT NULL THEN 'present'
@@ -504,13 +508,16 @@ LEFT JOIN LATERAL (
   SELECT x.status, x.published_at FROM outbox x
   WHERE x.event_id = CASE WHEN e.event_id ~
           '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-          THEN e.event_id::uuid END) AS o ON true
+          THEN e.event_id::uuid END
+  LIMIT 1) AS o ON true
 LEFT JOIN LATERAL (
-  SELECT x.seq FROM outbox x WHERE x.aggregate_id = e.aggregate_id
-  ORDER BY x.seq LIMIT 1) AS m ON o.status IS NULL
+  SELECT x.seq FROM outbox x
+  WHERE o.status IS NULL AND x.aggregate_id = e.aggregate_id
+  ORDER BY x.seq LIMIT 1) AS m ON true
 LEFT JOIN LATERAL (
   SELECT x.last_seq FROM aggregate_heads x
-  WHERE x.aggregate_id = e.aggregate_id) AS h ON o.status IS NULL
+  WHERE o.status IS NULL AND x.aggregate_id = e.aggregate_id
+  LIMIT 1) AS h ON true
 WHERE outbox_require(cardinality($1) = cardinality($2)
                      AND cardinality($1) = cardinality($3),
                      'read_publications: the three arrays differ in length')

@@ -117,7 +117,9 @@ TEST_F(BenchPostgres, MeasuresEveryStageOnADatabaseOfItsOwn) {
                                "cpu_postgres",
                                "claim_history_small",
                                "claim_history_large",
-                               "claim_heads_held"})
+                               "claim_heads_held",
+                               "trim_records",
+                               "trim_postgres_cpu"})
     EXPECT_EQ(by_name.count(expected), 1u) << expected;
   // Not measured on PostgreSQL: SQLite's synchronous levels.
   EXPECT_EQ(by_name.count("sqlite_order_txn_FULL"), 0u);

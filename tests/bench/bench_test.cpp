@@ -64,12 +64,15 @@ TEST(BenchStages,
                                "claim_history_large",
                                "claim_many_aggregates",
                                "claim_few_aggregates",
-                               "claim_heads_held"})
+                               "claim_heads_held",
+                               "trim_records",
+                               "trim_cpu",
+                               "trim_redis_cpu"})
     EXPECT_EQ(names.count(expected), 1u) << expected;
   // Where the kernel lets a process reset its peak (Linux, clear_refs).
   if (reset_peak_resident()) {
-    for (const char* stage :
-         {"ceilings", "writer", "relay", "consumer", "end_to_end", "growth"})
+    for (const char* stage : {"ceilings", "writer", "relay", "consumer",
+                              "end_to_end", "growth", "trim"})
       EXPECT_EQ(names.count(std::string{"rss_peak_"} + stage), 1u) << stage;
   }
   for (const auto& m : report.at("measurements")) {

@@ -176,3 +176,60 @@ TEST(BrokerEntry, DecodeAcceptsIntegralFloatSeqLikeTheScript) {
   ASSERT_TRUE(std::holds_alternative<event_entry>(decoded));
   EXPECT_EQ(std::get<event_entry>(decoded).seq, 4);
 }
+
+TEST(BrokerEntry, APlainEntrysIdIsReadWithoutParsingIt) {
+  auto e = sample();
+  e.event_id = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+  EXPECT_EQ(plain_event_id(encode(e)), e.event_id);
+  // Anything that could hide another event_id, or spell this one
+  // differently, is left to decode().
+  const char* unsure[] = {
+      // An escape anywhere: a key could be spelled "event\u005fid".
+      R"({"v":1,"event_id":"e-1","aggregate_id":"o","seq":1,)"
+      R"("event_type":"T","payload":{"note":"a \"quote\""}})",
+      // Written twice: decode takes the last.
+      R"({"v":1,"event_id":"e-1","aggregate_id":"o","seq":1,)"
+      R"("event_type":"T","payload":{},"event_id":"e-2"})",
+      // Space before the value, or a value that is no string.
+      R"({"v":1,"event_id" : "e-1","aggregate_id":"o","seq":1,)"
+      R"("event_type":"T","payload":{}})",
+      R"({"v":1,"event_id":7,"aggregate_id":"o","seq":1,)"
+      R"("event_type":"T","payload":{}})",
+      // No event_id, or one never closed.
+      R"({"v":1,"aggregate_id":"o","seq":1,"event_type":"T","payload":{}})",
+      R"({"v":1,"event_id":"e-1)",
+  };
+  for (const char* text : unsure)
+    EXPECT_EQ(plain_event_id(text), std::nullopt) << text;
+}
+
+TEST(BrokerEntry, APlainIdIsNeverAnotherThanTheDecodedOne) {
+  // For every entry decode() accepts, plain_event_id names the same event
+  // or none: a reader that trusts it never misses an id decode would see.
+  const std::string tail =
+      R"("aggregate_id":"o","seq":1,"event_type":"T","payload":{"k":"v"}})";
+  const std::string texts[] = {
+      encode(sample()),
+      R"({"v":1,"event_id":"a",)" + tail,
+      R"({"event_id":"a",)" + tail,
+      R"({"event_id":"a","event_id":"b",)" + tail,
+      R"({"event_id":"a","event\u005fid":"b",)" + tail,
+      R"({"event_id":"a\u0062",)" + tail,
+      R"({"payload":{"event_id":"x"},"event_id":"a",)" + tail,
+      R"({"aggregate_id":"event_id","event_id":"a","seq":1,)"
+      R"("event_type":"T","payload":{}})",
+      R"({ "event_id":"a", )" + tail,
+  };
+  for (const auto& text : texts) {
+    auto decoded = decode(text);
+    auto* entry = std::get_if<event_entry>(&decoded);
+    ASSERT_NE(entry, nullptr) << text;
+    auto plain = plain_event_id(text);
+    if (plain) {
+      EXPECT_EQ(*plain, entry->event_id) << text;
+    }
+  }
+  // Not an entry decode() accepts (no top-level event_id): a plain reader
+  // may name the nested one, which only keeps more.
+  EXPECT_EQ(plain_event_id(R"({"payload":{"event_id":"x"},)" + tail), "x");
+}

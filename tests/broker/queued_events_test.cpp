@@ -63,3 +63,20 @@ TEST_F(BrokerQueuedEvents, ALengthThatIsAMultipleOfThePageEndsTheRead) {
   auto found = queued_among(conn(), names_, {"e0", "e3"}, 3);
   EXPECT_EQ(found, (std::unordered_set<std::string>{"e0", "e3"}));
 }
+
+TEST_F(BrokerQueuedEvents, FindsEntriesOnlyParsingTellsTheIdOf) {
+  // An escape in the payload, and an event_id written twice: their ids are
+  // what decode() reads, as the consumer's script would.
+  auto escaped = outbox::test::encoded_event("e30", "order-1", 1, "OrderPaid",
+                                             R"({"note":"a \"b\""})");
+  std::string twice = R"({"v":1,"event_id":"e40","aggregate_id":"order-1",)"
+                      R"("seq":2,"event_type":"OrderPaid","payload":{},)"
+                      R"("event_id":"e41"})";
+  auto decoded = decode(twice);
+  ASSERT_TRUE(std::holds_alternative<event_entry>(decoded));
+  auto second = std::get<event_entry>(decoded).event_id;
+  conn().command({"RPUSH", names_.partition(0), escaped});
+  conn().command({"RPUSH", names_.partition(1), twice});
+  auto found = queued_among(conn(), names_, {"e30", second, "e99"}, 3);
+  EXPECT_EQ(found, (std::unordered_set<std::string>{"e30", second}));
+}
