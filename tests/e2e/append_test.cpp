@@ -1,16 +1,9 @@
-#include "support/fast_config.hpp"
-#include "support/pg_server.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/storage_backend.hpp"
-#include "support/temp_dir.hpp"
+#include "support/outbox_world.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,19 +18,10 @@ namespace {
 
 class E2EAppend : public ::testing::TestWithParam<backend> {
 protected:
-  E2EAppend()
-      : pg_(GetParam() == backend::postgres ? std::make_unique<pg_server>()
-                                            : nullptr) {}
-
-  void SetUp() override { std::ofstream{config_} << fast_config(); }
-
-  std::string db() const { return pg_ ? pg_->uri() : dir_.file("app.db"); }
-
   process_result outbox(std::vector<std::string> args) const {
-    args.insert(args.end(),
-                {"--db", db(), "--redis", redis_.endpoint().to_string(),
-                 "--config", config_});
-    return run_outbox(args, dir_.path().string());
+    auto command = args.front();
+    args.erase(args.begin());
+    return world_.outbox(command, args);
   }
 
   process_result append(const std::string& aggregate, const std::string& type,
@@ -61,10 +45,7 @@ protected:
     return total;
   }
 
-  temp_dir dir_{"outbox-append"};
-  std::string config_ = dir_.file("append.json");
-  redis_server redis_;
-  std::unique_ptr<pg_server> pg_;
+  outbox_world world_{GetParam(), "append"};
 };
 
 TEST_P(E2EAppend, AnyEventInItsAggregatesOrderOnceAndDelivered) {
@@ -104,8 +85,7 @@ TEST_P(E2EAppend, AnyEventInItsAggregatesOrderOnceAndDelivered) {
 }
 
 TEST_P(E2EAppend, BadInputIsNamedAndWritesNothing) {
-  std::ofstream{config_} << fast_config(
-      {{"broker", {{"max_entry_bytes", 4096}}}});
+  world_.write_config({{"broker", {{"max_entry_bytes", 4096}}}});
   ASSERT_EQ(outbox({"init"}).exit_code, 0);
   struct bad {
     std::vector<std::string> args;

@@ -1,10 +1,5 @@
 #include "support/build_paths.hpp"
-#include "support/fast_config.hpp"
-#include "support/pg_server.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/storage_backend.hpp"
-#include "support/temp_dir.hpp"
+#include "support/outbox_world.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,8 +7,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,30 +40,23 @@ std::string cmake_program() {
 
 class E2EEmbedInstall : public ::testing::TestWithParam<backend> {
 protected:
-  E2EEmbedInstall()
-      : pg_(GetParam() == backend::postgres ? std::make_unique<pg_server>()
-                                            : nullptr) {}
-
-  void SetUp() override { std::ofstream{config_} << fast_config(); }
-
-  std::string db() const { return pg_ ? pg_->uri() : dir_.file("app.db"); }
+  std::string db() const { return world_.db(); }
 
   process_result outbox(std::vector<std::string> args) const {
-    args.insert(args.end(),
-                {"--db", db(), "--redis", redis_.endpoint().to_string(),
-                 "--config", config_});
-    return run_outbox(args, dir_.path().string());
+    auto command = args.front();
+    args.erase(args.begin());
+    return world_.outbox(command, args);
   }
 
   /// Installs this build under a prefix of the test's and builds the
   /// example against it; returns the example program.
   std::string build_example() const {
     auto build = fs::path{outbox_binary()}.parent_path().string();
-    auto prefix = dir_.file("prefix");
+    auto prefix = world_.dir().file("prefix");
     auto installed =
         run_process({cmake_program(), "--install", build, "--prefix", prefix});
     EXPECT_EQ(installed.exit_code, 0) << installed.out << installed.err;
-    auto example = dir_.file("example");
+    auto example = world_.dir().file("example");
     auto configured =
         run_process({cmake_program(), "-S", source_dir() + "/examples/append",
                      "-B", example, "-DCMAKE_PREFIX_PATH=" + prefix},
@@ -82,10 +68,7 @@ protected:
     return example + "/issue_invoice";
   }
 
-  temp_dir dir_{"outbox-embed"};
-  std::string config_ = dir_.file("embed.json");
-  redis_server redis_;
-  std::unique_ptr<pg_server> pg_;
+  outbox_world world_{GetParam(), "embed"};
 };
 
 TEST_P(E2EEmbedInstall, AnApplicationBuiltWithFindPackageAppendsItsEvents) {

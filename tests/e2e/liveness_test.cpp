@@ -1,7 +1,4 @@
-#include "support/fast_config.hpp"
-#include "support/process.hpp"
-#include "support/redis_server.hpp"
-#include "support/temp_dir.hpp"
+#include "support/outbox_world.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +6,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -31,26 +27,22 @@ protected:
     // A lease (the notes' life and the consumers' lock) long enough that a
     // killed consumer is seen stale (after half of it, 6 s) for seconds
     // before its lock runs out, however slow the commands in between.
-    std::ofstream{config_} << fast_config(
-        {{"db", {{"busy_timeout_ms", 1000}}},
-         {"redis", {{"io_timeout_ms", 1000}}},
-         {"lease", {{"ttl_ms", 12000}}},
-         {"run", {{"relays", 2}, {"consumers", 1}}}});
+    world_.write_config({{"db", {{"busy_timeout_ms", 1000}}},
+                         {"redis", {{"io_timeout_ms", 1000}}},
+                         {"lease", {{"ttl_ms", 12000}}},
+                         {"run", {{"relays", 2}, {"consumers", 1}}}});
   }
 
-  std::vector<std::string> args(const std::string& command,
-                                std::vector<std::string> flags = {}) const {
-    std::vector<std::string> all{command};
-    all.insert(all.end(), flags.begin(), flags.end());
-    all.insert(all.end(), {"--db", db_, "--redis",
-                           redis_.endpoint().to_string(), "--config", config_});
-    return all;
+  std::vector<std::string> args(const std::string& command) const {
+    return world_.args(command);
   }
 
   process_result outbox(const std::string& command,
                         std::vector<std::string> flags = {}) const {
-    return run_outbox(args(command, std::move(flags)), dir_.path().string());
+    return world_.outbox(command, std::move(flags));
   }
+
+  std::string cwd() const { return world_.dir().path().string(); }
 
   nlohmann::json status(std::vector<std::string> flags = {}) const {
     flags.push_back("--json");
@@ -105,15 +97,12 @@ protected:
     ASSERT_EQ(placed.exit_code, 0) << placed.err;
   }
 
-  temp_dir dir_{"outbox-liveness"};
-  std::string config_ = dir_.file("liveness.json");
-  std::string db_ = dir_.file("app.db");
-  redis_server redis_;
+  outbox_world world_{backend::sqlite, "liveness"};
 };
 
 TEST_F(E2ELiveness, ARelayProcessIsListedIdleThenStoppedOrSilent) {
   ASSERT_EQ(outbox("init").exit_code, 0);
-  child_process relay{outbox_argv(args("relay")), dir_.path().string()};
+  child_process relay{outbox_argv(args("relay")), cwd()};
   ASSERT_TRUE(relay.wait_for_stderr("running; SIGINT or SIGTERM", 30'000));
   // Idle (no row to publish, no lease held), and still listed.
   auto idle = status_until([](const nlohmann::json& s) {
@@ -150,7 +139,7 @@ TEST_F(E2ELiveness, ARelayProcessIsListedIdleThenStoppedOrSilent) {
                   "running for [0-9.ms]+ \\(over 1\\.0s\\)")));
 
   // A killed relay process stops noting: silent once its note ran out.
-  child_process again{outbox_argv(args("relay")), dir_.path().string()};
+  child_process again{outbox_argv(args("relay")), cwd()};
   status_until([](const nlohmann::json& s) {
     return relays_of(s).size() == 2 && relays_of(s)[0].at("state") == "running";
   });
@@ -180,7 +169,7 @@ TEST_F(E2ELiveness, RowsWaitingWithNoRelayEverSeenAreUnhealthy) {
 TEST_F(E2ELiveness, AKilledConsumingProcessIsStaleThenEntriesWaitForNobody) {
   place_order();
   ASSERT_EQ(outbox("relay", {"--until-drained"}).exit_code, 0);
-  child_process consume{outbox_argv(args("consume")), dir_.path().string()};
+  child_process consume{outbox_argv(args("consume")), cwd()};
   status_until([](const nlohmann::json& s) {
     auto c = s.at("redis").at("consumer_processes");
     return c.size() == 1 && c[0].at("role") == "consuming" &&
