@@ -15,14 +15,17 @@ appended append(SQLite::Database& db, const event& e) {
   // In autocommit the event would commit alone, apart from the rows it
   // tells about: the very loss the outbox exists to prevent.
   if (sqlite3_get_autocommit(db.getHandle()) != 0)
-    throw std::logic_error("outbox::append needs a transaction open on the "
-                           "database (BEGIN IMMEDIATE)");
+    throw no_transaction("outbox::append needs a transaction open on the "
+                         "database (BEGIN IMMEDIATE)");
   try {
     auto done = storage::sqlite::event_appender{db}.append(
         request, storage::wall_clock_now());
     return {done.event_id, done.seq, done.replayed};
   } catch (const storage::store_error& e) {
-    throw refused_event(e.what()); // an event_id naming another event
+    if (e.code() != storage::store_errc::invalid_input)
+      throw;
+    // An event_id naming another event: nothing was written.
+    throw refused_event(std::string{"outbox: "} + e.what());
   }
 }
 

@@ -98,9 +98,21 @@ std::optional<std::string> clean_text_problem(const std::string& text,
                                               const char* field) {
   if (text.empty())
     return std::string{field} + " must not be empty";
-  for (unsigned char c : text)
-    if (is_control(c))
-      return std::string{field} + " must be text without control characters";
+  const auto problem =
+      std::string{field} + " must be UTF-8 text without control characters";
+  // The relay writes it into a JSON entry, which cannot hold other bytes.
+  try {
+    (void)nlohmann::json(text).dump();
+  } catch (const nlohmann::json::exception&) {
+    return problem + " (got bytes that are not UTF-8)";
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    // C0, DEL, and C1 (U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8).
+    if (is_control(c) || (c == 0xC2 && i + 1 < text.size() &&
+                          static_cast<unsigned char>(text[i + 1]) < 0xA0))
+      return problem;
+  }
   return std::nullopt;
 }
 

@@ -28,6 +28,8 @@ outbox::appended on_sqlite(const std::string& path, const std::string& invoice,
                            const std::string& amount,
                            const std::string& event_id) {
   SQLite::Database db{path, SQLite::OPEN_READWRITE};
+  // Relays write the same file: wait for their short transactions.
+  db.setBusyTimeout(5000);
   db.exec("CREATE TABLE IF NOT EXISTS invoices (id TEXT PRIMARY KEY, "
           "amount INTEGER NOT NULL)");
   SQLite::Transaction transaction{db, SQLite::TransactionBehavior::IMMEDIATE};
@@ -81,11 +83,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string database = argv[1];
+  // Spliced into the payload below: digits only.
+  std::string amount = argv[3];
+  if (amount.empty() || amount.size() > 15 ||
+      amount.find_first_not_of("0123456789") != std::string::npos) {
+    std::cerr << "issue_invoice: AMOUNT must be a whole number\n";
+    return 2;
+  }
   std::string event_id = argc == 5 ? argv[4] : "";
   try {
-    auto appended = database.rfind("postgresql://", 0) == 0
-                        ? on_postgres(database, argv[2], argv[3], event_id)
-                        : on_sqlite(database, argv[2], argv[3], event_id);
+    bool postgres = database.rfind("postgresql://", 0) == 0 ||
+                    database.rfind("postgres://", 0) == 0;
+    auto appended = postgres ? on_postgres(database, argv[2], amount, event_id)
+                             : on_sqlite(database, argv[2], amount, event_id);
     std::cout << "{\"event_id\":\"" << appended.event_id
               << "\",\"seq\":" << appended.seq
               << ",\"replayed\":" << (appended.replayed ? "true" : "false")

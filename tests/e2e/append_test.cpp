@@ -97,7 +97,7 @@ TEST_P(E2EAppend, BadInputIsNamedAndWritesNothing) {
       {{"--aggregate", "a-1", "--type", "T", "--payload", "{"},
        "not valid JSON"},
       {{"--aggregate", "a\x01", "--type", "T", "--payload", "{}"},
-       "aggregate_id must be text without control characters"},
+       "aggregate_id must be UTF-8 text without control characters"},
       {{"--aggregate", "a-1", "--type", "", "--payload", "{}"},
        "event_type must not be empty"},
       {{"--aggregate", "a-1", "--type", "T", "--payload", "{}", "--event-id",

@@ -268,9 +268,14 @@ TEST_P(StorageOrderStore, AppendEventRejectsBadEvents) {
   reject({"", "T", "{}"}, "aggregate_id must not be empty");
   // Ids and types go into hash fields, log lines and terminals.
   reject({"a\n1", "T", "{}"},
-         "aggregate_id must be text without control characters");
+         "aggregate_id must be UTF-8 text without control characters");
   reject({"a-1", "T\x7f", "{}"},
-         "event_type must be text without control characters");
+         "event_type must be UTF-8 text without control characters");
+  reject({"a\xc2\x85", "T", "{}"},
+         "aggregate_id must be UTF-8 text without control characters");
+  reject({"a\xff", "T", "{}"}, "aggregate_id must be UTF-8 text without "
+                               "control characters (got bytes that are not "
+                               "UTF-8)");
   // An OrderPlaced the consumers would dead-letter is refused here, in
   // their words.
   const std::string refused = "an OrderPlaced the consumers would refuse: ";
