@@ -144,6 +144,19 @@ TEST_F(FaultSeveralHosts, RelayHostsRideOutEveryFault) {
   pg_->start();
   ASSERT_TRUE(flows(load, between_faults, "PostgreSQL crashed"));
 
+  // Events flow as soon as one relay host is back; the others reconnect
+  // on their own backoff after the crash. Wait (bounded) until the relay
+  // hosts, the consumers and the writer each hold a session again, so the
+  // terminations below hit every kind of client.
+  auto sessions = [&] {
+    return database_number(pg_->uri(),
+                           "SELECT count(*) FROM pg_stat_activity WHERE "
+                           "application_name = 'outbox'");
+  };
+  auto reconnected =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (sessions() < 4 && std::chrono::steady_clock::now() < reconnected)
+    load.pump(100);
   auto ended = database_number(
       pg_->uri(), "SELECT count(pg_terminate_backend(pid)) FROM "
                   "pg_stat_activity WHERE application_name = 'outbox'");
