@@ -16,7 +16,7 @@ namespace outbox::broker {
 /// change it.
 inline constexpr int entry_version = 1;
 
-/// One event as it travels through Redis (DESIGN.md "Broker"): a JSON object
+/// One event as it travels through Redis (docs/inbox-script.md, "Queue entries"): a JSON object
 /// {v, event_id, aggregate_id, seq, event_type, payload, committed_at,
 /// published_at}, described by broker/queue_entry.schema.json.
 struct event_entry {

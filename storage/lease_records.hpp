@@ -1,7 +1,7 @@
 #pragma once
 
-// What the lease protocol hands out and answers (DESIGN.md, "Lease
-// protocol"): plain values, the same whatever database holds the rows.
+// What the lease protocol hands out and answers (docs/postgres-protocol.md,
+// "Claim"): plain values, the same whatever database holds the rows.
 
 #include "storage/clock.hpp"
 

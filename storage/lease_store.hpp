@@ -1,6 +1,6 @@
 #pragma once
 
-// The lease protocol of DESIGN.md as the relays use it: claim, ack, renew,
+// The lease protocol (docs/postgres-protocol.md) as the relays use it: claim, ack, renew,
 // release, fail; whatever database holds the rows.
 
 #include "storage/clock.hpp"

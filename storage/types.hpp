@@ -4,7 +4,7 @@
 
 namespace outbox::storage {
 
-/// Lifecycle of an outbox row (DESIGN.md, "Status machine").
+/// Lifecycle of an outbox row (README, "Guarantees and how they are tested").
 namespace status {
 inline constexpr const char* pending = "PENDING";
 inline constexpr const char* sending = "SENDING";

@@ -1,5 +1,5 @@
 // sqlite::lease_store::claim_batch: the lease protocol's claim with its
-// head-of-line rule (DESIGN.md, "Lease protocol").
+// head-of-line rule (docs/postgres-protocol.md, "Claim", states it).
 
 #include "storage/sqlite/lease_store.hpp"
 

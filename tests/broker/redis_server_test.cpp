@@ -55,7 +55,7 @@ TEST(BrokerRedisServer, StopIsGracefulAndStartKeepsThePort) {
 }
 
 // What a relay acknowledged must survive a Redis crash when AOF is on
-// (DESIGN "No loss"): the fault tests rely on this fixture option.
+// (README, guarantee 2 "No loss"): the fault tests rely on this fixture option.
 TEST(BrokerRedisServer, AofKeepsPublishedEntriesAcrossKill) {
   redis_server server{redis_server::options{true}};
   connection conn{server.connection_options()};
