@@ -16,9 +16,10 @@ namespace outbox::broker {
 /// change it.
 inline constexpr int entry_version = 1;
 
-/// One event as it travels through Redis (docs/inbox-script.md, "Queue entries"): a JSON object
-/// {v, event_id, aggregate_id, seq, event_type, payload, committed_at,
-/// published_at}, described by broker/queue_entry.schema.json.
+/// One event as it travels through Redis (docs/inbox-script.md, "Queue
+/// entries"): a JSON object {v, event_id, aggregate_id, seq, event_type,
+/// payload, committed_at, published_at}, described by
+/// broker/queue_entry.schema.json.
 struct event_entry {
   std::string event_id;
   std::string aggregate_id;

@@ -1,7 +1,7 @@
 #pragma once
 
-// The lease protocol (docs/postgres-protocol.md) as the relays use it: claim, ack, renew,
-// release, fail; whatever database holds the rows.
+// The lease protocol (docs/postgres-protocol.md) as the relays use it: claim,
+// ack, renew, release, fail; whatever database holds the rows.
 
 #include "storage/clock.hpp"
 #include "storage/lease_policy.hpp"
