@@ -6,6 +6,7 @@
 #include "actors/refusal.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/entry_head.hpp"
+#include "text/event_headers.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -29,9 +30,15 @@ void crash(consumer_actor* self, const char* point) {
   self->quit(caf::make_error(ec::injected_crash, self->state.setup.name));
 }
 
-/// The event_id a dead-lettered entry names, if one can be read from it.
+/// The event_id a dead-lettered entry names, if one can be read from it,
+/// and the trace it travels in, if it names one: "<id> trace <trace id>".
 std::string event_id_of(const std::string& entry) {
-  return loggable(broker::read_entry_head(entry).event_id.value_or(""));
+  auto head = broker::read_entry_head(entry);
+  auto id = loggable(head.event_id.value_or(""));
+  if (id.empty() || !head.traceparent)
+    return id;
+  auto trace = text::trace_id_from(*head.traceparent);
+  return trace ? id + " trace " + *trace : id;
 }
 
 /// Counts what the inbox did with a batch, and each first delivery's

@@ -32,16 +32,21 @@ constexpr auto retry_delay = milliseconds(50);
 struct followups {
   std::vector<std::string> aggregate_ids;
   std::vector<std::int64_t> order_ids;
+  /// Of each order's OrderPlaced ("" when not known): its follow-ups are
+  /// spans of that trace.
+  std::vector<std::string> trace_ids;
   std::vector<std::string> event_ids;
 
   std::size_t size() const { return order_ids.size(); }
-  void add(std::string aggregate_id, std::int64_t order_id) {
+  void add(std::string aggregate_id, std::int64_t order_id,
+           std::string trace_id) {
     aggregate_ids.push_back(std::move(aggregate_id));
     order_ids.push_back(order_id);
+    trace_ids.push_back(std::move(trace_id));
   }
   /// Order i of `from`, with its event id when `same_step`.
   void add(const followups& from, std::size_t i, bool same_step) {
-    add(from.aggregate_ids[i], from.order_ids[i]);
+    add(from.aggregate_ids[i], from.order_ids[i], from.trace_ids[i]);
     if (same_step)
       event_ids.push_back(from.event_ids[i]);
   }
@@ -111,10 +116,9 @@ order_ticket ticket_of(const load_state& st, std::int64_t index) {
           st.unknown_orders.count(index) > 0};
 }
 
-event_ticket followup_ticket(const load_state& st,
-                             const std::string& aggregate_id,
-                             std::int64_t order_id, std::string event_id,
-                             int step) {
+event_ticket followup_ticket(load_state& st, const std::string& aggregate_id,
+                             std::int64_t order_id, const std::string& trace_id,
+                             std::string event_id, int step) {
   static const char* types[] = {"OrderPaid", "OrderShipped"};
   nlohmann::json payload{{"order_id", order_id}};
   if (step == 0)
@@ -122,8 +126,12 @@ event_ticket followup_ticket(const load_state& st,
   else
     payload["carrier"] = order_id % 2 ? "post" : "courier";
   bool retry_of_unknown = st.unknown_events.count(event_id) > 0;
-  return {aggregate_id, types[step], payload.dump(), std::move(event_id),
-          retry_of_unknown};
+  std::string headers;
+  if (!trace_id.empty())
+    headers =
+        R"({"traceparent":")" + st.traces.child_traceparent(trace_id) + "\"}";
+  return {aggregate_id,        types[step],      payload.dump(),
+          std::move(event_id), retry_of_unknown, std::move(headers)};
 }
 
 /// Appends the next follow-up of each order, one step at a time: an
@@ -139,8 +147,8 @@ void append_followups(load_actor* self, followups orders, int step) {
   tickets.reserve(orders.size());
   for (std::size_t i = 0; i < orders.size(); ++i)
     tickets.push_back(followup_ticket(st, orders.aggregate_ids[i],
-                                      orders.order_ids[i], orders.event_ids[i],
-                                      step));
+                                      orders.order_ids[i], orders.trace_ids[i],
+                                      orders.event_ids[i], step));
   // No timeout: the writer answers every ticket, committed or refused,
   // unless it dies (which ends the run).
   self->request(st.setup.writer, caf::infinite, append_batch_atom_v,
@@ -169,10 +177,10 @@ void append_followups(load_actor* self, followups orders, int step) {
                           "load: {} follow-ups not appended, retrying (first "
                           "{}): {}",
                           again.size(), again.aggregate_ids.front(), why);
-              self->delayed_send(self, retry_delay, append_atom_v,
-                                 std::move(again.aggregate_ids),
-                                 std::move(again.order_ids),
-                                 std::move(again.event_ids), step);
+              self->delayed_send(
+                  self, retry_delay, append_atom_v,
+                  std::move(again.aggregate_ids), std::move(again.order_ids),
+                  std::move(again.trace_ids), std::move(again.event_ids), step);
             }
             if (next.size() > 0)
               append_followups(self, std::move(next), step + 1);
@@ -221,7 +229,8 @@ void place(load_actor* self, std::vector<std::int64_t> indexes) {
               st.unknown_orders.erase(indexes[i]);
               const auto& receipt = outcomes[i].receipt;
               if (roll(st.random) < st.setup.followup_share)
-                with_followups.add(receipt.aggregate_id, receipt.order_id);
+                with_followups.add(receipt.aggregate_id, receipt.order_id,
+                                   receipt.trace_id);
               else
                 ++done;
             }
@@ -315,10 +324,12 @@ caf::behavior load_generator(load_actor* self, load_setup setup) {
       },
       [self](append_atom, std::vector<std::string>& aggregate_ids,
              std::vector<std::int64_t>& order_ids,
+             std::vector<std::string>& trace_ids,
              std::vector<std::string>& event_ids, int step) {
         append_followups(self,
                          followups{std::move(aggregate_ids),
-                                   std::move(order_ids), std::move(event_ids)},
+                                   std::move(order_ids), std::move(trace_ids),
+                                   std::move(event_ids)},
                          step);
       },
   };

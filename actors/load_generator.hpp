@@ -2,6 +2,7 @@
 
 #include "metrics/run_metrics.hpp"
 #include "storage/event_ids.hpp"
+#include "storage/trace_context.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -49,6 +50,8 @@ struct load_state {
   /// The follow-ups' event ids: made once per follow-up, sent again by
   /// every retry of it.
   storage::event_id_source event_ids;
+  /// Spans of each order's trace for its follow-ups.
+  storage::trace_source traces;
   /// Orders (by index) and follow-ups (by event id) whose last attempt
   /// had an unknown outcome: their next attempt says so to the writer.
   std::unordered_set<std::int64_t> unknown_orders;

@@ -58,12 +58,15 @@ struct order_receipt {
   std::string aggregate_id;
   /// The request_id was seen before with the same parameters.
   bool replayed = false;
+  /// The trace id of its OrderPlaced (storage::placed_order::trace_id):
+  /// its follow-ups join that trace. "" when not known (a replay).
+  std::string trace_id = {};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, order_receipt& x) {
   return f(caf::meta::type_name("order_receipt"), x.order_id, x.event_id,
-           x.aggregate_id, x.replayed);
+           x.aggregate_id, x.replayed, x.trace_id);
 }
 
 /// The writer's answer to append_atom.
@@ -109,12 +112,14 @@ struct event_ticket {
   std::string event_id = {};
   /// As order_ticket::retry_of_unknown.
   bool retry_of_unknown = false;
+  /// The event's headers (storage::event_request::headers): "" for none.
+  std::string headers = {};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event_ticket& x) {
   return f(caf::meta::type_name("event_ticket"), x.aggregate_id, x.event_type,
-           x.payload, x.event_id, x.retry_of_unknown);
+           x.payload, x.event_id, x.retry_of_unknown, x.headers);
 }
 
 /// The writer's answer for one ticket of a batch, in the ticket's place:

@@ -1,6 +1,7 @@
 #include "actors/relay_log.hpp"
 
 #include "actors/log_lines.hpp"
+#include "text/event_headers.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -11,7 +12,7 @@ namespace outbox::actors {
 std::string describe_rows(const std::vector<storage::claimed_event>& events) {
   return bounded_list(events, [](const storage::claimed_event& e) {
     return e.event_id + " (" + e.aggregate_id + " #" + std::to_string(e.seq) +
-           ")";
+           text::trace_suffix(e.headers) + ")";
   });
 }
 
@@ -26,11 +27,12 @@ rows_named(const storage::claim& c, const std::vector<std::string>& ids) {
 }
 
 void log_failed(const std::string& relay, const storage::failed_row& row) {
-  spdlog::warn("relay {}: row FAILED, later events of its aggregate wait for "
-               "`outbox retry` (event {}, aggregate {}, seq {}, attempts {}): "
-               "{}",
-               relay, row.event_id, row.aggregate_id, row.seq, row.attempts,
-               row.last_error);
+  spdlog::warn(
+      "relay {}: row FAILED, later events of its aggregate wait for "
+      "`outbox retry` (event {}, aggregate {}, seq {}, attempts {}{}): "
+      "{}",
+      relay, row.event_id, row.aggregate_id, row.seq, row.attempts,
+      text::trace_suffix(row.headers), row.last_error);
 }
 
 void redis_answered(relay_state& st) {

@@ -18,7 +18,7 @@ std::vector<broker::event_entry> to_entries(const storage::claim& c,
   entries.reserve(c.events.size());
   for (const auto& e : c.events)
     entries.push_back({e.event_id, e.aggregate_id, e.seq, e.event_type,
-                       e.payload, e.created_at, now});
+                       e.payload, e.created_at, now, e.headers});
   return entries;
 }
 
@@ -172,8 +172,9 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
                  failed.failed, held_back.size(),
                  describe_rows(rows_named(c, refused_ids)), reason);
   for (const auto& row : rows_named(c, failed.failed_event_ids))
-    log_failed(st.setup.name, {row.event_id, row.aggregate_id, row.seq,
-                               row.event_type, row.attempts, reason});
+    log_failed(st.setup.name,
+               {row.event_id, row.aggregate_id, row.seq, row.event_type,
+                row.attempts, reason, row.headers});
   return pushed;
 }
 

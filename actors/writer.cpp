@@ -134,7 +134,8 @@ void commit_orders(writer_actor* self) {
       bool placed_here = !replayed || group[i].retry_of_unknown;
       (placed_here ? metrics.orders_placed : metrics.orders_replayed)++;
       group[i].reply.deliver(
-          order_receipt{r.order_id, r.event_id, r.aggregate_id, replayed});
+          order_receipt{r.order_id, r.event_id, r.aggregate_id, replayed,
+                        replayed ? std::string{} : r.trace_id});
     }
     committed(st);
   } catch (const storage::store_error& e) {
@@ -278,7 +279,8 @@ caf::behavior writer(writer_actor* self, writer_setup setup) {
             self, tickets, self->state.events, [](event_ticket& t) {
               return storage::event_request{
                   std::move(t.aggregate_id), std::move(t.event_type),
-                  std::move(t.payload), std::move(t.event_id)};
+                  std::move(t.payload), std::move(t.event_id),
+                  std::move(t.headers)};
             });
       },
       [self](commit_atom, std::uint64_t gen) {

@@ -42,9 +42,10 @@ broker::oversized_entries oversized_of(const broker::keys& names) {
 class redis_consume_port : public actors::consume_port {
 public:
   redis_consume_port(const broker::connection_options& redis,
-                     const broker::keys& names, const broker::fence& fenced_by)
+                     const broker::keys& names, const broker::fence& fenced_by,
+                     const broker::inbox_options& options)
       : conn_(redis), queue_(conn_, fenced_by, oversized_of(names)),
-        inbox_(conn_, names, fenced_by), counters_(names.counters) {}
+        inbox_(conn_, names, fenced_by, options), counters_(names.counters) {}
 
   bool wait_for_doorbell(const std::vector<std::string>& doorbells,
                          int timeout_ms) override {
@@ -101,11 +102,10 @@ make_redis_publish_port(const broker::connection_options& redis,
   return std::make_unique<redis_publish_port>(redis, names);
 }
 
-std::unique_ptr<actors::consume_port>
-make_redis_consume_port(const broker::connection_options& redis,
-                        const broker::keys& names,
-                        const broker::fence& fenced_by) {
-  return std::make_unique<redis_consume_port>(redis, names, fenced_by);
+std::unique_ptr<actors::consume_port> make_redis_consume_port(
+    const broker::connection_options& redis, const broker::keys& names,
+    const broker::fence& fenced_by, const broker::inbox_options& options) {
+  return std::make_unique<redis_consume_port>(redis, names, fenced_by, options);
 }
 
 } // namespace outbox::adapters

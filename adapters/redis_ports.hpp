@@ -3,6 +3,7 @@
 #include "actors/ports.hpp"
 #include "broker/connection.hpp"
 #include "broker/fence.hpp"
+#include "broker/inbox_options.hpp"
 #include "broker/keys.hpp"
 
 #include <memory>
@@ -16,10 +17,12 @@ make_redis_publish_port(const broker::connection_options& redis,
 
 /// A consumer's queue and inbox on its own Redis connection; with an
 /// active `fenced_by`, its pops and applies check the consumers' lock
-/// (broker/fence.hpp).
+/// (broker/fence.hpp); `options` say what becomes of event types it has
+/// no effect for.
 std::unique_ptr<actors::consume_port>
 make_redis_consume_port(const broker::connection_options& redis,
                         const broker::keys& names,
-                        const broker::fence& fenced_by = {});
+                        const broker::fence& fenced_by = {},
+                        const broker::inbox_options& options = {});
 
 } // namespace outbox::adapters

@@ -11,6 +11,8 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 
 namespace outbox::bench {
 
@@ -20,6 +22,16 @@ namespace {
 std::string order_payload(std::int64_t i) {
   return "{\"order_id\":" + std::to_string(i) + ",\"sku\":\"sku-" +
          std::to_string(i % 20 + 1) + "\",\"qty\":1}";
+}
+
+/// The headers the writer gives it: a traceparent of a trace of its own
+/// (made from i here, so that a run is repeatable).
+std::string order_headers(std::int64_t i) {
+  std::array<char, 56> text{};
+  std::snprintf(text.data(), text.size(), "00-%032llx-%016llx-01",
+                static_cast<unsigned long long>(i) + 1,
+                static_cast<unsigned long long>(i) + 1);
+  return R"({"traceparent":")" + std::string{text.data()} + "\"}";
 }
 
 } // namespace
@@ -41,11 +53,13 @@ void fill_outbox(const storage::db_options& db, std::int64_t events,
       "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n"
       " WHERE i + 1 < ?1)"
       " INSERT INTO outbox (event_id, aggregate_id, seq, event_type, payload,"
-      " status, created_at, published_at)"
+      " headers, status, created_at, published_at)"
       " SELECT printf('%s-%d', ?3, i), printf('%s-a%d', ?3, i % ?2),"
       " i / ?2 + 1, 'OrderPlaced',"
       " printf('{\"order_id\":%d,\"sku\":\"sku-%d\",\"qty\":1}', i,"
-      " i % 20 + 1), ?4, ?5, CASE WHEN ?4 = 'PUBLISHED' THEN ?5 END FROM n"};
+      " i % 20 + 1),"
+      " printf('{\"traceparent\":\"00-%032x-%016x-01\"}', i + 1, i + 1),"
+      " ?4, ?5, CASE WHEN ?4 = 'PUBLISHED' THEN ?5 END FROM n"};
   insert.bind(1, events);
   insert.bind(2, std::max<std::int64_t>(aggregates, 1));
   insert.bind(3, tag);
@@ -62,7 +76,7 @@ std::vector<broker::event_entry> filled_entries(const storage::db_options& db,
   auto conn = storage::sqlite::open_database(db);
   SQLite::Statement rows{
       *conn, "SELECT event_id, aggregate_id, seq, event_type, payload,"
-             " created_at, published_at FROM outbox"
+             " created_at, published_at, COALESCE(headers, '') FROM outbox"
              " WHERE aggregate_id LIKE ?1 || '-a%' ORDER BY rowid"};
   rows.bind(1, tag);
   std::vector<broker::event_entry> entries;
@@ -75,6 +89,7 @@ std::vector<broker::event_entry> filled_entries(const storage::db_options& db,
     e.payload = rows.getColumn(4).getString();
     e.committed_at = rows.getColumn(5).getInt64();
     e.published_at = rows.getColumn(6).getInt64(); // 0 when NULL
+    e.headers = rows.getColumn(7).getString();
     entries.push_back(std::move(e));
   }
   return entries;
@@ -87,7 +102,8 @@ event_entries(std::int64_t first, std::int64_t count, const std::string& tag) {
   auto now = storage::wall_clock_now();
   for (auto i = first; i < first + count; ++i) {
     auto id = tag + "-" + std::to_string(i);
-    entries.push_back({id, id, 1, "OrderPlaced", order_payload(i), now, now});
+    entries.push_back({id, id, 1, "OrderPlaced", order_payload(i), now, now,
+                       order_headers(i)});
   }
   return entries;
 }

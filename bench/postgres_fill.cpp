@@ -21,11 +21,14 @@ void fill_outbox_postgres(const storage::db_options& db, std::int64_t events,
     link.query(
         "fill",
         "INSERT INTO outbox (event_id, aggregate_id, seq, event_type, "
-        "payload, status, created_at, published_at) "
+        "payload, headers, status, created_at, published_at) "
         "SELECT md5($3 || '-' || i)::uuid, $3 || '-a' || (i % $2), "
         "i / $2 + 1, 'OrderPlaced', "
         "format('{\"order_id\":%s,\"sku\":\"sku-%s\",\"qty\":1}', i, "
-        "i % 20 + 1)::json, $4, t, CASE WHEN $4 = 'PUBLISHED' THEN t END "
+        "i % 20 + 1)::json, "
+        "format('{\"traceparent\":\"00-%s-%s-01\"}', lpad(to_hex(i + 1), 32, "
+        "'0'), lpad(to_hex(i + 1), 16, '0'))::json, "
+        "$4, t, CASE WHEN $4 = 'PUBLISHED' THEN t END "
         "FROM generate_series(0, $1::bigint - 1) AS i, "
         "LATERAL (SELECT CASE WHEN $5::bigint = 0 THEN clock_timestamp() "
         "ELSE outbox_ts($5::bigint) END AS t) AS at",
@@ -54,15 +57,16 @@ filled_entries_postgres(const storage::db_options& db, const std::string& tag) {
   auto rows = link.query(
       "fill",
       "SELECT event_id::text, aggregate_id, seq, event_type, payload::text, "
-      "outbox_ms(created_at), coalesce(outbox_ms(published_at), 0) "
+      "coalesce(headers::text, ''), outbox_ms(created_at), "
+      "coalesce(outbox_ms(published_at), 0) "
       "FROM outbox WHERE aggregate_id LIKE $1 || '-a%' ORDER BY id",
       {tag});
   std::vector<broker::event_entry> entries;
   entries.reserve(static_cast<std::size_t>(rows.rows()));
   for (int i = 0; i < rows.rows(); ++i)
     entries.push_back({rows.text(i, 0), rows.text(i, 1), rows.int64(i, 2),
-                       rows.text(i, 3), rows.text(i, 4), rows.int64(i, 5),
-                       rows.int64(i, 6)});
+                       rows.text(i, 3), rows.text(i, 4), rows.int64(i, 6),
+                       rows.int64(i, 7), rows.text(i, 5)});
   return entries;
 }
 

@@ -2,6 +2,7 @@
 
 #include "broker/entry.hpp"
 #include "broker/entry_head.hpp"
+#include "text/event_headers.hpp"
 #include "text/json_text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -177,6 +178,8 @@ dead_letter parse_dead_letter(std::size_t index, std::string record) {
   d.aggregate_id = std::move(fields.aggregate_id);
   d.event_type = std::move(fields.event_type);
   d.seq = fields.seq;
+  if (fields.traceparent)
+    d.trace_id = text::trace_id_from(*fields.traceparent);
 
   if (d.truncated) {
     d.not_replayable = "truncated: only " + std::to_string(d.entry.size()) +

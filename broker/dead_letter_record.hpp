@@ -43,6 +43,8 @@ struct dead_letter {
   std::optional<std::string> aggregate_id;
   std::optional<std::int64_t> seq;
   std::optional<std::string> event_type;
+  /// The trace id of the entry's traceparent header, when it has one.
+  std::optional<std::string> trace_id;
   /// Why the entry cannot go back to its queue (truncated, malformed, not
   /// UTF-8, or the record itself malformed); empty when it can.
   std::string not_replayable;

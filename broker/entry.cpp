@@ -123,6 +123,17 @@ bool clean_text(const std::string& text) {
   return true;
 }
 
+/// The shape a consumer reads headers in: an object whose values are
+/// strings (writers check more: text/event_headers.hpp).
+bool headers_shape(const ordered_json& headers) {
+  if (!headers.is_object())
+    return false;
+  for (const auto& value : headers)
+    if (!value.is_string())
+      return false;
+  return true;
+}
+
 malformed_entry text_malformed(const char* name) {
   return malformed_entry{std::string{name} +
                          " must be UTF-8 text without control characters"};
@@ -157,6 +168,12 @@ std::string encode(const event_entry& entry) {
   object["seq"] = entry.seq;
   object["event_type"] = entry.event_type;
   object["payload"] = std::move(payload);
+  if (!entry.headers.empty()) {
+    auto headers = ordered_json::parse(entry.headers, nullptr, false);
+    if (!headers_shape(headers))
+      throw std::invalid_argument("headers must be a JSON object of strings");
+    object["headers"] = std::move(headers);
+  }
   if (entry.committed_at != 0)
     object["committed_at"] = entry.committed_at;
   if (entry.published_at != 0)
@@ -209,6 +226,12 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
   if (!payload.is_object())
     return malformed("payload must be a JSON object");
   entry.payload = payload.dump();
+  if (object.contains("headers")) {
+    auto& headers = field("headers");
+    if (!headers_shape(headers))
+      return malformed("headers must be a JSON object of strings");
+    entry.headers = headers.dump();
+  }
   if (object.contains("committed_at")) {
     auto committed_at = integer_in_range(object["committed_at"], 0);
     if (!committed_at)

@@ -18,7 +18,7 @@ inline constexpr int entry_version = 1;
 
 /// One event as it travels through Redis (docs/inbox-script.md, "Queue
 /// entries"): a JSON object {v, event_id, aggregate_id, seq, event_type,
-/// payload, committed_at, published_at}, described by
+/// payload, headers, committed_at, published_at}, described by
 /// broker/queue_entry.schema.json.
 struct event_entry {
   std::string event_id;
@@ -32,10 +32,15 @@ struct event_entry {
   std::int64_t committed_at = 0;
   /// Milliseconds since the epoch when the relay published it (0: unknown).
   std::int64_t published_at = 0;
+  /// The event's headers: a JSON object of strings' text, embedded as an
+  /// object; "" for none (the entry has no `headers`). Last, so that
+  /// positional initialisers of the fields before it still hold.
+  std::string headers;
 };
 
 /// Serialises an entry, `v` first. Throws std::invalid_argument if payload is
-/// not a JSON object (the store guarantees it is).
+/// not a JSON object, or headers neither "" nor one (the store guarantees
+/// both).
 std::string encode(const event_entry& entry);
 
 /// Why an entry could not be parsed.
@@ -44,7 +49,8 @@ struct malformed_entry {
 };
 
 /// Parses and validates an entry (`v` absent or entry_version, types,
-/// non-empty ids, seq >= 1, payload an object). The consumer's Lua script
+/// non-empty ids, seq >= 1, payload an object, headers absent or an object
+/// of strings). The consumer's Lua script
 /// applies the same rules in Redis.
 std::variant<event_entry, malformed_entry> decode(const std::string& text);
 

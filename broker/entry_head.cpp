@@ -20,17 +20,22 @@ public:
   std::optional<std::string>& aggregate_id;
   std::optional<std::string>& event_type;
   std::optional<std::int64_t>& seq;
+  std::optional<std::string>& traceparent;
 
   explicit head_reader(entry_head& head)
       : event_id(head.event_id), aggregate_id(head.aggregate_id),
-        event_type(head.event_type), seq(head.seq) {}
+        event_type(head.event_type), seq(head.seq),
+        traceparent(head.traceparent) {}
 
   bool key(string_t& name) override {
-    field_ = depth_ == 1 ? name : std::string{};
+    field_ = depth_ == 1 || (depth_ == 2 && in_headers_) ? name : std::string{};
     return true;
   }
   bool string(string_t& value) override {
-    if (field_ == "event_id")
+    if (in_headers_) {
+      if (depth_ == 2 && field_ == "traceparent")
+        keep(traceparent, value);
+    } else if (field_ == "event_id")
       keep(event_id, value);
     else if (field_ == "aggregate_id")
       keep(aggregate_id, value);
@@ -39,13 +44,12 @@ public:
     return scalar();
   }
   bool number_integer(number_integer_t value) override {
-    if (field_ == "seq" && !seq)
+    if (top_level_seq())
       seq = value;
     return scalar();
   }
   bool number_unsigned(number_unsigned_t value) override {
-    if (field_ == "seq" && !seq &&
-        value <= static_cast<number_unsigned_t>(INT64_MAX))
+    if (top_level_seq() && value <= static_cast<number_unsigned_t>(INT64_MAX))
       seq = static_cast<std::int64_t>(value);
     return scalar();
   }
@@ -57,8 +61,8 @@ public:
   bool boolean(bool) override { return scalar(); }
   bool number_float(number_float_t value, const string_t&) override {
     // cjson and the inbox take an integral 2.0 for 2.
-    if (field_ == "seq" && !seq && std::floor(value) == value &&
-        value >= -9.0e15 && value <= 9.0e15)
+    if (top_level_seq() && std::floor(value) == value && value >= -9.0e15 &&
+        value <= 9.0e15)
       seq = static_cast<std::int64_t>(value);
     return scalar();
   }
@@ -69,18 +73,24 @@ public:
   }
 
 private:
+  /// A header named seq is not the entry's.
+  bool top_level_seq() const { return field_ == "seq" && !in_headers_ && !seq; }
   /// The first occurrence counts, as for nlohmann's and cjson's decoders.
   static void keep(std::optional<std::string>& field, const std::string& v) {
     if (!field)
       field = v;
   }
   bool open() {
+    // The headers object of the top level: its traceparent is read too.
+    if (depth_ == 1 && field_ == "headers" && !headers_seen_)
+      in_headers_ = headers_seen_ = true;
     ++depth_;
     field_.clear();
     return true;
   }
   bool close() {
-    --depth_;
+    if (--depth_ == 1)
+      in_headers_ = false;
     field_.clear();
     return true;
   }
@@ -91,6 +101,9 @@ private:
 
   int depth_ = 0;
   std::string field_;
+  /// Inside the top level's (first) headers object.
+  bool in_headers_ = false;
+  bool headers_seen_ = false;
 };
 
 } // namespace

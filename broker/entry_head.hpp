@@ -15,6 +15,8 @@ namespace outbox::broker {
 struct entry_head {
   std::optional<std::string> event_id, aggregate_id, event_type;
   std::optional<std::int64_t> seq;
+  /// headers.traceparent, as written (not checked).
+  std::optional<std::string> traceparent;
 };
 
 /// Reads the ids of `text`, never throwing; the first occurrence of a key

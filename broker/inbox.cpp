@@ -54,8 +54,10 @@ applied_entry parse_outcome(const redisReply& r) {
 
 } // namespace
 
-inbox::inbox(connection& conn, keys names, fence fenced_by)
+inbox::inbox(connection& conn, keys names, fence fenced_by,
+             inbox_options options)
     : conn_(conn), names_(std::move(names)), fence_(std::move(fenced_by)),
+      first_argument_(inbox_script_options(fence_, options)),
       script_(inbox_script_source()) {}
 
 const std::string& inbox::script() {
@@ -90,7 +92,7 @@ void inbox::apply_call(std::vector<std::string>::const_iterator first,
                        std::vector<applied_entry>& results) {
   auto r = script_.run(
       conn_, inbox_script_keys(names_, fence_.active() ? fence_.lock : ""),
-      {fence_.holder}, first, last);
+      {first_argument_}, first, last);
   auto count = static_cast<std::size_t>(last - first);
   if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
     unexpected_reply();

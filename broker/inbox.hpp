@@ -1,6 +1,7 @@
 #pragma once
 
 #include "broker/fence.hpp"
+#include "broker/inbox_options.hpp"
 #include "broker/keys.hpp"
 #include "broker/lua_script.hpp"
 
@@ -43,7 +44,9 @@ public:
   /// With an active `fence`, every call first checks that this process
   /// still holds the consumers' lock, and throws broker_error(fenced)
   /// without applying anything when it does not.
-  inbox(connection& conn, keys names, fence fenced_by = {});
+  /// `options`: what becomes of event types it has no effect for.
+  inbox(connection& conn, keys names, fence fenced_by = {},
+        inbox_options options = {});
 
   /// Most entries and bytes one script call carries; apply_batch splits a
   /// longer batch into several calls. Keeps each EVALSHA well inside what
@@ -76,6 +79,9 @@ private:
   connection& conn_;
   keys names_;
   fence fence_;
+  /// ARGV[1] of every call: the holder, with the options when not the
+  /// defaults (inbox_script_options).
+  std::string first_argument_;
   lua_script script_;
 };
 

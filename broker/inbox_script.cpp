@@ -23,8 +23,9 @@ const std::string& inbox_script_source() {
                                     std::string{R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter,
 --       gaps (see below), the consumers' lock (see fence.hpp)
--- ARGV: the fence's holder ('' for none), then the entries exactly as
---       they came from the queue, oldest first.
+-- ARGV: the fence's holder ('' for none) or a JSON object of it and the
+--       options (below), then the entries exactly as they came from the
+--       queue, oldest first.
 --
 -- Dedup has two rules, and neither reads a clock. An event whose seq is at
 -- or below its aggregate's applied seq was applied already (seqs are
@@ -32,7 +33,8 @@ const std::string& inbox_script_source() {
 -- `outbox trim` deleted its record. Otherwise its record in `processed`
 -- decides (HSETNX). `gaps` fields: "<aggregate_id>:<seq>" -> '1' for a seq
 -- an out-of-order first delivery jumped over, 'dead' for a seq whose entry
--- was dead-lettered because its effect failed (another copy of it, put
+-- was dead-lettered because its effect failed or its type is unknown
+-- under unknown_types = dead-letter (another copy of it, put
 -- back by a recovery or published again, is a duplicate: one record per
 -- event), 'replay' once `outbox dead-letters replay` put it back (that
 -- copy is applied again, late but not an order violation);
@@ -65,7 +67,37 @@ local wrong = wrong_key_type({
 if wrong then
   return wrong
 end
-local refusal = fence_refusal(lock, ARGV[1])
+
+-- ARGV[1]: the fence's holder, or a JSON object of it and the options
+-- (broker/inbox_options.hpp): {"holder", "unknown_types", "known_types"}.
+-- A holder never starts with '{'.
+local holder, unknown_types, known_types = ARGV[1], 'record', {}
+if string.sub(ARGV[1], 1, 1) == '{' then
+  local decoded, options = pcall(cjson.decode, ARGV[1])
+  local bad = 'OUTBOX_OPTIONS ARGV[1] must be a JSON object: holder (a'
+    .. ' string), unknown_types (record or dead-letter), known_types (an'
+    .. ' array of strings)'
+  if not decoded or type(options) ~= 'table' then
+    return redis.error_reply(bad)
+  end
+  holder = options.holder or ''
+  unknown_types = options.unknown_types or 'record'
+  local types = options.known_types or {}
+  -- cjson gives an object a table too: one with keys but no [1] is not
+  -- an array.
+  if type(holder) ~= 'string' or type(types) ~= 'table'
+      or (next(types) ~= nil and types[1] == nil)
+      or (unknown_types ~= 'record' and unknown_types ~= 'dead-letter') then
+    return redis.error_reply(bad)
+  end
+  for _, name in ipairs(types) do
+    if type(name) ~= 'string' then
+      return redis.error_reply(bad)
+    end
+    known_types[name] = true
+  end
+end
+local refusal = fence_refusal(lock, holder)
 if refusal then
   return refusal
 end
@@ -245,6 +277,16 @@ local function check(text)
   if not object(e.payload) then
     return nil, 'payload must be a JSON object'
   end
+  if e.headers ~= nil then
+    if not object(e.headers) then
+      return nil, 'headers must be a JSON object of strings'
+    end
+    for _, value in pairs(e.headers) do
+      if type(value) ~= 'string' then
+        return nil, 'headers must be a JSON object of strings'
+      end
+    end
+  end
   if e.published_at ~= nil and not integer_at_least(e.published_at, 0) then
     return nil, 'published_at must be an integer >= 0'
   end
@@ -287,6 +329,22 @@ local function advance(e, last)
   end
 end
 
+-- An event of a type the consumer has no effect for, under
+-- unknown_types = dead-letter: dead-lettered as an event whose effect
+-- failed (its seq marked 'dead', its aggregate moving on), unless its
+-- record says it was applied already (recorded under the record policy).
+local function set_aside_unknown(text, e, last, committed_at)
+  if redis.call('HEXISTS', processed, e.event_id) == 1 then
+    count('duplicates')
+    return {'dup', committed_at}
+  end
+  local reply = dead(text, 'unknown event type ' .. e.event_type
+    .. ' (consumer.unknown_types is dead-letter)')
+  redis.call('HSET', gaps, gap(e.aggregate_id, e.seq), 'dead')
+  advance(e, last)
+  return reply
+end
+
 -- One TIME per call: the batch applies at one instant.
 local now = redis.call('TIME')
 local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -322,6 +380,10 @@ local function apply(text)
       count('duplicates')
       return {'dup', committed_at}
     end
+  end
+
+  if unknown_types == 'dead-letter' and not known_types[e.event_type] then
+    return set_aside_unknown(text, e, last, committed_at)
   end
 
   if redis.call('HSETNX', processed, e.event_id, result) == 0 then

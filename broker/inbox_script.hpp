@@ -9,7 +9,8 @@ namespace outbox::broker {
 
 /// The inbox's Lua source: dedup by event_id and the effect in one atomic
 /// step, for each entry of a batch in order. KEYS: inbox_script_keys().
-/// ARGV: the fence's holder ('' for none), then the entries' text. Returns
+/// ARGV: the fence's holder ('' for none) or a JSON object of it and the
+/// options (inbox_script_options()), then the entries' text. Returns
 /// one item per entry: {'ok', violation (0|1), committed_at}, {'dup',
 /// committed_at} or {'dead', reason}; or an error reply if an effect failed
 /// (that entry changed nothing; those before it stay applied). Its

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/header_flags.hpp"
 #include "cli/output_mode.hpp"
 #include "cli/unknown_outcome.hpp"
 #include "storage/database.hpp"
@@ -14,6 +15,7 @@
 #include "storage/event_ids.hpp"
 #include "storage/order_store.hpp"
 #include "storage/store_error.hpp"
+#include "text/event_headers.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
@@ -22,6 +24,7 @@
 
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace outbox::cli {
 
@@ -33,6 +36,7 @@ struct append_options {
   std::string type;
   std::string payload;
   std::string event_id;
+  std::vector<std::string> headers;
   bool json = false;
 };
 
@@ -43,13 +47,18 @@ void check_size(const storage::event_request& request,
                 const config::settings& settings) {
   // The entry's own fields besides the payload: ids, seq, times, keys.
   constexpr std::size_t envelope = 512;
-  auto bytes = request.payload.size() + request.aggregate_id.size() +
-               request.event_type.size() + envelope;
+  auto bytes = request.payload.size() + request.headers.size() +
+               request.aggregate_id.size() + request.event_type.size() +
+               envelope;
   if (bytes > settings.broker.max_entry_bytes)
     throw storage::store_error(
         storage::store_errc::invalid_input,
-        "--payload of " + std::to_string(request.payload.size()) +
-            " bytes would make a queue entry over broker.max_entry_bytes (" +
+        "--payload of " + std::to_string(request.payload.size()) + " bytes" +
+            (request.headers.empty()
+                 ? std::string{}
+                 : " and --header of " +
+                       std::to_string(request.headers.size()) + " bytes") +
+            " would make a queue entry over broker.max_entry_bytes (" +
             std::to_string(settings.broker.max_entry_bytes) +
             "): the relays would refuse to publish it");
 }
@@ -60,6 +69,7 @@ int append(const append_options& options) {
   request.aggregate_id = options.aggregate;
   request.event_type = options.type;
   request.payload = options.payload;
+  request.headers = text::headers_text(parse_header_flags(options.headers));
   // Without an id of the caller's, one made here: a COMMIT whose answer is
   // lost can then be looked up, and the command run again with it.
   request.event_id = options.event_id.empty()
@@ -115,6 +125,10 @@ void add_flags(CLI::App& command, append_options& options) {
   command.add_option("--event-id", options.event_id,
                      "a UUID: appending it again writes nothing and "
                      "returns the first (default: a new UUIDv7)");
+  command.add_option("--header", options.headers,
+                     "NAME=VALUE: a header carried with the event to the "
+                     "consumers (repeatable); a W3C traceparent puts it in "
+                     "your trace, else it gets a trace of its own");
   command.add_flag("--json", options.json,
                    "one JSON object on stdout (also whenever stdout is "
                    "not a terminal)");

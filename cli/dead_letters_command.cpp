@@ -59,6 +59,7 @@ json to_json(const broker::dead_letter& d) {
       {"aggregate_id", or_null(d.aggregate_id)},
       {"seq", or_null(d.seq)},
       {"event_type", or_null(d.event_type)},
+      {"trace_id", or_null(d.trace_id)},
       {"size", readable ? json(d.size) : json(nullptr)},
       {"truncated", readable ? json(d.truncated) : json(nullptr)},
       {"reason", readable ? json(d.reason) : json(nullptr)},
@@ -76,12 +77,13 @@ std::string cell(const std::optional<std::string>& value) {
 
 void print_letters(const std::vector<broker::dead_letter>& letters) {
   text_table table{{"INDEX", "EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE",
-                    "SIZE", "TRUNCATED", "REPLAYABLE", "REASON"}};
+                    "TRACE", "SIZE", "TRUNCATED", "REPLAYABLE", "REASON"}};
   for (const auto& d : letters) {
     bool readable = d.record_problem.empty();
     table.add_row(
         {std::to_string(d.index), cell(d.event_id), cell(d.aggregate_id),
          d.seq ? std::to_string(*d.seq) : absent, cell(d.event_type),
+         d.trace_id.value_or(absent),
          readable ? std::to_string(d.size) : absent,
          readable ? (d.truncated ? "yes" : "no") : absent,
          d.replayable() ? "yes" : "no",

@@ -7,6 +7,7 @@
 #include "cli/text_table.hpp"
 #include "storage/failed_listing.hpp"
 #include "storage/outbox_views.hpp"
+#include "text/event_headers.hpp"
 #include "text/json_text.hpp"
 #include "text/plural.hpp"
 
@@ -33,10 +34,11 @@ constexpr std::size_t failed_error_width = 60;
 
 void print_table(const std::vector<storage::failed_row>& rows) {
   text_table table{{"EVENT_ID", "AGGREGATE_ID", "SEQ", "EVENT_TYPE", "ATTEMPTS",
-                    "LAST_ERROR"}};
+                    "TRACE", "LAST_ERROR"}};
   for (const auto& r : rows)
     table.add_row({r.event_id, r.aggregate_id, std::to_string(r.seq),
                    r.event_type, std::to_string(r.attempts),
+                   text::trace_id_of(r.headers).value_or("-"),
                    fit_keeping_end(r.last_error, failed_error_width)});
   std::cout << table.render();
 }

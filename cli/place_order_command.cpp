@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/header_flags.hpp"
 #include "cli/output_mode.hpp"
 #include "cli/unknown_outcome.hpp"
 #include "storage/database.hpp"
@@ -9,6 +10,7 @@
 #include "storage/event_ids.hpp"
 #include "storage/order_store.hpp"
 #include "storage/store_error.hpp"
+#include "text/event_headers.hpp"
 #include "text/json_text.hpp"
 #include "text/terminal_text.hpp"
 
@@ -17,6 +19,8 @@
 
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace outbox::cli {
 
@@ -28,6 +32,7 @@ struct place_order_options {
   std::string qty;
   std::string request_id;
   bool has_request_id = false;
+  std::vector<std::string> headers;
   bool json = false;
 };
 
@@ -50,6 +55,7 @@ int place_order(const place_order_options& options) {
   storage::order_request request;
   request.sku = options.sku;
   request.qty = parse_qty(options.qty);
+  request.headers = text::headers_text(parse_header_flags(options.headers));
   // Without a key of the caller's, one made here: a COMMIT whose answer is
   // lost can then be looked up, and the command run again with it.
   request.request_id = options.has_request_id
@@ -107,6 +113,10 @@ void add_flags(CLI::App& command, place_order_options& options) {
   command.add_option("--request-id", options.request_id,
                      "idempotency key: a retry with the same key and "
                      "parameters returns the original order");
+  command.add_option("--header", options.headers,
+                     "NAME=VALUE: a header of the OrderPlaced event "
+                     "(repeatable); a W3C traceparent puts it in your "
+                     "trace, else the order gets a trace of its own");
   command.add_flag("--json", options.json,
                    "one JSON object on stdout (also whenever stdout is "
                    "not a terminal)");

@@ -356,8 +356,11 @@ int run_in_process(const run_options& options) {
     return adapters::make_redis_publish_port(s.redis, s.broker);
   };
   setup.make_consume_port = [s](const std::string& token) {
+    broker::inbox_options inbox;
+    inbox.unknown = broker::parse_unknown_types(s.consumer.unknown_types);
     return adapters::make_redis_consume_port(
-        s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token});
+        s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token},
+        inbox);
   };
   setup.make_probe = [s] { return adapters::make_pipeline_probe(s); };
   setup.clock = storage::wall_clock_now;

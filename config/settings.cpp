@@ -170,6 +170,9 @@ std::vector<field> make_fields() {
       integer<&S::run, &run_settings::restart_budget>("run", "restart_budget",
                                                       0, int_max),
 
+      text<&S::consumer, &consumer_settings::unknown_types>(
+          "consumer", "unknown_types", {"record", "dead-letter"}),
+
       // The seed stops at 2^63-1: every integer key is read as int64.
       integer<&S::crash, &crash_settings::seed>("crash", "seed", 0, int64_max),
       probability<&S::crash, &crash_settings::relay_after_claim>(
@@ -208,8 +211,9 @@ const std::vector<field>& fields() {
 }
 
 const std::vector<std::string>& sections() {
-  static const std::vector<std::string> all = {
-      "db", "redis", "broker", "lease", "run", "crash", "log", "metrics"};
+  static const std::vector<std::string> all = {"db",    "redis", "broker",
+                                               "lease", "run",   "consumer",
+                                               "crash", "log",   "metrics"};
   return all;
 }
 

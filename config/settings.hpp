@@ -41,6 +41,13 @@ struct run_settings {
   int restart_budget = 100;
 };
 
+/// How the consumers apply entries (config section "consumer").
+struct consumer_settings {
+  /// "record" or "dead-letter": what becomes of an event type the consumer
+  /// has no effect for (broker/inbox_options.hpp).
+  std::string unknown_types = "record";
+};
+
 /// Crash injection (config section "crash"): probability of an injected crash
 /// at each point, per batch or entry, and a seed for reproducible runs.
 struct crash_settings {
@@ -103,6 +110,7 @@ struct settings {
   bool key_prefix_applied = false;
   storage::lease_policy lease;
   run_settings run;
+  consumer_settings consumer;
   crash_settings crash;
   log_settings log;
   /// Where `outbox run` and the roles serve /metrics, /healthz and

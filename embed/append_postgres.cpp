@@ -12,11 +12,12 @@ namespace outbox {
 namespace {
 
 /// The same function every writer in SQL uses (storage/postgres/
-/// schema_v7.sql): it takes the aggregate's lock, allocates the seq and is
-/// idempotent on the event_id.
+/// schema_v8.sql): it takes the aggregate's lock, allocates the seq, is
+/// idempotent on the event_id and adds a traceparent unless the headers
+/// ($5, NULL for none) hold one.
 constexpr const char* append_sql =
     "SELECT event_id, seq, replayed FROM outbox_append_once($1, $2, "
-    "$3::json, $4::uuid)";
+    "$3::json, $4::uuid, NULL, $5::json)";
 
 using result_ptr = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
@@ -46,15 +47,16 @@ appended append(PGconn* conn, const event& e) {
   if (PQtransactionStatus(conn) != PQTRANS_INTRANS)
     throw no_transaction("outbox::append needs a transaction open on the "
                          "connection (BEGIN), and not one already failed");
-  const char* values[4] = {request.aggregate_id.c_str(),
-                           request.event_type.c_str(), request.payload.c_str(),
-                           request.event_id.empty() ? nullptr
-                                                    : request.event_id.c_str()};
+  const char* values[5] = {
+      request.aggregate_id.c_str(), request.event_type.c_str(),
+      request.payload.c_str(),
+      request.event_id.empty() ? nullptr : request.event_id.c_str(),
+      request.headers.empty() ? nullptr : request.headers.c_str()};
   // Under a savepoint: a refusal (the event_id names another event) rolls
   // back this statement alone, and the caller's transaction goes on.
   command(conn, "SAVEPOINT outbox_append");
   result_ptr result{
-      PQexecParams(conn, append_sql, 4, nullptr, values, nullptr, nullptr, 0),
+      PQexecParams(conn, append_sql, 5, nullptr, values, nullptr, nullptr, 0),
       &PQclear};
   if (!result || PQresultStatus(result.get()) != PGRES_TUPLES_OK ||
       PQntuples(result.get()) != 1) {

@@ -12,8 +12,8 @@ namespace {
 bool same(const broker::event_entry& a, const broker::event_entry& b) {
   return a.event_id == b.event_id && a.aggregate_id == b.aggregate_id &&
          a.seq == b.seq && a.event_type == b.event_type &&
-         a.payload == b.payload && a.committed_at == b.committed_at &&
-         a.published_at == b.published_at;
+         a.payload == b.payload && a.headers == b.headers &&
+         a.committed_at == b.committed_at && a.published_at == b.published_at;
 }
 
 std::string unexpected(const char* where, const std::exception& e) {

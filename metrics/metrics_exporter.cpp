@@ -50,7 +50,7 @@ const counter_spec counter_specs[] = {
   {"outbox_released_total", "Leased rows released unpublished (shutdown, errors).", &run_metrics::released},
   {"outbox_processed_total", "Entries the consumers applied for the first time.", &run_metrics::applied},
   {"outbox_duplicates_absorbed_total", "Redelivered entries the inbox recognised and skipped.", &run_metrics::duplicates_absorbed},
-  {"outbox_dead_lettered_total", "Entries moved to the dead-letter list: malformed, or their effect failed.", &run_metrics::dead_lettered},
+  {"outbox_dead_lettered_total", "Entries moved to the dead-letter list: malformed, their effect failed, or of an unknown type.", &run_metrics::dead_lettered},
   {"outbox_order_violations_total", "Events applied before a lower seq of their aggregate.", &run_metrics::order_violations},
   {"outbox_recovered_entries_total", "In-flight entries of dead consumers put back on their queues.", &run_metrics::recovered_entries},
   {"outbox_consumer_errors_total", "Consumer operations that failed.", &run_metrics::consumer_errors},

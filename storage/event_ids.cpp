@@ -7,16 +7,12 @@
 
 namespace outbox::storage {
 
-namespace {
-
 std::mt19937_64 seeded_rng() {
   std::random_device device;
   std::seed_seq seed{device(), device(), device(), device(),
                      device(), device(), device(), device()};
   return std::mt19937_64{seed};
 }
-
-} // namespace
 
 event_id_source::event_id_source() : rng_(seeded_rng()) {}
 

@@ -15,6 +15,9 @@
 
 namespace outbox::storage {
 
+/// A generator seeded from std::random_device (256 bits).
+std::mt19937_64 seeded_rng();
+
 /// Makes event ids from one generator, seeded from std::random_device.
 /// Not thread-safe: one per store.
 class event_id_source {

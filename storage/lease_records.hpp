@@ -31,6 +31,8 @@ struct failed_row {
   std::string event_type;
   int attempts = 0;
   std::string last_error;
+  /// The row's headers (a JSON object's text, "" for none).
+  std::string headers = {};
 };
 
 /// A row handed to a relay by a claim.
@@ -41,6 +43,8 @@ struct claimed_event {
   std::string event_type;
   /// JSON object text, as stored.
   std::string payload;
+  /// The row's headers: a JSON object's text, "" for none.
+  std::string headers;
   std::int64_t epoch = 0;
   int attempts = 0;
   millis created_at = 0;

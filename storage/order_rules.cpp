@@ -5,6 +5,7 @@
 #include "storage/order_store.hpp"
 
 #include "storage/store_error.hpp"
+#include "text/event_headers.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -135,7 +136,7 @@ std::optional<std::string> validate(const event_request& request) {
   if (!request.event_id.empty() && !is_event_id(request.event_id))
     return "event_id must be a UUID (8-4-4-4-12 hex digits), not \"" +
            request.event_id + "\"";
-  return std::nullopt;
+  return text::headers_text_problem(request.headers);
 }
 
 // qty is the last field and only digits, so the text is unambiguous even
@@ -152,8 +153,9 @@ std::optional<std::string> validate(const order_request& request) {
            std::to_string(max_qty) + " (got " + std::to_string(request.qty) +
            ")";
   if (request.request_id)
-    return validate_request_id(*request.request_id);
-  return std::nullopt;
+    if (auto problem = validate_request_id(*request.request_id))
+      return problem;
+  return text::headers_text_problem(request.headers);
 }
 
 std::string order_aggregate_id(std::int64_t order_id) {

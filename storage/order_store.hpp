@@ -21,6 +21,11 @@ struct order_request {
   std::optional<std::string> request_id;
   std::string sku;
   std::int64_t qty = 0;
+  /// The OrderPlaced event's headers, a JSON object's text ("" for none);
+  /// a traceparent is added unless there is one (storage/trace_context.hpp).
+  /// Not part of the request's fingerprint: a retry is the same request
+  /// whatever trace it travels in.
+  std::string headers = {};
 };
 
 /// Returns a message naming the bad field, or nothing when the request is
@@ -43,6 +48,10 @@ struct placed_order {
   std::int64_t order_id = 0;
   std::string event_id;
   std::string aggregate_id;
+  /// For placed: the trace id of the OrderPlaced's traceparent (the one
+  /// given or the one added), so that the order's next events can join
+  /// its trace. "" otherwise.
+  std::string trace_id = {};
 };
 
 /// One follow-up event for an existing aggregate (OrderPaid, OrderShipped...).
@@ -55,6 +64,10 @@ struct event_request {
   /// outcome is the same event: appending an id that exists writes nothing
   /// and returns that row (replayed). Empty: the store makes a new one.
   std::string event_id = {};
+  /// A JSON object of string values ("" for none: text/event_headers.hpp),
+  /// stored with the row and carried in its queue entry. A traceparent is
+  /// added unless there is one.
+  std::string headers = {};
 };
 
 /// An event committed to the outbox.
@@ -69,7 +82,8 @@ struct appended_event {
 
 /// Returns a message naming the bad field, or nothing when the event is
 /// valid: a non-empty aggregate_id and event_type, a JSON object payload,
-/// an event_id that is empty or a UUID's canonical text.
+/// an event_id that is empty or a UUID's canonical text, headers as
+/// text::headers_problem() wants them.
 std::optional<std::string> validate(const event_request& request);
 
 /// Throws store_error(invalid_input) naming the first invalid request of a

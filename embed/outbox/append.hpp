@@ -14,6 +14,7 @@
 // order they were appended.
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -41,6 +42,13 @@ struct event {
   /// returns that event (while its row exists: `outbox purge` forgets it).
   /// Empty: a new UUIDv7.
   std::string event_id = {};
+  /// Metadata that is not the event's data, carried with it to the
+  /// consumers (the queue entry's `headers`): at most 64 names of 1 to 128
+  /// bytes of text without control characters, each value UTF-8 text of at
+  /// most 4096 bytes. A W3C `traceparent` ("00-<trace id>-<span id>-
+  /// <flags>") puts the event in the caller's trace; without one, the
+  /// event gets a trace of its own.
+  std::map<std::string, std::string> headers = {};
 };
 
 /// The event in the outbox.
@@ -56,7 +64,8 @@ struct appended {
 /// that is not a JSON object, an empty aggregate or type or one that is not
 /// UTF-8 text without control characters, an event_id that is not a UUID or
 /// already names another aggregate's or type's event, an OrderPlaced the
-/// consumers would refuse). The payload's size is not checked here: the
+/// consumers would refuse, headers past their limits or a traceparent that
+/// is not one). The payload's size is not checked here: the
 /// relays refuse an entry over broker.max_entry_bytes (the row ends FAILED).
 class refused_event : public std::runtime_error {
 public:

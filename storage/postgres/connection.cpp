@@ -182,7 +182,9 @@ void connection::migrate() {
     // Each later version's file, from the stored one on (5 is the first).
     if (found < 6)
       session_->exec("migrate", sql_files::schema_v6);
-    session_->exec("migrate", sql_files::schema_v7);
+    if (found < 7)
+      session_->exec("migrate", sql_files::schema_v7);
+    session_->exec("migrate", sql_files::schema_v8);
   });
   session_->forget_statements();
 }

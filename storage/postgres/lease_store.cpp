@@ -27,7 +27,8 @@ enum claim_column {
   given_up,
   taken_over,
   previous_owner,
-  last_error
+  last_error,
+  headers
 };
 
 } // namespace
@@ -88,7 +89,7 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
       c.given_up.push_back({rows.text(r, event_id), rows.text(r, aggregate_id),
                             rows.int64(r, seq), rows.text(r, event_type),
                             static_cast<int>(rows.int64(r, attempts)),
-                            rows.text(r, last_error)});
+                            rows.text(r, last_error), rows.text(r, headers)});
       continue;
     }
     claimed_event e;
@@ -97,6 +98,7 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
     e.seq = rows.int64(r, seq);
     e.event_type = rows.text(r, event_type);
     e.payload = rows.text(r, payload);
+    e.headers = rows.text(r, headers);
     e.epoch = rows.int64(r, epoch);
     e.attempts = static_cast<int>(rows.int64(r, attempts));
     e.created_at = rows.int64(r, created_at);

@@ -2,6 +2,7 @@
 
 #include "storage/postgres/session.hpp"
 #include "storage/store_error.hpp"
+#include "text/event_headers.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -80,12 +81,14 @@ placed_order order_store::place(const order_request& request, millis now) {
                               " kept changing hands; try again");
     }
   }
+  auto headers = traces_.with_traceparent(request.headers);
   auto placed = link_.run("place_order", "place_order_rows",
                           {order_id, request.sku, std::to_string(request.qty),
-                           event_id, link_.time(now)});
+                           event_id, link_.time(now), headers});
   result.order_id = placed.int64(0, 0);
   result.aggregate_id = placed.text(0, 1);
   result.event_id = placed.text(0, 2);
+  result.trace_id = text::trace_id_of(headers).value_or("");
   return result;
 }
 
@@ -210,7 +213,7 @@ order_store::append_events(const std::vector<event_request>& requests,
               link_.run("append_event", "append_event",
                         {r.aggregate_id, r.event_type, r.payload,
                          r.event_id.empty() ? event_ids_.next() : r.event_id,
-                         link_.time(now)});
+                         link_.time(now), traces_.with_traceparent(r.headers)});
           out[i] = {made.text(0, 0), r.aggregate_id, made.int64(0, 1),
                     made.text(0, 2) == "t"};
         }

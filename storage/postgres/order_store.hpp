@@ -2,6 +2,7 @@
 
 #include "storage/event_ids.hpp"
 #include "storage/order_store.hpp"
+#include "storage/trace_context.hpp"
 
 namespace outbox::storage::postgres {
 
@@ -43,6 +44,7 @@ private:
 
   session& link_;
   event_id_source event_ids_;
+  trace_source traces_;
   std::function<void()> before_commit_;
   lost_commits lost_;
 };

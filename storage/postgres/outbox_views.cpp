@@ -47,7 +47,7 @@ failed_page outbox_views::failed_rows(std::int64_t after_rowid, int limit) {
   for (int r = 0; r < rows.rows(); ++r) {
     page.rows.push_back({rows.text(r, 1), rows.text(r, 2), rows.int64(r, 3),
                          rows.text(r, 4), static_cast<int>(rows.int64(r, 5)),
-                         rows.text(r, 6)});
+                         rows.text(r, 6), rows.text(r, 7)});
     page.last_rowid = rows.int64(r, 0);
   }
   return page;

@@ -58,9 +58,10 @@ WHERE request_id = $1
 
 -- 2. The order and its OrderPlaced row. $1 order_id (NULL: a new one, for
 -- an order without a request key), $2 sku, $3 qty, $4 event_id (NULL: a new
--- one), $5 now_ms. The payload is the text SQLite's writer makes
--- ({"order_id":N,"sku":"S","qty":Q}, to_json escapes like nlohmann).
-PREPARE place_order_rows (bigint, text, bigint, uuid, bigint) AS
+-- one), $5 now_ms, $6 headers (a JSON object, or NULL). The payload is
+-- the text SQLite's writer makes ({"order_id":N,"sku":"S","qty":Q},
+-- to_json escapes like nlohmann).
+PREPARE place_order_rows (bigint, text, bigint, uuid, bigint, json) AS
 WITH t AS MATERIALIZED (
   SELECT COALESCE(outbox_ts($5), clock_timestamp()) AS now),
 o AS (
@@ -72,7 +73,7 @@ FROM o CROSS JOIN LATERAL outbox_append(
   'order-' || o.id, 'OrderPlaced',
   format('{"order_id":%s,"sku":%s,"qty":%s}', o.id, to_json($2::text),
          $3)::json,
-  $4, CASE WHEN $5 IS NULL THEN NULL ELSE o.created_at END) AS a;
+  $4, CASE WHEN $5 IS NULL THEN NULL ELSE o.created_at END, $6) AS a;
 
 -- After a connection lost in COMMIT: whether an event the writer appended
 -- (with an event_id it made itself) was committed. A keyed order asks
@@ -85,12 +86,13 @@ SELECT status FROM outbox WHERE event_id = $1
 
 -- append_event: $1 aggregate_id, $2 event_type, $3 payload, $4 event_id
 -- (made by the writer, as on SQLite, and sent again by its retries; NULL:
--- the database makes one), $5 now_ms. An event_id that exists returns its
--- row with replayed = true and writes nothing (schema_v7.sql). In FROM:
--- `SELECT (outbox_append_once(...)).*` would call it once per column.
-PREPARE append_event (text, text, json, uuid, bigint) AS
+-- the database makes one), $5 now_ms, $6 headers (a JSON object, or
+-- NULL). An event_id that exists returns its row with replayed = true and
+-- writes nothing (schema_v7.sql). In FROM: `SELECT
+-- (outbox_append_once(...)).*` would call it once per column.
+PREPARE append_event (text, text, json, uuid, bigint, json) AS
 SELECT event_id, seq, replayed
-  FROM outbox_append_once($1, $2, $3, $4, outbox_ts($5));
+  FROM outbox_append_once($1, $2, $3, $4, outbox_ts($5), $6);
 
 ------------------------------------------------------------------- claim --
 
@@ -250,13 +252,13 @@ taken AS (
             o.status = 'FAILED' AS given_up,
             c.status = 'SENDING' AND c.attempts < $7 AS taken_over,
             CASE WHEN c.status = 'SENDING' THEN c.owner END AS previous_owner,
-            o.last_error)
+            o.last_error, o.headers)
 SELECT s.scanned, s.resume_after,
        outbox_ms((SELECT now FROM t) + $3 * interval '1 millisecond')
          AS lease_until,
        k.id, k.event_id, k.aggregate_id, k.seq, k.event_type, k.payload,
        k.lease_epoch, k.attempts, k.created_at, k.given_up, k.taken_over,
-       k.previous_owner, k.last_error
+       k.previous_owner, k.last_error, k.headers
 FROM summary s LEFT JOIN taken k ON true
 ORDER BY k.n, k.seq;
 
@@ -404,7 +406,7 @@ FROM outbox WHERE status = 'SENDING' GROUP BY owner ORDER BY owner;
 -- A page of FAILED rows after id $1, at most $2 (stats: 0 and 100).
 PREPARE failed_page (bigint, integer) AS
 SELECT id, event_id, aggregate_id, seq, event_type, attempts,
-       COALESCE(last_error, '')
+       COALESCE(last_error, ''), COALESCE(headers::text, '')
 FROM outbox WHERE status = 'FAILED' AND id > $1
   AND outbox_require($1 IS NOT NULL AND $2 >= 1,
                      'failed_page: after NULL or limit below 1')

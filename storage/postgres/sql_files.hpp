@@ -14,6 +14,9 @@ extern const char* const schema_v6;
 /// schema_v7.sql: version 6 -> 7 (appends idempotent on their event_id),
 /// run by migrate() after the earlier files or on a database at version 6.
 extern const char* const schema_v7;
+/// schema_v8.sql: version 7 -> 8 (events' headers), run by migrate()
+/// after the earlier files or on a database at version 7.
+extern const char* const schema_v8;
 /// protocol.sql: every statement of the stores, as PREPAREs, run once per
 /// connection.
 extern const char* const protocol;

@@ -33,6 +33,7 @@ enum candidate_column {
   col_created_at,
   col_last_error,
   col_owner,
+  col_headers,
 };
 
 /// A candidate row the claim decided to give up on.
@@ -163,9 +164,9 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
                  {walk->getColumn(col_event_id).getString(),
                   std::string{aggregate_id}, seq,
                   walk->getColumn(col_event_type).getString(), attempts,
-                  give_up_reason(
-                      expired, attempts, policy.max_attempts,
-                      walk->getColumn(col_last_error).getString())}});
+                  give_up_reason(expired, attempts, policy.max_attempts,
+                                 walk->getColumn(col_last_error).getString()),
+                  walk->getColumn(col_headers).getString()}});
             continue;
           }
           heads.taken(aggregate_id, seq);
@@ -176,6 +177,7 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
           event.seq = seq;
           event.event_type = walk->getColumn(col_event_type).getString();
           event.payload = walk->getColumn(col_payload).getString();
+          event.headers = walk->getColumn(col_headers).getString();
           event.epoch = walk->getColumn(col_lease_epoch).getInt64() + 1;
           event.attempts = attempts + 1;
           event.created_at = walk->getColumn(col_created_at).getInt64();

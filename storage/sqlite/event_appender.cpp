@@ -2,6 +2,7 @@
 
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/store_error.hpp"
+#include "text/event_headers.hpp"
 
 #include <SQLiteCpp/Database.h>
 
@@ -27,8 +28,8 @@ event_appender::event_appender(SQLite::Database& db)
                     " last_seq FROM aggregate_heads WHERE aggregate_id = ?1),"
                     " 0)) + 1"),
       insert_event_(db, "INSERT INTO outbox (event_id, aggregate_id, seq,"
-                        " event_type, payload, created_at, available_at)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                        " event_type, payload, headers, created_at,"
+                        " available_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
       find_event_(db, "SELECT aggregate_id, seq, event_type FROM outbox"
                       " WHERE event_id = ?") {}
 
@@ -46,17 +47,20 @@ appended_event event_appender::append(const event_request& request,
   result.aggregate_id = request.aggregate_id;
   result.seq = allocate_seq(request.aggregate_id);
   insert(event_id, request.aggregate_id, result.seq, request.event_type,
-         request.payload, now);
+         request.payload, traces_.with_traceparent(request.headers), now);
   return result;
 }
 
-std::string event_appender::append_new(const std::string& aggregate_id,
-                                       const std::string& type,
-                                       const std::string& payload, millis now) {
-  auto event_id = event_ids_.next();
-  insert(event_id, aggregate_id, allocate_seq(aggregate_id), type, payload,
-         now);
-  return event_id;
+event_appender::new_event
+event_appender::append_new(const std::string& aggregate_id,
+                           const std::string& type, const std::string& payload,
+                           const std::string& headers, millis now) {
+  new_event made{event_ids_.next(), ""};
+  auto traced = traces_.with_traceparent(headers);
+  insert(made.event_id, aggregate_id, allocate_seq(aggregate_id), type, payload,
+         traced, now);
+  made.trace_id = text::trace_id_of(traced).value_or("");
+  return made;
 }
 
 /// The row an event_id names already (a retry: replayed), or nothing. The
@@ -95,15 +99,16 @@ std::int64_t event_appender::allocate_seq(const std::string& aggregate_id) {
 void event_appender::insert(const std::string& event_id,
                             const std::string& aggregate_id, std::int64_t seq,
                             const std::string& type, const std::string& payload,
-                            millis now) {
+                            const std::string& headers, millis now) {
   statement_use insert{insert_event_};
   insert->bind(1, event_id);
   insert->bind(2, aggregate_id);
   insert->bind(3, seq);
   insert->bind(4, type);
   insert->bind(5, payload);
-  insert->bind(6, now);
+  insert->bind(6, headers);
   insert->bind(7, now);
+  insert->bind(8, now);
   insert->exec();
 }
 

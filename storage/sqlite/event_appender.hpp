@@ -6,6 +6,7 @@
 
 #include "storage/event_ids.hpp"
 #include "storage/order_store.hpp"
+#include "storage/trace_context.hpp"
 
 #include <SQLiteCpp/Statement.h>
 
@@ -33,10 +34,16 @@ public:
   appended_event append(const event_request& request, millis now);
 
   /// A new event of the store's own (an order's OrderPlaced): its id made
-  /// here. Returns its event_id.
-  std::string append_new(const std::string& aggregate_id,
-                         const std::string& type, const std::string& payload,
-                         millis now);
+  /// here, its headers (valid, "" for none) given a traceparent unless
+  /// they have one.
+  struct new_event {
+    std::string event_id;
+    /// Of the traceparent it was written with.
+    std::string trace_id;
+  };
+  new_event append_new(const std::string& aggregate_id, const std::string& type,
+                       const std::string& payload, const std::string& headers,
+                       millis now);
 
 private:
   std::int64_t allocate_seq(const std::string& aggregate_id);
@@ -44,12 +51,14 @@ private:
                                               const std::string& event_id);
   void insert(const std::string& event_id, const std::string& aggregate_id,
               std::int64_t seq, const std::string& type,
-              const std::string& payload, millis now);
+              const std::string& payload, const std::string& headers,
+              millis now);
 
   SQLite::Statement next_seq_;
   SQLite::Statement insert_event_;
   SQLite::Statement find_event_;
   event_id_source event_ids_;
+  trace_source traces_;
 };
 
 } // namespace outbox::storage::sqlite

@@ -13,13 +13,15 @@ namespace outbox::storage::sqlite::sql {
 /// outbox_pending) and sorts only the expired leases, never the whole table.
 inline constexpr const char* claim_candidates =
     "SELECT rowid, event_id, aggregate_id, seq, event_type, payload, status,"
-    " lease_epoch, attempts, created_at, COALESCE(last_error, ''), owner"
+    " lease_epoch, attempts, created_at, COALESCE(last_error, ''), owner,"
+    " COALESCE(headers, '')"
     " FROM outbox INDEXED BY outbox_pending"
     " WHERE status = 'PENDING' AND available_at <= ?1"
     " AND rowid > ?2 AND rowid <= ?3"
     " UNION ALL "
     "SELECT rowid, event_id, aggregate_id, seq, event_type, payload, status,"
-    " lease_epoch, attempts, created_at, COALESCE(last_error, ''), owner"
+    " lease_epoch, attempts, created_at, COALESCE(last_error, ''), owner,"
+    " COALESCE(headers, '')"
     " FROM outbox INDEXED BY outbox_leased"
     " WHERE status = 'SENDING' AND lease_until <= ?1"
     " AND rowid > ?2 AND rowid <= ?3"

@@ -77,8 +77,10 @@ placed_order order_store::impl::place(const order_request& request,
                                     {"qty", request.qty}};
   // Its seq is normally 1; allocating keeps UNIQUE(aggregate_id, seq) safe
   // even if events were appended to "order-<id>" before the order existed.
-  result.event_id = events.append_new(result.aggregate_id, order_placed_type,
-                                      payload.dump(), now);
+  auto placed = events.append_new(result.aggregate_id, order_placed_type,
+                                  payload.dump(), request.headers, now);
+  result.event_id = std::move(placed.event_id);
+  result.trace_id = std::move(placed.trace_id);
   if (request.request_id) {
     statement_use insert{insert_request_key};
     insert->bind(1, *request.request_id);

@@ -63,13 +63,13 @@ constexpr const char* leases_by_owner =
 /// The first 100 FAILED rows, for stats().
 constexpr const char* failed_rows =
     "SELECT event_id, aggregate_id, seq, event_type,"
-    " attempts, COALESCE(last_error, '') FROM outbox"
+    " attempts, COALESCE(last_error, ''), COALESCE(headers, '') FROM outbox"
     " WHERE status = 'FAILED' ORDER BY rowid LIMIT 100";
 
 /// A page of FAILED rows after ?1, at most ?2.
 constexpr const char* failed_page =
     "SELECT rowid, event_id, aggregate_id, seq, event_type,"
-    " attempts, COALESCE(last_error, '') FROM outbox"
+    " attempts, COALESCE(last_error, ''), COALESCE(headers, '') FROM outbox"
     " WHERE status = 'FAILED' AND rowid > ?"
     " ORDER BY rowid LIMIT ?";
 
@@ -147,7 +147,8 @@ failed_page outbox_views::failed_rows(std::int64_t after_rowid, int limit) {
       page.rows.push_back(failed_row{
           query->getColumn(1).getString(), query->getColumn(2).getString(),
           query->getColumn(3).getInt64(), query->getColumn(4).getString(),
-          query->getColumn(5).getInt(), query->getColumn(6).getString()});
+          query->getColumn(5).getInt(), query->getColumn(6).getString(),
+          query->getColumn(7).getString()});
     }
   } catch (const SQLite::Exception&) {
     rethrow_as_store_error("failed_rows", impl_->name);
@@ -204,7 +205,8 @@ outbox_stats outbox_views::stats(millis now) {
                 failed->getColumn(1).getString(),
                 failed->getColumn(2).getInt64(),
                 failed->getColumn(3).getString(), failed->getColumn(4).getInt(),
-                failed->getColumn(5).getString()});
+                failed->getColumn(5).getString(),
+                failed->getColumn(6).getString()});
         }
       });
   return result;

@@ -156,14 +156,54 @@ PRAGMA writable_schema = OFF;
 /// event_id up inside its own write transaction (order_store.cpp).
 constexpr const char* schema_v7 = "";
 
+/// Version 7 -> 8: an event's headers (text/event_headers.hpp), a JSON
+/// object's text or NULL. Adding a column rewrites no row; SQLite checks
+/// the CHECK against the rows there, which all hold NULL. SQLite has no
+/// ADD COLUMN IF NOT EXISTS: migrate() skips this on a database moved back
+/// to an older user_version by hand that has the column already.
+constexpr const char* schema_v8 = R"sql(
+ALTER TABLE outbox ADD COLUMN headers TEXT
+  CHECK (headers IS NULL OR (json_valid(headers)
+                             AND json_type(headers) = 'object'));
+)sql";
+
+/// Also version 7 -> 8, run even where the column exists: a header that
+/// is not a string (a plain INSERT's) would make the relays' queue entry
+/// fail to encode, so the row is refused where it is written. Only rows
+/// with headers pay for the look inside.
+constexpr const char* headers_shape_triggers = R"sql(
+CREATE TRIGGER IF NOT EXISTS outbox_headers_shape BEFORE INSERT ON outbox
+  WHEN NEW.headers IS NOT NULL
+   AND EXISTS (SELECT 1 FROM json_each(NEW.headers) WHERE type <> 'text')
+  BEGIN SELECT RAISE(ABORT, 'headers must be a JSON object of strings');
+  END;
+CREATE TRIGGER IF NOT EXISTS outbox_headers_shape_update
+  BEFORE UPDATE OF headers ON outbox
+  WHEN NEW.headers IS NOT NULL
+   AND EXISTS (SELECT 1 FROM json_each(NEW.headers) WHERE type <> 'text')
+  BEGIN SELECT RAISE(ABORT, 'headers must be a JSON object of strings');
+  END;
+)sql";
+
 /// migrations[v] upgrades a database from user_version v to v + 1.
 constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3,
                                       schema_v4, schema_v5, schema_v6,
-                                      schema_v7};
+                                      schema_v7, schema_v8};
 static_assert(std::size(migrations) == schema_version);
 
 constexpr const char* our_tables[] = {"orders", "outbox", "request_keys",
                                       "aggregate_heads", "database_identity"};
+
+bool has_headers_column(SQLite::Database& db) {
+  return db.execAndGet("SELECT COUNT(*) FROM pragma_table_info('outbox')"
+                       " WHERE name = 'headers'")
+             .getInt() > 0;
+}
+
+void bump_schema_cookie(SQLite::Database& db) {
+  auto cookie = db.execAndGet("PRAGMA schema_version").getInt64();
+  db.exec("PRAGMA schema_version = " + std::to_string(cookie + 1));
+}
 
 int read_user_version(SQLite::Database& db) {
   return db.execAndGet("PRAGMA user_version").getInt();
@@ -202,12 +242,18 @@ void migrate(SQLite::Database& db) {
       check_not_newer(version, name);
       if (version == 0)
         check_no_foreign_tables(db, name);
-      for (auto v = version; v < schema_version; ++v)
-        db.exec(migrations[v]);
-      // Version 6 edited sqlite_master itself: a new cookie makes every
-      // connection, this one too, read the schema again.
-      auto cookie = db.execAndGet("PRAGMA schema_version").getInt64();
-      db.exec("PRAGMA schema_version = " + std::to_string(cookie + 1));
+      for (auto v = version; v < schema_version; ++v) {
+        if (!(v == 7 && has_headers_column(db)))
+          db.exec(migrations[v]);
+        if (v == 7)
+          db.exec(headers_shape_triggers);
+        // Version 6 edits sqlite_master itself: a new cookie makes every
+        // connection, this one too, read the schema again, before the next
+        // step (version 8's ADD COLUMN edits the table's text at offsets
+        // taken from the schema this connection has parsed).
+        if (v == 5)
+          bump_schema_cookie(db);
+      }
       db.exec("PRAGMA user_version = " + std::to_string(schema_version));
     });
   } catch (const SQLite::Exception&) {

@@ -159,7 +159,8 @@ TEST_F(ActorLogLinesRelay, TakeoverNamesTheRowsAndThePreviousOwner) {
   ASSERT_TRUE(log.one_line_at(
       "info",
       {"relay relay-b: took over 2 rows of expired leases", "relay-a (2)",
-       first.event_id + " (" + first.aggregate_id + " #1)", second.event_id}));
+       first.event_id + " (" + first.aggregate_id + " #1 trace ",
+       second.event_id}));
   EXPECT_TRUE(log.holds(2));
 }
 

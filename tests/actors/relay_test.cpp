@@ -2,6 +2,7 @@
 
 #include "actor_fixture.hpp"
 #include "storage/types.hpp"
+#include "text/event_headers.hpp"
 
 #include <gmock/gmock.h>
 #include <set>
@@ -54,6 +55,9 @@ TEST_F(ActorRelay, ClaimsPublishesInSeqOrderAndAcks) {
   for (const auto& entry : broker_->published()) {
     seen.insert(entry.event_id);
     EXPECT_EQ(entry.payload, payload_of(entry.event_id));
+    // Every row's headers travel with it: here the traceparent the store
+    // gave each event.
+    EXPECT_TRUE(text::trace_id_of(entry.headers)) << entry.headers;
     EXPECT_EQ(entry.event_type, entry.seq == 1   ? "OrderPlaced"
                                 : entry.seq == 2 ? "OrderPaid"
                                                  : "OrderShipped");

@@ -93,6 +93,28 @@ TEST(BrokerEntry, PublishedAtIsOptional) {
   EXPECT_EQ(std::get<event_entry>(decoded).published_at, 0);
 }
 
+TEST(BrokerEntry, HeadersTravelAsAnObjectAndAreOptional) {
+  auto e = sample();
+  e.headers = R"({"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-)"
+              R"(00f067aa0ba902b7-01","tenant":"acme"})";
+  auto text = encode(e);
+  auto parsed = json::parse(text);
+  ASSERT_TRUE(parsed["headers"].is_object()) << text;
+  EXPECT_EQ("acme", parsed["headers"]["tenant"]);
+  auto decoded = decode(text);
+  ASSERT_TRUE(std::holds_alternative<event_entry>(decoded));
+  EXPECT_EQ(json::parse(e.headers),
+            json::parse(std::get<event_entry>(decoded).headers));
+  // None: no field at all, as older relays wrote.
+  EXPECT_FALSE(json::parse(encode(sample())).contains("headers"));
+  EXPECT_EQ("", std::get<event_entry>(decode(encode(sample()))).headers);
+  for (auto headers : {"[]", "\"x\"", R"({"a":1})", "not json"}) {
+    auto bad = sample();
+    bad.headers = headers;
+    EXPECT_THROW(encode(bad), std::invalid_argument) << headers;
+  }
+}
+
 TEST(BrokerEntry, EncodeRejectsPayloadThatIsNotAnObject) {
   for (auto payload : {"", "not json", "[1,2]", "42", "null", "\"text\""}) {
     auto e = sample();

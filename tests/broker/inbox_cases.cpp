@@ -20,6 +20,7 @@ const char* const bad_event_id =
     "event_id must be a non-empty string of at most 128 bytes";
 const char* const bad_seq = "seq must be an integer >= 1 (at most 2^53)";
 const char* const bad_payload = "payload must be a JSON object";
+const char* const bad_headers = "headers must be a JSON object of strings";
 const char* const bad_sku = "payload.sku must be a non-empty string";
 const char* const bad_qty =
     "payload.qty must be an integer >= 1 (at most 2^53)";
@@ -118,6 +119,12 @@ std::vector<inbox_case> malformed_cases() {
       dead("payload_as_text", with("payload", "{}"), bad_payload),
       dead("null_payload", with("payload", nullptr), bad_payload),
       dead("array_payload", with("payload", json::array({1, 2})), bad_payload),
+      dead("headers_as_text", with("headers", "{}"), bad_headers),
+      dead("null_headers", with("headers", nullptr), bad_headers),
+      dead("headers_with_a_number", with("headers", {{"tenant", 7}}),
+           bad_headers),
+      dead("headers_with_an_object",
+           with("headers", {{"tenant", {{"id", "acme"}}}}), bad_headers),
       dead("text_published_at", with("published_at", "now"),
            "published_at must be an integer >= 0"),
       dead("empty_sku", payload_with("sku", ""), bad_sku),
@@ -178,12 +185,20 @@ std::vector<inbox_case> well_formed_cases() {
   auto e1 = order_placed("e1", "order-1", 1, "A", 2).dump();
   auto e2 = follow_up("e2", "order-1", 2).dump();
   auto e3 = follow_up("e3", "order-1", 3).dump();
+  auto with_headers = good();
+  with_headers["headers"] = {
+      {"traceparent",
+       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+      {"tenant", "acme"}};
   auto republished = json::parse(e1);
   republished["published_at"] = 1800000000000;
   return {
       {"order_placed_reserves", {applied(good().dump())}, {{"A", 1}}},
       {"clean_non_ascii_id_is_applied", {applied(clean.dump())}, {{"A", 1}}},
       {"entry_without_version_is_applied", {applied(older.dump())}, {{"A", 1}}},
+      {"entry_with_headers_is_applied",
+       {applied(with_headers.dump())},
+       {{"A", 1}}},
       {"repeat_is_a_duplicate",
        {applied(e1), duplicate(e1), duplicate(republished.dump())},
        {{"A", 2}}},

@@ -98,6 +98,8 @@ const std::vector<bad_case> bad_cases = {
      "must be one of trace, debug, info, warn, error, off"},
     {"bad_log_format", R"({"log": {"format": "logfmt"}})", "log.format",
      "must be one of text, json"},
+    {"bad_unknown_types", R"({"consumer": {"unknown_types": "drop"}})",
+     "consumer.unknown_types", "must be one of record, dead-letter"},
     {"summary_too_often", R"({"log": {"summary_interval_ms": 10}})",
      "log.summary_interval_ms", "must be between 100 and"},
     {"empty_queue_name", R"({"broker": {"queue": ""}})", "broker.queue",

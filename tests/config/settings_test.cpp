@@ -84,6 +84,7 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_DOUBLE_EQ(a.crash.consumer_after_effect,
                    b.crash.consumer_after_effect);
   EXPECT_EQ(a.crash.recovery_pause_ms, b.crash.recovery_pause_ms);
+  EXPECT_EQ(a.consumer.unknown_types, b.consumer.unknown_types);
   EXPECT_EQ(a.log.level, b.log.level);
   EXPECT_EQ(a.log.format, b.log.format);
   EXPECT_EQ(a.log.summary_interval_ms, b.log.summary_interval_ms);
@@ -240,6 +241,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.run.idle_poll_max_ms = 11;
   s.run.consumer_block_ms = 99;
   s.run.restart_budget = 0;
+  s.consumer.unknown_types = "dead-letter";
   s.crash.seed = 42;
   s.crash.relay_after_claim = 0.01;
   s.crash.relay_after_publish = 1.0 / 3.0;
@@ -300,7 +302,7 @@ TEST(ConfigRoundTrip, OutputHasTheSectionsInFileOrder) {
   }
   EXPECT_EQ(names,
             (std::vector<std::string>{"db", "redis", "broker", "lease", "run",
-                                      "crash", "log", "metrics"}));
+                                      "consumer", "crash", "log", "metrics"}));
   EXPECT_EQ(doc["lease"]["ttl_ms"], 10000);
 }
 

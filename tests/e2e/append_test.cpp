@@ -1,10 +1,16 @@
 #include "support/outbox_world.hpp"
 
+#include "broker/connection.hpp"
+#include "support/redis_lists.hpp"
+#include "text/event_headers.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 // `outbox append`: a user's own events, any aggregate and type, on both
@@ -119,6 +125,99 @@ TEST_P(E2EAppend, BadInputIsNamedAndWritesNothing) {
     EXPECT_THAT(r.err, testing::HasSubstr(c.named));
   }
   EXPECT_EQ(rows(), 0);
+}
+
+// Headers given on the command line reach the queue entry as the relay
+// publishes it, a traceparent added to an event given none; bad --header
+// flags are refused naming the flag.
+TEST_P(E2EAppend, HeadersTravelFromTheCommandLineToTheQueueEntry) {
+  world_.write_config({{"broker", {{"partitions", 1}}}});
+  const std::string traceparent =
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  auto given = append("invoice-1", "InvoiceIssued", "{}",
+                      {"--header", "traceparent=" + traceparent, "--header",
+                       "tenant=acme", "--header", "note=a=b"});
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  auto bare = append("invoice-2", "InvoiceIssued", "{}");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  auto placed = outbox({"place-order", "--sku", "apple", "--qty", "1",
+                        "--header", "tenant=beta", "--json"});
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+
+  for (const auto& [flag, named] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"tenant", "--header must be NAME=VALUE with a name"},
+           {"=x", "--header must be NAME=VALUE with a name"},
+           {"traceparent=00-1-2-01", "header traceparent must be a W3C"},
+       }) {
+    auto r = append("invoice-3", "T", "{}", {"--header", flag});
+    EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.err;
+    EXPECT_THAT(r.err, testing::HasSubstr(named));
+  }
+  auto twice =
+      append("invoice-3", "T", "{}", {"--header", "a=1", "--header", "a=2"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_THAT(twice.err, testing::HasSubstr("--header a is given twice"));
+  EXPECT_EQ(rows(), 3);
+
+  auto relay = outbox({"relay", "--until-drained"});
+  ASSERT_EQ(relay.exit_code, 0) << relay.out << relay.err;
+  broker::connection conn{world_.redis().connection_options()};
+  std::map<std::string, nlohmann::json> headers;
+  for (const auto& text : list_items(conn, "pipeline:outbox.events")) {
+    auto entry = nlohmann::json::parse(text);
+    headers[entry.at("aggregate_id").get<std::string>()] =
+        entry.value("headers", nlohmann::json{});
+  }
+  ASSERT_EQ(headers.size(), 3u);
+  EXPECT_EQ(headers["invoice-1"], (nlohmann::json{{"traceparent", traceparent},
+                                                  {"tenant", "acme"},
+                                                  {"note", "a=b"}}));
+  EXPECT_TRUE(text::is_traceparent(
+      headers["invoice-2"].value("traceparent", std::string{})))
+      << headers["invoice-2"];
+  auto order = nlohmann::json::parse(placed.out).at("aggregate_id");
+  EXPECT_EQ(headers[order.get<std::string>()].value("tenant", ""), "beta");
+  EXPECT_TRUE(text::is_traceparent(
+      headers[order.get<std::string>()].value("traceparent", std::string{})));
+}
+
+// consumer.unknown_types = dead-letter: an event of a type no consumer has
+// an effect for is set aside, its aggregate going on; verify names it
+// while it waits; replayed under the record policy it is applied once.
+TEST_P(E2EAppend, AnUnknownTypeIsDeadLetteredUntilReplayed) {
+  world_.write_config({{"consumer", {{"unknown_types", "dead-letter"}}}});
+  auto issued = append("invoice-1", "InvoiceIssued", R"({"amount":120})");
+  ASSERT_EQ(issued.exit_code, 0) << issued.err;
+  auto id = nlohmann::json::parse(issued.out).at("event_id").get<std::string>();
+  ASSERT_EQ(append("invoice-1", "OrderPaid", "{}").exit_code, 0);
+
+  // The run drains, and its audit names the event set aside (exit 1).
+  auto run = outbox({"run", "--until-drained", "--json"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_THAT(run.out, testing::HasSubstr(id));
+  auto listed = outbox({"dead-letters", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  auto letters = nlohmann::json::parse(listed.out).at("dead_letters");
+  ASSERT_EQ(letters.size(), 1u) << listed.out;
+  EXPECT_EQ(letters[0].at("event_id"), id);
+  EXPECT_EQ(letters[0].at("reason"),
+            "unknown event type InvoiceIssued"
+            " (consumer.unknown_types is dead-letter)");
+  auto waiting = outbox({"verify"});
+  EXPECT_NE(waiting.exit_code, 0) << waiting.out;
+  EXPECT_THAT(waiting.out + waiting.err, testing::HasSubstr(id));
+
+  world_.write_config({{"consumer", {{"unknown_types", "record"}}}});
+  auto replay = outbox({"dead-letters", "replay", "--all", "--json"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  auto again = outbox({"run", "--until-drained", "--json"});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  auto verify = outbox({"verify"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_EQ(
+      nlohmann::json::parse(outbox({"dead-letters", "--json"}).out).at("count"),
+      0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, E2EAppend,

@@ -1,9 +1,11 @@
 #include "support/fast_config.hpp"
 #include "support/pg_server.hpp"
 #include "support/process.hpp"
+#include "support/redis_lists.hpp"
 #include "support/redis_server.hpp"
 #include "support/storage_backend.hpp"
 #include "support/temp_dir.hpp"
+#include "text/event_headers.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +14,9 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 
 namespace outbox::test {
 namespace {
@@ -194,6 +198,41 @@ TEST_F(E2ERunSQLite, UnreachableRedisExits1) {
                       dir_.path().string());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(std::to_string(port)), std::string::npos) << r.err;
+}
+
+// W3C trace context through `outbox run`: each order's OrderPlaced starts
+// a trace, and its follow-ups (OrderPaid, OrderShipped) are other spans of
+// that trace, as the queue entries the relays publish carry them.
+TEST_P(E2ERun, AnOrdersFollowUpsAreSpansOfItsTrace) {
+  auto run = run_outbox(run_args({"--relays", "1", "--consumers", "0",
+                                  "--orders", "20", "--followup-share", "1"}),
+                        dir_.path().string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  broker::connection conn{redis_.connection_options()};
+  std::map<std::string, std::set<std::string>> traces, spans;
+  std::size_t entries = 0;
+  for (int partition = 0; partition < 4; ++partition) {
+    for (const auto& text : list_items(conn, "pipeline:outbox.events." +
+                                                 std::to_string(partition))) {
+      auto entry = nlohmann::json::parse(text);
+      auto traceparent =
+          entry.at("headers").at("traceparent").get<std::string>();
+      ASSERT_TRUE(text::is_traceparent(traceparent)) << traceparent;
+      auto aggregate = entry.at("aggregate_id").get<std::string>();
+      traces[aggregate].insert(traceparent.substr(3, 32));
+      spans[aggregate].insert(traceparent.substr(36, 16));
+      ++entries;
+    }
+  }
+  ASSERT_EQ(entries, 60u) << "three events of 20 orders";
+  ASSERT_EQ(traces.size(), 20u);
+  std::set<std::string> distinct;
+  for (const auto& [aggregate, ids] : traces) {
+    EXPECT_EQ(ids.size(), 1u) << aggregate << ": one trace";
+    EXPECT_EQ(spans[aggregate].size(), 3u) << aggregate << ": three spans";
+    distinct.insert(*ids.begin());
+  }
+  EXPECT_EQ(distinct.size(), 20u) << "a trace of its own per order";
 }
 
 TEST_P(E2ERun, VerifyStillHoldsAfterAPurgeOfPublishedHistory) {

@@ -2,5 +2,5 @@
 BEGIN;
 EXECUTE place_order_key('req-x', 'sku=S;qty=2', NULL, NULL) \gset
 SELECT pg_sleep(2);
-EXECUTE place_order_rows(:order_id, 'S', 2, :'event_id', NULL) \gset
+EXECUTE place_order_rows(:order_id, 'S', 2, :'event_id', NULL, NULL) \gset
 :end_a;

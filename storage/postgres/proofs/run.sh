@@ -11,6 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 schema="$here/../schema.sql"
 schema_v6="$here/../schema_v6.sql"
 schema_v7="$here/../schema_v7.sql"
+schema_v8="$here/../schema_v8.sql"
 protocol="$here/../protocol.sql"
 pg_bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
 dir=$(mktemp -d /tmp/outbox-pgproof.XXXXXX)
@@ -115,7 +116,7 @@ fresh() {
     psql_ -d "postgresql://outbox@127.0.0.1:$port/postgres" \
     -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1"
   uri="postgresql://outbox@127.0.0.1:$port/$1"
-  psql_ -d "$uri" -1 -f "$schema" -f "$schema_v6" -f "$schema_v7"
+  psql_ -d "$uri" -1 -f "$schema" -f "$schema_v6" -f "$schema_v7" -f "$schema_v8"
 }
 
 # with_protocol SCRIPT: a pgbench script that prepares protocol.sql once per

@@ -3,7 +3,7 @@
 \set VERBOSITY verbose
 BEGIN;
 EXECUTE place_order_key('req-e', 'sku=S;qty=1', NULL, NULL) \gset
-EXECUTE place_order_rows(:order_id, 'S', 1, :'event_id', NULL);
-EXECUTE append_event('hot-e', 'T', '{"from":"A"}', NULL, NULL);
+EXECUTE place_order_rows(:order_id, 'S', 1, :'event_id', NULL, NULL);
+EXECUTE append_event('hot-e', 'T', '{"from":"A"}', NULL, NULL, NULL);
 SELECT pg_sleep(30);
 COMMIT;

@@ -1,0 +1,38 @@
+#include "broker/inbox_options.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+namespace outbox::broker {
+
+const char* unknown_types_name(unknown_types policy) {
+  return policy == unknown_types::record ? "record" : "dead-letter";
+}
+
+unknown_types parse_unknown_types(const std::string& word) {
+  if (word == "record")
+    return unknown_types::record;
+  if (word == "dead-letter")
+    return unknown_types::dead_letter;
+  throw std::invalid_argument(
+      "unknown_types must be record or dead-letter, got \"" + word + "\"");
+}
+
+std::vector<std::string> inbox_options::demo_event_types() {
+  // OrderPlaced reserves stock; the follow-ups the load generator and the
+  // lab append have no effect but are the demo's own.
+  return {"OrderPlaced", "OrderPaid", "OrderShipped", "OrderDelivered"};
+}
+
+std::string inbox_script_options(const fence& fenced_by,
+                                 const inbox_options& options) {
+  if (options.unknown == unknown_types::record)
+    return fenced_by.holder;
+  nlohmann::json object{{"holder", fenced_by.holder},
+                        {"unknown_types", unknown_types_name(options.unknown)},
+                        {"known_types", options.known_types}};
+  return object.dump();
+}
+
+} // namespace outbox::broker

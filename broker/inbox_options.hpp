@@ -1,0 +1,43 @@
+#pragma once
+
+#include "broker/fence.hpp"
+
+#include <string>
+#include <vector>
+
+namespace outbox::broker {
+
+/// What the inbox does with an event type it has no effect for
+/// (consumer.unknown_types, README "Consumer").
+enum class unknown_types {
+  /// Recorded as processed, nothing else done: its dedup record and its
+  /// place in the aggregate's order, as for any event (the default).
+  record,
+  /// Set aside on the dead-letter list, its aggregate moving on without it,
+  /// as an event whose effect failed: `outbox dead-letters replay` puts it
+  /// back once a consumer knows the type.
+  dead_letter,
+};
+
+/// The config value's words: "record", "dead-letter".
+const char* unknown_types_name(unknown_types policy);
+
+/// Throws std::invalid_argument naming the allowed words.
+unknown_types parse_unknown_types(const std::string& word);
+
+/// How the inbox applies entries beyond dedup and order.
+struct inbox_options {
+  unknown_types unknown = unknown_types::record;
+  /// The event types the inbox knows: the demo's order events.
+  std::vector<std::string> known_types = demo_event_types();
+
+  static std::vector<std::string> demo_event_types();
+};
+
+/// The inbox script's ARGV[1] (docs/inbox-script.md): the fence's holder
+/// alone while the options are the defaults, as callers of older versions
+/// pass it, else a JSON object of the holder and the options.
+std::string inbox_script_options(const fence& fenced_by,
+                                 const inbox_options& options);
+
+} // namespace outbox::broker
