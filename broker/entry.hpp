@@ -35,7 +35,7 @@ struct event_entry {
   /// The event's headers: a JSON object of strings' text, embedded as an
   /// object; "" for none (the entry has no `headers`). Last, so that
   /// positional initialisers of the fields before it still hold.
-  std::string headers;
+  std::string headers = {};
 };
 
 /// Serialises an entry, `v` first. Throws std::invalid_argument if payload is

@@ -27,11 +27,17 @@ std::vector<std::string> inbox_options::demo_event_types() {
 
 std::string inbox_script_options(const fence& fenced_by,
                                  const inbox_options& options) {
-  if (options.unknown == unknown_types::record)
+  if (options.unknown == unknown_types::record && options.effects.empty())
     return fenced_by.holder;
   nlohmann::json object{{"holder", fenced_by.holder},
                         {"unknown_types", unknown_types_name(options.unknown)},
                         {"known_types", options.known_types}};
+  if (!options.effects.empty()) {
+    object["effects"] = options.effects;
+    object["effects_name"] = options.effects_name;
+    object["effects_prefix"] = options.effects_prefix;
+  }
+  // The effects are UTF-8 (read_effects_file): dump() does not throw.
   return object.dump();
 }
 

@@ -28,8 +28,16 @@ unknown_types parse_unknown_types(const std::string& word);
 /// How the inbox applies entries beyond dedup and order.
 struct inbox_options {
   unknown_types unknown = unknown_types::record;
-  /// The event types the inbox knows: the demo's order events.
+  /// The event types the inbox knows: the demo's order events, and those
+  /// the effects give a function.
   std::vector<std::string> known_types = demo_event_types();
+  /// The effects file's text (consumer.effects_lua; "" for none), checked
+  /// (broker/effects_check.hpp), and its name for Lua's messages.
+  std::string effects;
+  std::string effects_name;
+  /// Where the effects' keys live: store.key(name) is this prefix + name,
+  /// and store.call refuses keys outside it.
+  std::string effects_prefix;
 
   static std::vector<std::string> demo_event_types();
 };

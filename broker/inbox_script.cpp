@@ -2,6 +2,7 @@
 
 #include "broker/dead_letter_record.hpp"
 #include "broker/fence.hpp"
+#include "broker/lua_effects.hpp"
 #include "broker/lua_script.hpp"
 
 namespace outbox::broker {
@@ -19,7 +20,7 @@ std::vector<std::string> inbox_script_keys(const keys& names,
 
 const std::string& inbox_script_source() {
   static const std::string source = lua_key_type_check() + lua_fence_check() +
-                                    lua_dead_letter_record() +
+                                    lua_dead_letter_record() + lua_effects() +
                                     std::string{R"lua(
 -- KEYS: processed, reserved, aggregate_seq, counters, dead_letter,
 --       gaps (see below), the consumers' lock (see fence.hpp)
@@ -69,9 +70,11 @@ if wrong then
 end
 
 -- ARGV[1]: the fence's holder, or a JSON object of it and the options
--- (broker/inbox_options.hpp): {"holder", "unknown_types", "known_types"}.
--- A holder never starts with '{'.
+-- (broker/inbox_options.hpp): {"holder", "unknown_types", "known_types",
+-- "effects", "effects_name", "effects_prefix"}. A holder never starts
+-- with '{'.
 local holder, unknown_types, known_types = ARGV[1], 'record', {}
+local effects, effects_name, effects_source, store = {}, '', nil, nil
 if string.sub(ARGV[1], 1, 1) == '{' then
   local decoded, options = pcall(cjson.decode, ARGV[1])
   local bad = 'OUTBOX_OPTIONS ARGV[1] must be a JSON object: holder (a'
@@ -96,10 +99,33 @@ if string.sub(ARGV[1], 1, 1) == '{' then
     end
     known_types[name] = true
   end
+  if options.effects ~= nil then
+    effects_name = options.effects_name
+    if type(options.effects) ~= 'string' or type(effects_name) ~= 'string'
+        or type(options.effects_prefix) ~= 'string'
+        or options.effects_prefix == '' then
+      return redis.error_reply('OUTBOX_OPTIONS effects, effects_name and'
+        .. ' effects_prefix (not empty) must be strings')
+    end
+    effects_source = options.effects
+    store = effects_store(options.effects_prefix)
+  end
 end
 local refusal = fence_refusal(lock, holder)
 if refusal then
   return refusal
+end
+-- Loaded once the fence let the call through: a fenced-out consumer runs
+-- none of the file.
+if effects_source then
+  local loaded, why = load_effects(effects_source, effects_name)
+  if not loaded then
+    return redis.error_reply('OUTBOX_EFFECTS ' .. why)
+  end
+  effects = loaded
+  for name in pairs(effects) do
+    known_types[name] = true
+  end
 end
 
 -- Integers as Redis wants them: tostring() would give "1e+15".
@@ -329,20 +355,65 @@ local function advance(e, last)
   end
 end
 
+-- An event that cannot be applied (its effect failed, or its type is
+-- unknown): dead-lettered, its seq marked 'dead', its aggregate moving on
+-- without it; a replay applies it once the cause is fixed. The record
+-- first: should a later write be refused (nothing is rolled back), the
+-- entry is listed and its seq not yet marked, so a retry dead-letters it
+-- again rather than absorb it unrecorded.
+local function set_aside(text, e, last, reason)
+  local reply = dead(text, reason)
+  redis.call('HSET', gaps, gap(e.aggregate_id, e.seq), 'dead')
+  advance(e, last)
+  return reply
+end
+
 -- An event of a type the consumer has no effect for, under
--- unknown_types = dead-letter: dead-lettered as an event whose effect
--- failed (its seq marked 'dead', its aggregate moving on), unless its
--- record says it was applied already (recorded under the record policy).
+-- unknown_types = dead-letter: set aside, unless its record says it was
+-- applied already (recorded under the record policy).
 local function set_aside_unknown(text, e, last, committed_at)
   if redis.call('HEXISTS', processed, e.event_id) == 1 then
     count('duplicates')
     return {'dup', committed_at}
   end
-  local reply = dead(text, 'unknown event type ' .. e.event_type
+  return set_aside(text, e, last, 'unknown event type ' .. e.event_type
     .. ' (consumer.unknown_types is dead-letter)')
-  redis.call('HSET', gaps, gap(e.aggregate_id, e.seq), 'dead')
-  advance(e, last)
-  return reply
+end
+
+-- Runs the effect the effects file gives the event's type, if any: nil
+-- when applied, else the entry's reply (its record undone first).
+local function run_effect(text, e, last)
+  local effect = effects[e.event_type]
+  if not effect then
+    return nil
+  end
+  local event = {event_id = e.event_id, aggregate_id = e.aggregate_id,
+    seq = e.seq, event_type = e.event_type, payload = e.payload,
+    headers = e.headers or {}}
+  store.calls, store.failed = 0, nil
+  local applied, err = pcall(effect, event, store)
+  if applied then
+    return nil
+  end
+  redis.call('HDEL', processed, e.event_id)
+  -- Redis refusing a command for its own state or the user's ACL is not
+  -- the entry's fault: retried, as long as no call of the effect went
+  -- through before it (Redis keeps a script's writes: a retry would make
+  -- them twice). After one, the entry is set aside like any failure.
+  local refusal = store.failed
+  if refusal and store.calls == 0
+      and (server_state(refusal) or refused(refusal)) then
+    return redis.error_reply(refusal)
+  end
+  local message = lua_error_text(err)
+  local at = effects_chunk .. ':'
+  if string.sub(message, 1, #at) == at then
+    message = effects_message(message, effects_name)
+  else
+    -- No line: an error raised without one, or by a tail call.
+    message = effects_name .. ': ' .. e.event_type .. ': ' .. message
+  end
+  return set_aside(text, e, last, 'effect failed: ' .. message)
 end
 
 -- One TIME per call: the batch applies at one instant.
@@ -401,18 +472,15 @@ local function apply(text)
         return redis.error_reply(applied.err)
       end
       -- A poison effect (the sku's field is not an integer, or would
-      -- overflow): the entry goes to the dead letters and its aggregate
-      -- moves on without it; a replay applies it once the cause is fixed.
-      -- The record first: should a later write be refused (nothing is
-      -- rolled back), the entry is listed and its seq not yet marked, so a
-      -- retry dead-letters it again rather than absorb it unrecorded.
-      local reply = dead(text, 'effect failed: ' .. reserved .. '['
+      -- overflow): set aside.
+      return set_aside(text, e, last, 'effect failed: ' .. reserved .. '['
         .. e.payload.sku .. '] += ' .. int(e.payload.qty) .. ': '
         .. applied.err)
-      redis.call('HSET', gaps, gap(e.aggregate_id, e.seq), 'dead')
-      advance(e, last)
-      return reply
     end
+  end
+  local failed = run_effect(text, e, last)
+  if failed then
+    return failed
   end
 
   -- The first delivery of each event of an aggregate must follow seq order:

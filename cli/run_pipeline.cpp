@@ -8,6 +8,7 @@
 #include "adapters/redis_ports.hpp"
 #include "bench/workspace.hpp"
 #include "broker/connection.hpp"
+#include "cli/effects_preflight.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
 #include "cli/metrics_listen.hpp"
@@ -295,6 +296,9 @@ int run_in_process(const run_options& options) {
     return *stop;
   if (auto stop = check_commands(redis, s, who))
     return *stop;
+  broker::inbox_options inbox;
+  if (auto stop = consumer_inbox_options(redis, s, who, inbox))
+    return *stop;
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
   storage::prepare_database_folder(s.db);
@@ -355,9 +359,7 @@ int run_in_process(const run_options& options) {
   setup.make_publisher = [s] {
     return adapters::make_redis_publish_port(s.redis, s.broker);
   };
-  setup.make_consume_port = [s](const std::string& token) {
-    broker::inbox_options inbox;
-    inbox.unknown = broker::parse_unknown_types(s.consumer.unknown_types);
+  setup.make_consume_port = [s, inbox](const std::string& token) {
     return adapters::make_redis_consume_port(
         s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token},
         inbox);

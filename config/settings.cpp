@@ -172,6 +172,9 @@ std::vector<field> make_fields() {
 
       text<&S::consumer, &consumer_settings::unknown_types>(
           "consumer", "unknown_types", {"record", "dead-letter"}),
+      // Read and checked where it is used (cli/effects_preflight.hpp).
+      optional(text<&S::consumer, &consumer_settings::effects_lua>(
+          "consumer", "effects_lua")),
 
       // The seed stops at 2^63-1: every integer key is read as int64.
       integer<&S::crash, &crash_settings::seed>("crash", "seed", 0, int64_max),

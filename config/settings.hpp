@@ -46,6 +46,9 @@ struct consumer_settings {
   /// "record" or "dead-letter": what becomes of an event type the consumer
   /// has no effect for (broker/inbox_options.hpp).
   std::string unknown_types = "record";
+  /// A Lua file of effects by event type (README "Effects in Redis"); ""
+  /// for none.
+  std::string effects_lua;
 };
 
 /// Crash injection (config section "crash"): probability of an injected crash

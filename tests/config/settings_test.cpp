@@ -85,6 +85,7 @@ void expect_same(const settings& a, const settings& b) {
                    b.crash.consumer_after_effect);
   EXPECT_EQ(a.crash.recovery_pause_ms, b.crash.recovery_pause_ms);
   EXPECT_EQ(a.consumer.unknown_types, b.consumer.unknown_types);
+  EXPECT_EQ(a.consumer.effects_lua, b.consumer.effects_lua);
   EXPECT_EQ(a.log.level, b.log.level);
   EXPECT_EQ(a.log.format, b.log.format);
   EXPECT_EQ(a.log.summary_interval_ms, b.log.summary_interval_ms);
@@ -242,6 +243,7 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.run.consumer_block_ms = 99;
   s.run.restart_budget = 0;
   s.consumer.unknown_types = "dead-letter";
+  s.consumer.effects_lua = "effects/invoices.lua";
   s.crash.seed = 42;
   s.crash.relay_after_claim = 0.01;
   s.crash.relay_after_publish = 1.0 / 3.0;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -218,6 +219,46 @@ TEST_P(E2EAppend, AnUnknownTypeIsDeadLetteredUntilReplayed) {
   EXPECT_EQ(
       nlohmann::json::parse(outbox({"dead-letters", "--json"}).out).at("count"),
       0);
+}
+
+// consumer.effects_lua through `outbox run`: the user's effect applied
+// once per event under the effects' prefix; a file Lua refuses stops the
+// start with exit 2, naming the file and the line, consuming nothing.
+TEST_P(E2EAppend, YourEffectsRunOnceInRedisAndABrokenFileStopsTheStart) {
+  auto effects = world_.dir().file("invoices.lua");
+  std::ofstream{effects} << "local effects = {}\n"
+                            "function effects.InvoiceIssued(event, store)\n"
+                            "  store.call('HINCRBY', store.key('invoiced'),\n"
+                            "             event.aggregate_id,\n"
+                            "             event.payload.amount)\n"
+                            "end\n"
+                            "return effects\n";
+  world_.write_config({{"consumer", {{"effects_lua", effects}}}});
+  ASSERT_EQ(append("invoice-1", "InvoiceIssued", R"({"amount":120})").exit_code,
+            0);
+  ASSERT_EQ(append("invoice-1", "InvoiceIssued", R"({"amount":30})").exit_code,
+            0);
+  ASSERT_EQ(append("invoice-2", "InvoiceIssued", R"({"amount":7})").exit_code,
+            0);
+  auto run = outbox({"run", "--until-drained", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  broker::connection conn{world_.redis().connection_options()};
+  auto invoiced = [&](const std::string& aggregate) {
+    return broker::reply_text(
+        *conn.command({"HGET", "pipeline:effects:invoiced", aggregate}));
+  };
+  EXPECT_EQ(invoiced("invoice-1"), "150");
+  EXPECT_EQ(invoiced("invoice-2"), "7");
+  EXPECT_EQ(outbox({"verify"}).exit_code, 0);
+
+  std::ofstream{effects} << "local effects = {}\nfunction effects.X(\n";
+  ASSERT_EQ(append("invoice-3", "InvoiceIssued", R"({"amount":1})").exit_code,
+            0);
+  auto broken = outbox({"run", "--until-drained", "--json"});
+  EXPECT_EQ(broken.exit_code, 2) << broken.out << broken.err;
+  EXPECT_THAT(broken.err,
+              testing::HasSubstr("consumer.effects_lua: " + effects + ":3:"));
+  EXPECT_EQ(invoiced("invoice-3"), "") << "nothing consumed";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, E2EAppend,
