@@ -151,10 +151,13 @@ void recover_own(consumer_actor* self) {
   st.must_recover = false;
 }
 
-/// Redis answered: ends an outage the consumer saw, with one line.
+/// Redis answered: ends an outage the consumer saw, with one line; and
+/// likewise for the effects' database.
 void redis_answered(consumer_state& st) {
   st.redis.log_end(st.setup.clock, "consumer", st.setup.name, "Redis reachable",
                    "failed attempts");
+  st.sink.log_end(st.setup.clock, "consumer", st.setup.name,
+                  "effects' database reachable", "failed attempts");
 }
 
 enum class burst_result { crashed, busy, idle };
@@ -217,6 +220,10 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
     st.doorbells.push_back(st.setup.names.doorbell_for(queue));
   try {
     st.port = st.setup.make_port();
+    st.port->on_sink_commit([self] {
+      if (self->state.crashes->strikes(crash_point::consumer_after_sink_commit))
+        throw injected_crash{};
+    });
   } catch (const std::exception& e) {
     spdlog::error("consumer {}: cannot start: {}", st.setup.name, e.what());
     self->quit(caf::make_error(ec::setup_failed, st.setup.name, e.what()));
@@ -255,6 +262,23 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
             // The blocking pop already waited; the tiny delay only keeps an
             // empty queue from spinning where pops cannot block (tests).
             self->delayed_send(self, milliseconds(1), pop_atom_v);
+        } catch (const injected_crash&) {
+          // Its batch stays in the processing list: recovered, the sink's
+          // inbox rows absorb what it committed, and Redis records it.
+          crash(self, "after its database's commit, before Redis recorded it");
+        } catch (const effects_unavailable& e) {
+          // The consumer's own database: the batch stays in the processing
+          // list, put back at the queue's head by the recovery before the
+          // next pop.
+          st.setup.metrics->consumer_errors++;
+          st.must_recover = true;
+          st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
+          auto level = st.sink.failure_level(st.setup.clock());
+          spdlog::log(level,
+                      "consumer {}: effects' database trouble, retrying in {} "
+                      "ms: {}",
+                      st.setup.name, st.retry_delay_ms, e.what());
+          self->delayed_send(self, milliseconds(st.retry_delay_ms), pop_atom_v);
         } catch (const broker::broker_error& e) {
           if (e.code() == broker::broker_errc::fenced) {
             // Another process took the queues over (and our in-flight

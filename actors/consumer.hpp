@@ -66,6 +66,8 @@ struct consumer_state {
   int retry_delay_ms = 0;
   /// Logged when it begins and ends, not on every retry.
   outage redis;
+  /// Likewise for the database effects run in (consumer.sink).
+  outage sink;
 };
 
 using consumer_actor = caf::stateful_actor<consumer_state>;

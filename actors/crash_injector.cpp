@@ -28,6 +28,8 @@ double crash_injector::probability(crash_point point) const {
     return settings_.consumer_after_pop;
   case crash_point::consumer_after_effect:
     return settings_.consumer_after_effect;
+  case crash_point::consumer_after_sink_commit:
+    return settings_.consumer_after_sink_commit;
   }
   return 0;
 }

@@ -24,6 +24,11 @@ enum class crash_point {
   /// The consumer dies after the effect, before removing the entry: the
   /// recovered entry is a duplicate the inbox must absorb.
   consumer_after_effect,
+  /// The consumer dies after its own database (consumer.sink) committed a
+  /// batch's effects, before Redis recorded them: the redelivered entries
+  /// are absorbed by the sink's inbox rows. Rolled per batch that reaches
+  /// the sink.
+  consumer_after_sink_commit,
 };
 
 /// Rolls the dice for crash points. Each actor instance gets its own stream

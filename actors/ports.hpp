@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,17 @@ public:
   /// broker::broker_error (unavailable: outcome unknown; rejected: refused).
   virtual void publish(const std::vector<broker::event_entry>& entries) = 0;
 };
+
+/// The database where a consumer applies effects (consumer.sink) cannot
+/// take a batch now: nothing of it was recorded in Redis, and the batch
+/// stays in the processing list to be applied again.
+class effects_unavailable : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown by a crash hook (on_sink_commit): the consumer dies there.
+struct injected_crash {};
 
 /// A consumer's reliable queue and inbox.
 class consume_port {
@@ -60,6 +72,12 @@ public:
   /// on a Redis error a prefix of the batch may have been applied.
   virtual std::vector<broker::applied_entry>
   apply_batch(const std::vector<std::string>& entries) = 0;
+
+  /// Called by apply_batch once the consumer's own database (consumer.sink)
+  /// committed a batch, before Redis records it: a crash injected there
+  /// (crash.consumer_after_sink_commit) throws out of it. Ports without a
+  /// sink never call it.
+  virtual void on_sink_commit(std::function<void()> hook) { (void)hook; }
 
   /// Removes an applied entry from the processing list.
   virtual void remove(const std::string& processing,

@@ -43,9 +43,13 @@ class redis_consume_port : public actors::consume_port {
 public:
   redis_consume_port(const broker::connection_options& redis,
                      const broker::keys& names, const broker::fence& fenced_by,
-                     const broker::inbox_options& options)
+                     const broker::inbox_options& options,
+                     std::optional<consumer_sink> sink)
       : conn_(redis), queue_(conn_, fenced_by, oversized_of(names)),
-        inbox_(conn_, names, fenced_by, options), counters_(names.counters) {}
+        inbox_(conn_, names, fenced_by, options), counters_(names.counters) {
+    if (sink)
+      sink_ = std::make_unique<sink_applier>(std::move(*sink));
+  }
 
   bool wait_for_doorbell(const std::vector<std::string>& doorbells,
                          int timeout_ms) override {
@@ -53,7 +57,7 @@ public:
   }
 
   broker::applied_entry apply(const std::string& entry) override {
-    return inbox_.apply(entry);
+    return apply_batch({entry}).front();
   }
 
   std::vector<std::string> pop_batch(const std::string& queue,
@@ -69,7 +73,13 @@ public:
 
   std::vector<broker::applied_entry>
   apply_batch(const std::vector<std::string>& entries) override {
-    return inbox_.apply_batch(entries);
+    return sink_ ? sink_->apply_batch(inbox_, entries)
+                 : inbox_.apply_batch(entries);
+  }
+
+  void on_sink_commit(std::function<void()> hook) override {
+    if (sink_)
+      sink_->on_commit(std::move(hook));
   }
 
   void remove(const std::string& processing,
@@ -92,6 +102,7 @@ private:
   broker::reliable_queue queue_;
   broker::inbox inbox_;
   std::string counters_;
+  std::unique_ptr<sink_applier> sink_;
 };
 
 } // namespace
@@ -104,8 +115,10 @@ make_redis_publish_port(const broker::connection_options& redis,
 
 std::unique_ptr<actors::consume_port> make_redis_consume_port(
     const broker::connection_options& redis, const broker::keys& names,
-    const broker::fence& fenced_by, const broker::inbox_options& options) {
-  return std::make_unique<redis_consume_port>(redis, names, fenced_by, options);
+    const broker::fence& fenced_by, const broker::inbox_options& options,
+    std::optional<consumer_sink> sink) {
+  return std::make_unique<redis_consume_port>(redis, names, fenced_by, options,
+                                              std::move(sink));
 }
 
 } // namespace outbox::adapters

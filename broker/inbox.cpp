@@ -5,6 +5,7 @@
 #include "broker/inbox_script.hpp"
 
 #include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
 
 #include <utility>
 
@@ -68,10 +69,8 @@ applied_entry inbox::apply(const std::string& entry) {
   return apply_batch({entry}).front();
 }
 
-std::vector<applied_entry>
-inbox::apply_batch(const std::vector<std::string>& entries) {
-  std::vector<applied_entry> results;
-  results.reserve(entries.size());
+template <class Call>
+void inbox::in_calls(const std::vector<std::string>& entries, Call call) {
   auto first = entries.begin();
   while (first != entries.end()) {
     // At least one entry per call, however big.
@@ -81,18 +80,56 @@ inbox::apply_batch(const std::vector<std::string>& entries) {
            static_cast<std::size_t>(last - first) < max_call_entries &&
            bytes + last->size() <= max_call_bytes)
       bytes += (last++)->size();
-    apply_call(first, last, results);
+    call(first, last);
     first = last;
   }
+}
+
+std::vector<applied_entry>
+inbox::apply_batch(const std::vector<std::string>& entries,
+                   const std::map<std::string, std::string>& refused) {
+  std::vector<applied_entry> results;
+  results.reserve(entries.size());
+  // The refusals' text comes from the sink's messages: bytes that are not
+  // UTF-8 become U+FFFD rather than fail the call.
+  std::string with_refusals;
+  const std::string& argument =
+      refused.empty() ? first_argument_
+                      : (with_refusals = with_call_options(
+                             first_argument_,
+                             nlohmann::json{{"refused", refused}}.dump(
+                                 -1, ' ', false,
+                                 nlohmann::json::error_handler_t::replace)));
+  in_calls(entries, [&](auto first, auto last) {
+    apply_call(first, last, argument, results);
+  });
   return results;
+}
+
+std::vector<bool> inbox::classify(const std::vector<std::string>& entries) {
+  std::vector<bool> fresh;
+  fresh.reserve(entries.size());
+  auto argument = with_call_options(first_argument_, R"({"classify":true})");
+  in_calls(entries, [&](auto first, auto last) {
+    auto r = script_.run(
+        conn_, inbox_script_keys(names_, fence_.active() ? fence_.lock : ""),
+        {argument}, first, last);
+    auto count = static_cast<std::size_t>(last - first);
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
+      unexpected_reply();
+    for (std::size_t i = 0; i < count; ++i)
+      fresh.push_back(reply_text(*r->element[i]) == "new");
+  });
+  return fresh;
 }
 
 void inbox::apply_call(std::vector<std::string>::const_iterator first,
                        std::vector<std::string>::const_iterator last,
+                       const std::string& argument,
                        std::vector<applied_entry>& results) {
   auto r = script_.run(
       conn_, inbox_script_keys(names_, fence_.active() ? fence_.lock : ""),
-      {first_argument_}, first, last);
+      {argument}, first, last);
   auto count = static_cast<std::size_t>(last - first);
   if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
     unexpected_reply();

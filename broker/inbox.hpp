@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,8 +65,20 @@ public:
   /// entry by entry. Returns one result per entry, in order. On a
   /// broker_error a prefix of the batch may have been applied (scripts are
   /// not rolled back): redelivered, it is absorbed as duplicates.
+  ///
+  /// `refused`: event_ids whose effect the consumer's own database refused
+  /// (consumer.sink), with why: each is set aside on the dead-letter list
+  /// as an effect that failed.
   std::vector<applied_entry>
-  apply_batch(const std::vector<std::string>& entries);
+  apply_batch(const std::vector<std::string>& entries,
+              const std::map<std::string, std::string>& refused = {});
+
+  /// For each entry, whether apply_batch would find it new (not a
+  /// duplicate by its record or its aggregate's seq), without writing
+  /// anything; a malformed entry counts as new (apply_batch dead-letters
+  /// it). Fenced as apply_batch. What a consumer asks before it applies
+  /// entries in its own database (adapters/sink_consume_port.cpp).
+  std::vector<bool> classify(const std::vector<std::string>& entries);
 
   /// The script's source, for the benchmark's ceiling measurement.
   static const std::string& script();
@@ -74,7 +87,13 @@ private:
   /// One script call for entries [first, last); appends to `results`.
   void apply_call(std::vector<std::string>::const_iterator first,
                   std::vector<std::string>::const_iterator last,
+                  const std::string& argument,
                   std::vector<applied_entry>& results);
+
+  /// Calls `call(first, last)` for consecutive runs of `entries` within
+  /// max_call_entries and max_call_bytes.
+  template <class Call>
+  static void in_calls(const std::vector<std::string>& entries, Call call);
 
   connection& conn_;
   keys names_;

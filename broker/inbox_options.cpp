@@ -27,7 +27,8 @@ std::vector<std::string> inbox_options::demo_event_types() {
 
 std::string inbox_script_options(const fence& fenced_by,
                                  const inbox_options& options) {
-  if (options.unknown == unknown_types::record && options.effects.empty())
+  if (options.unknown == unknown_types::record && options.effects.empty() &&
+      options.sink_types.empty())
     return fenced_by.holder;
   nlohmann::json object{{"holder", fenced_by.holder},
                         {"unknown_types", unknown_types_name(options.unknown)},
@@ -37,8 +38,22 @@ std::string inbox_script_options(const fence& fenced_by,
     object["effects_name"] = options.effects_name;
     object["effects_prefix"] = options.effects_prefix;
   }
+  if (!options.sink_types.empty())
+    object["sink_types"] = options.sink_types;
   // The effects are UTF-8 (read_effects_file): dump() does not throw.
   return object.dump();
+}
+
+std::string with_call_options(const std::string& argument,
+                              const std::string& fields) {
+  if (fields.size() <= 2)
+    return argument;
+  // Text, not a parse: the argument may carry a 256 KiB effects file, and
+  // this runs for every call.
+  auto object = argument.rfind('{', 0) == 0
+                    ? argument
+                    : nlohmann::json{{"holder", argument}}.dump();
+  return object.substr(0, object.size() - 1) + "," + fields.substr(1);
 }
 
 } // namespace outbox::broker

@@ -38,6 +38,10 @@ struct inbox_options {
   /// Where the effects' keys live: store.key(name) is this prefix + name,
   /// and store.call refuses keys outside it.
   std::string effects_prefix;
+  /// The event types whose effect runs in the consumer's own database
+  /// (consumer.sink): the inbox records them without an effect of its own
+  /// (no reservation, no Lua), after the sink committed them.
+  std::vector<std::string> sink_types;
 
   static std::vector<std::string> demo_event_types();
 };
@@ -47,5 +51,10 @@ struct inbox_options {
 /// pass it, else a JSON object of the holder and the options.
 std::string inbox_script_options(const fence& fenced_by,
                                  const inbox_options& options);
+
+/// `argument` (inbox_script_options' text) with the JSON object `fields`'
+/// members added: a call's own options (the sink's refusals, classify).
+std::string with_call_options(const std::string& argument,
+                              const std::string& fields);
 
 } // namespace outbox::broker

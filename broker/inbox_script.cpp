@@ -75,6 +75,10 @@ end
 -- with '{'.
 local holder, unknown_types, known_types = ARGV[1], 'record', {}
 local effects, effects_name, effects_source, store = {}, '', nil, nil
+-- The consumer's own database (consumer.sink): the types whose effect it
+-- applied there, the event_ids whose effect it refused (why), and whether
+-- this call only classifies (below).
+local sink_types, sink_refused, classify = {}, {}, false
 if string.sub(ARGV[1], 1, 1) == '{' then
   local decoded, options = pcall(cjson.decode, ARGV[1])
   local bad = 'OUTBOX_OPTIONS ARGV[1] must be a JSON object: holder (a'
@@ -99,6 +103,33 @@ if string.sub(ARGV[1], 1, 1) == '{' then
     end
     known_types[name] = true
   end
+  local named = options.sink_types or {}
+  if type(named) ~= 'table' or (next(named) ~= nil and named[1] == nil) then
+    return redis.error_reply('OUTBOX_OPTIONS sink_types must be an array of'
+      .. ' strings')
+  end
+  for _, name in ipairs(named) do
+    if type(name) ~= 'string' then
+      return redis.error_reply('OUTBOX_OPTIONS sink_types must be an array'
+        .. ' of strings')
+    end
+    sink_types[name] = true
+    known_types[name] = true
+  end
+  if options.refused ~= nil then
+    if type(options.refused) ~= 'table' or options.refused[1] ~= nil then
+      return redis.error_reply('OUTBOX_OPTIONS refused must be an object of'
+        .. ' event_id to reason')
+    end
+    for id, why in pairs(options.refused) do
+      if type(why) ~= 'string' then
+        return redis.error_reply('OUTBOX_OPTIONS refused must be an object'
+          .. ' of event_id to reason')
+      end
+    end
+    sink_refused = options.refused
+  end
+  classify = options.classify == true
   if options.effects ~= nil then
     effects_name = options.effects_name
     if type(options.effects) ~= 'string' or type(effects_name) ~= 'string'
@@ -429,6 +460,9 @@ local function apply(text)
     return malformed(text, reason)
   end
   local order_placed = e.event_type == 'OrderPlaced'
+  -- Applied in the consumer's own database before this call: recorded
+  -- here without an effect of Redis's.
+  local in_sink = sink_types[e.event_type] == true
   local committed_at = 0
   if integer_at_least(e.committed_at, 0) then
     committed_at = e.committed_at
@@ -436,7 +470,7 @@ local function apply(text)
   local result = '{"event_type":' .. cjson.encode(e.event_type)
     .. ',"aggregate_id":' .. cjson.encode(e.aggregate_id)
     .. ',"seq":' .. int(e.seq)
-  if order_placed then
+  if order_placed and not in_sink then
     result = result .. ',"sku":' .. cjson.encode(e.payload.sku)
       .. ',"qty":' .. int(e.payload.qty)
   end
@@ -457,12 +491,20 @@ local function apply(text)
     return set_aside_unknown(text, e, last, committed_at)
   end
 
+  -- The sink refused its effect (and committed nothing of it): set aside,
+  -- as an effect that failed in Redis.
+  if sink_refused[e.event_id]
+      and redis.call('HEXISTS', processed, e.event_id) == 0 then
+    return set_aside(text, e, last,
+                     'effect failed: ' .. sink_refused[e.event_id])
+  end
+
   if redis.call('HSETNX', processed, e.event_id, result) == 0 then
     count('duplicates')
     return {'dup', committed_at}
   end
 
-  if order_placed then
+  if order_placed and not in_sink then
     local applied = redis.pcall('HINCRBY', reserved, e.payload.sku,
                                 int(e.payload.qty))
     if type(applied) == 'table' and applied.err then
@@ -478,9 +520,11 @@ local function apply(text)
         .. applied.err)
     end
   end
-  local failed = run_effect(text, e, last)
-  if failed then
-    return failed
+  if not in_sink then
+    local failed = run_effect(text, e, last)
+    if failed then
+      return failed
+    end
   end
 
   -- The first delivery of each event of an aggregate must follow seq order:
@@ -497,6 +541,36 @@ local function apply(text)
   advance(e, last)
   count('consumed')
   return {'ok', violation and 1 or 0, committed_at}
+end
+
+-- classify: for each entry 'new' or 'dup', as apply() would find it, and
+-- nothing written: what a consumer with its own database asks before it
+-- applies entries there. A malformed entry is 'new' (apply() dead-letters
+-- it).
+local function classify_one(text)
+  local e = check(text)
+  if not e then
+    return 'new'
+  end
+  local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
+  if e.seq <= last then
+    local mark = redis.call('HGET', gaps, gap(e.aggregate_id, e.seq))
+    if mark == 'dead' or (not mark
+        and redis.call('HEXISTS', gaps, overflow(e.aggregate_id)) == 0) then
+      return 'dup'
+    end
+  end
+  if redis.call('HEXISTS', processed, e.event_id) == 1 then
+    return 'dup'
+  end
+  return 'new'
+end
+if classify then
+  local verdicts = {}
+  for i = first_entry, #ARGV do
+    verdicts[i - first_entry + 1] = classify_one(ARGV[i])
+  end
+  return verdicts
 end
 
 local results = {}

@@ -40,7 +40,9 @@ for i = 2, #ARGV do
       and type(r.aggregate_id) == 'string'
       and redis.call('HEXISTS', gaps, r.aggregate_id .. ':overflow') == 0
   then
-    if r.event_type == 'OrderPlaced' then
+    -- An OrderPlaced recorded with neither sku nor qty had its effect in
+    -- the consumer's own database (consumer.sink): nothing to move.
+    if r.event_type == 'OrderPlaced' and (r.sku ~= nil or r.qty ~= nil) then
       if type(r.sku) ~= 'string' or type(r.qty) ~= 'number' then
         ok = false
       else

@@ -22,6 +22,7 @@ std::optional<int> consumer_inbox_options(broker::connection& conn,
     out.effects_name = path;
     out.effects_prefix = s.key_prefix + "effects:";
     auto types = broker::check_effects(conn, out.effects, path);
+    out.known_types.insert(out.known_types.end(), types.begin(), types.end());
     std::string named;
     for (const auto& type : types)
       named += (named.empty() ? "" : ", ") + type;

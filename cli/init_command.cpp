@@ -2,6 +2,8 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/notice.hpp"
+#include "sink/sink.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 #include "storage/postgres_grants.hpp"
@@ -36,7 +38,29 @@ void make_private(const std::string& db_path) {
 struct init_options {
   common_options common;
   bool print_grants = false;
+  std::string sink;
 };
+
+/// `outbox init --sink TARGET`: the inbox table of a consumer's own
+/// database (README "Effects in your database"); the outbox database is
+/// left alone.
+int init_sink(const init_options& options) {
+  sink::sink_target target;
+  target.location = options.sink;
+  target.busy_timeout_ms = resolve_settings(options.common).db.busy_timeout_ms;
+  try {
+    sink::create_sink_schema(target);
+  } catch (const sink::sink_error& e) {
+    notice("outbox init", e.what(), "error");
+    return exit_failure;
+  } catch (const sink::sink_unavailable& e) {
+    notice("outbox init", e.what(), "error");
+    return exit_failure;
+  }
+  std::cout << "sink " << text::escaped(target.display_name())
+            << " has its inbox table (outbox_inbox)\n";
+  return exit_ok;
+}
 
 int init(const init_options& options) {
   if (options.print_grants) {
@@ -46,6 +70,8 @@ int init(const init_options& options) {
     return exit_ok;
   }
   apply_log_level(options.common.log_level);
+  if (!options.sink.empty())
+    return init_sink(options);
   auto settings = resolve_settings(options.common);
   // A PostgreSQL database exists before init (createdb made it).
   bool existed =
@@ -86,6 +112,11 @@ void add_init_command(CLI::App& app, command_action& action) {
              "print the SQL that creates the PostgreSQL roles outbox_writer, "
              "outbox_relay and outbox_consumer with the least privileges "
              "each needs, and exit (opens nothing)");
+         command.add_option(
+             "--sink", o.sink,
+             "create the inbox table of a consumer's own database (a SQLite "
+             "file, created if missing, or a PostgreSQL URI) instead of the "
+             "outbox database: README \"Effects in your database\"");
        }});
 }
 

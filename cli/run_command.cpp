@@ -31,6 +31,11 @@ void add_flags(CLI::App& command, run_options& o) {
   command.add_option("--crash-consumer-after-effect", o.crash_after_effect,
                      "probability a consumer dies after the effect, before "
                      "removing the entry (crash.consumer_after_effect)");
+  command.add_option("--crash-consumer-after-sink-commit",
+                     o.crash_after_sink_commit,
+                     "probability a consumer dies after its own database "
+                     "committed a batch, before Redis recorded it "
+                     "(crash.consumer_after_sink_commit)");
   command.add_option("--crash-recovery-pause-ms", o.crash_recovery_pause_ms,
                      "the coordinator freezes this long between two "
                      "processing lists it recovers, 0 = never "

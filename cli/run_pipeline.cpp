@@ -15,6 +15,7 @@
 #include "cli/notice.hpp"
 #include "cli/redis_preflight.hpp"
 #include "cli/service_presence.hpp"
+#include "cli/sink_preflight.hpp"
 #include "cli/stop_signals.hpp"
 #include "metrics/metrics_exporter.hpp"
 #include "metrics/run_report.hpp"
@@ -100,6 +101,7 @@ config::settings settings_for(const run_options& o) {
   override_with(s.crash.relay_pause, o.crash_pause);
   override_with(s.crash.consumer_after_pop, o.crash_after_pop);
   override_with(s.crash.consumer_after_effect, o.crash_after_effect);
+  override_with(s.crash.consumer_after_sink_commit, o.crash_after_sink_commit);
   override_with(s.crash.recovery_pause_ms, o.crash_recovery_pause_ms);
   if (o.allow_evicting_redis)
     s.allow_evicting_redis = true;
@@ -299,6 +301,9 @@ int run_in_process(const run_options& options) {
   broker::inbox_options inbox;
   if (auto stop = consumer_inbox_options(redis, s, who, inbox))
     return *stop;
+  std::optional<adapters::consumer_sink> sink;
+  if (auto stop = consumer_sink_settings(s, who, inbox, sink))
+    return *stop;
   // Create or migrate once, before several connections race to switch the
   // file to WAL.
   storage::prepare_database_folder(s.db);
@@ -359,10 +364,10 @@ int run_in_process(const run_options& options) {
   setup.make_publisher = [s] {
     return adapters::make_redis_publish_port(s.redis, s.broker);
   };
-  setup.make_consume_port = [s, inbox](const std::string& token) {
+  setup.make_consume_port = [s, inbox, sink](const std::string& token) {
     return adapters::make_redis_consume_port(
         s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token},
-        inbox);
+        inbox, sink);
   };
   setup.make_probe = [s] { return adapters::make_pipeline_probe(s); };
   setup.clock = storage::wall_clock_now;

@@ -47,6 +47,7 @@ struct run_options {
   std::optional<double> crash_pause;
   std::optional<double> crash_after_pop;
   std::optional<double> crash_after_effect;
+  std::optional<double> crash_after_sink_commit;
   std::optional<int> crash_recovery_pause_ms;
   int metrics_port = 0;
   std::string metrics_listen;

@@ -175,6 +175,10 @@ std::vector<field> make_fields() {
       // Read and checked where it is used (cli/effects_preflight.hpp).
       optional(text<&S::consumer, &consumer_settings::effects_lua>(
           "consumer", "effects_lua")),
+      optional(
+          text<&S::consumer, &consumer_settings::sink>("consumer", "sink")),
+      optional(text<&S::consumer, &consumer_settings::effects_sql>(
+          "consumer", "effects_sql")),
 
       // The seed stops at 2^63-1: every integer key is read as int64.
       integer<&S::crash, &crash_settings::seed>("crash", "seed", 0, int64_max),
@@ -188,6 +192,8 @@ std::vector<field> make_fields() {
           "crash", "consumer_after_pop"),
       probability<&S::crash, &crash_settings::consumer_after_effect>(
           "crash", "consumer_after_effect"),
+      probability<&S::crash, &crash_settings::consumer_after_sink_commit>(
+          "crash", "consumer_after_sink_commit"),
       integer<&S::crash, &crash_settings::recovery_pause_ms>(
           "crash", "recovery_pause_ms", 0, dur),
 

@@ -49,6 +49,11 @@ struct consumer_settings {
   /// A Lua file of effects by event type (README "Effects in Redis"); ""
   /// for none.
   std::string effects_lua;
+  /// The consumer's own database (README "Effects in your database"): a
+  /// SQLite file or a PostgreSQL URI; "" for none. Needs effects_sql.
+  std::string sink;
+  /// A SQL file of effects by event type, run in `sink`; "" for none.
+  std::string effects_sql;
 };
 
 /// Crash injection (config section "crash"): probability of an injected crash
@@ -60,6 +65,7 @@ struct crash_settings {
   double relay_pause = 0;
   double consumer_after_pop = 0;
   double consumer_after_effect = 0;
+  double consumer_after_sink_commit = 0;
   /// After each processing list a recovery puts back with more to do, the
   /// coordinator freezes this long (0: never); past the consumers' lock's
   /// ttl, the fence must refuse the lists left. A test hook: a window in

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace outbox::storage {
 
@@ -33,13 +34,21 @@ const char* to_string(store_errc code);
 
 class store_error : public std::runtime_error {
 public:
-  store_error(store_errc code, const std::string& what)
-      : std::runtime_error(what), code_(code) {}
+  store_error(store_errc code, const std::string& what,
+              std::string database_said = {})
+      : std::runtime_error(what), code_(code),
+        database_said_(std::move(database_said)) {}
 
   store_errc code() const noexcept { return code_; }
+  /// The database's own words for a statement it refused ("relation \"x\"
+  /// does not exist"), without what() adds for the outbox's own tables;
+  /// "" when it gave none. For statements that are not the outbox's (a
+  /// consumer's effects, sink/).
+  const std::string& database_said() const noexcept { return database_said_; }
 
 private:
   store_errc code_;
+  std::string database_said_;
 };
 
 } // namespace outbox::storage

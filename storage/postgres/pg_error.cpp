@@ -82,7 +82,7 @@ void throw_failure(const char* context, const std::string& where, PGconn* conn,
            where + ": " + said;
     break;
   }
-  throw store_error(errc, msg);
+  throw store_error(errc, msg, said);
 }
 
 void throw_connect_failure(const std::string& where, PGconn* conn) {

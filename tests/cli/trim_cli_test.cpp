@@ -6,6 +6,7 @@
 #include "broker/keys.hpp"
 #include "storage/types.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -216,4 +217,66 @@ TEST_F(CliTrim, RefusesBadInputNamingIt) {
   EXPECT_THAT(no_redis.err, testing::HasSubstr("Redis"));
 }
 
+} // namespace outbox::test
+
+namespace outbox::test {
+namespace {
+
+/// A consumer's own database (consumer.sink): its inbox rows go with the
+/// Redis records they answer for, under the same rule, never before them.
+TEST_F(CliTrim, TrimsTheSinksInboxRowsOnceTheirRecordsAreGone) {
+  auto sink = dir_.file("shop.db");
+  ASSERT_EQ(outbox_r({"init", "--sink", sink}).exit_code, 0);
+  auto config = write_config(
+      "sink.json", nlohmann::json{{"consumer", {{"sink", sink}}}}.dump());
+  auto inbox_row = [&](const std::string& event_id, const std::string& order,
+                       storage::millis at) {
+    SQLite::Database db{sink, SQLite::OPEN_READWRITE};
+    SQLite::Statement insert{db, "INSERT INTO outbox_inbox VALUES"
+                                 " ('pipeline:', ?, ?, 1, 'OrderPaid', ?)"};
+    insert.bind(1, event_id);
+    insert.bind(2, order);
+    insert.bind(3, at);
+    insert.exec();
+  };
+  // Delivered long ago, its record trimmed in this run first: both go.
+  row("ev-1", "o-1", 1, "PUBLISHED", now_ - 10 * day);
+  record("ev-1", "o-1", 1, now_ - 10 * day);
+  inbox_row("ev-1", "o-1", now_ - 10 * day);
+  // Its row FAILED (a retry delivers it again): record and row stay.
+  row("ev-2", "o-2", 1, "FAILED", now_ - 10 * day);
+  record("ev-2", "o-2", 1, now_ - 10 * day);
+  inbox_row("ev-2", "o-2", now_ - 10 * day);
+  // Committed in the sink, never recorded in Redis (the consumer died in
+  // between) and still in a processing list: redelivered, its row must
+  // absorb it.
+  row("ev-3", "o-3", 1, "PUBLISHED", now_ - 10 * day);
+  inbox_row("ev-3", "o-3", now_ - 10 * day);
+  nlohmann::json entry{{"event_id", "ev-3"},
+                       {"aggregate_id", "o-3"},
+                       {"seq", 1},
+                       {"event_type", "OrderPaid"},
+                       {"payload", nlohmann::json::object()}};
+  conn_.command({"RPUSH", names_.processing_prefix + names_.queue + "/c-1",
+                 entry.dump()});
+  // Young: not looked at.
+  row("ev-4", "o-4", 1, "PUBLISHED", now_ - day / 24);
+  inbox_row("ev-4", "o-4", now_ - day / 24);
+
+  auto r = outbox_r(
+      {"trim", "--processed-older-than", "7d", "--json", "--config", config});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = json_of(r).at("sink");
+  EXPECT_EQ(out.at("scanned"), 3) << out.dump();
+  EXPECT_EQ(out.at("trimmed"), 1);
+  EXPECT_EQ(out.at("kept_recorded"), 1);
+  EXPECT_EQ(out.at("kept_queued"), 1);
+  SQLite::Database db{sink};
+  SQLite::Statement left{db, "SELECT group_concat(event_id, ',') FROM"
+                             " (SELECT event_id FROM outbox_inbox ORDER BY 1)"};
+  left.executeStep();
+  EXPECT_EQ(left.getColumn(0).getString(), "ev-2,ev-3,ev-4");
+}
+
+} // namespace
 } // namespace outbox::test

@@ -1,0 +1,44 @@
+#include "sink/event_values.hpp"
+
+namespace outbox::sink {
+
+namespace {
+
+/// A field of `object`: itself, JSON text when it is an object or an array
+/// (a column takes text), null when absent.
+nlohmann::json field(const nlohmann::json& object, const std::string& name) {
+  if (!object.is_object())
+    return nullptr;
+  auto found = object.find(name);
+  if (found == object.end())
+    return nullptr;
+  if (found->is_structured())
+    return found->dump();
+  return *found;
+}
+
+} // namespace
+
+nlohmann::json parameter_value(const sink_event& event,
+                               const std::string& name) {
+  if (name == "event_id")
+    return event.event_id;
+  if (name == "aggregate_id")
+    return event.aggregate_id;
+  if (name == "seq")
+    return event.seq;
+  if (name == "event_type")
+    return event.event_type;
+  if (name == "payload")
+    return event.payload.dump();
+  if (name == "headers")
+    return event.headers.dump();
+  static const std::string payload = "payload.", headers = "headers.";
+  if (name.rfind(payload, 0) == 0)
+    return field(event.payload, name.substr(payload.size()));
+  if (name.rfind(headers, 0) == 0)
+    return field(event.headers, name.substr(headers.size()));
+  return nullptr;
+}
+
+} // namespace outbox::sink

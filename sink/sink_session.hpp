@@ -1,0 +1,61 @@
+#pragma once
+
+// What a sink backend does, one primitive at a time; batch_apply.cpp
+// makes the protocol of sink.hpp from them, the same on every backend.
+
+#include "sink/sink.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace outbox::sink {
+
+/// Thrown by run_statement() when the statement failed for the event's own
+/// sake: the batch goes on without that event.
+class statement_refused : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The inbox table, the same text on both backends.
+extern const char* const inbox_schema;
+
+/// A page of applied_before, the same text on both backends but for the
+/// placeholders: consumer, before, after's applied_at and event_id, limit.
+extern const char* const page_sql;
+
+class sink_session {
+public:
+  virtual ~sink_session() = default;
+  /// Each throws sink_unavailable unless it says otherwise.
+  /// Runs `body` in one transaction: committed when it returns, rolled
+  /// back when it throws (what it threw goes on).
+  virtual void transaction(const std::function<void()>& body) = 0;
+  virtual void savepoint() = 0;
+  virtual void release_savepoint() = 0;
+  virtual void roll_back_to_savepoint() = 0;
+  /// Inserts the event's inbox row unless it is there: whether it was new.
+  virtual bool insert_row(const std::string& consumer, const sink_event& event,
+                          std::int64_t now_ms) = 0;
+  /// Runs one statement for `event`. Throws statement_refused for the
+  /// event's own fault, sink_unavailable else.
+  virtual void run_statement(const sql_statement& statement,
+                             const sink_event& event) = 0;
+  virtual std::vector<inbox_row> applied_before(const std::string& consumer,
+                                                std::int64_t before_ms,
+                                                const inbox_row* after,
+                                                std::size_t limit) = 0;
+  virtual std::size_t forget(const std::string& consumer,
+                             const std::vector<std::string>& event_ids) = 0;
+  /// Prepares `statement` without running it. Throws statement_refused
+  /// when the sink refuses it (its syntax, a table it lacks).
+  virtual void prepare(const sql_statement& statement) = 0;
+};
+
+/// The sink of sink.hpp over a backend's session.
+std::unique_ptr<sink> make_sink(std::unique_ptr<sink_session> session,
+                                std::string consumer, sql_effects effects);
+
+} // namespace outbox::sink

@@ -1,0 +1,255 @@
+// The sink on a SQLite file.
+
+#include "sink/backends.hpp"
+#include "sink/event_values.hpp"
+#include "sink/sink_session.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+
+#include <map>
+#include <memory>
+
+namespace outbox::sink {
+
+namespace {
+
+/// Whether SQLite's error passes by itself or with the operator's help (a
+/// lock, a full or unwritable disk), rather than being the event's fault.
+bool passing(int code) {
+  switch (code & 0xff) {
+  case SQLITE_BUSY:
+  case SQLITE_LOCKED:
+  case SQLITE_IOERR:
+  case SQLITE_FULL:
+  case SQLITE_CANTOPEN:
+  case SQLITE_READONLY:
+  case SQLITE_NOMEM:
+  case SQLITE_PROTOCOL:
+  case SQLITE_CORRUPT:
+  case SQLITE_NOTADB:
+    return true;
+  default:
+    return false;
+  }
+}
+
+[[noreturn]] void unavailable(const std::string& file,
+                              const SQLite::Exception& e) {
+  throw sink_unavailable("sink " + file + ": " + e.what());
+}
+
+void bind_value(SQLite::Statement& statement, int index,
+                const nlohmann::json& value) {
+  if (value.is_null())
+    statement.bind(index);
+  else if (value.is_boolean())
+    statement.bind(index, value.get<bool>() ? 1 : 0);
+  else if (value.is_number_integer() && value.is_number_unsigned() &&
+           value.get<std::uint64_t>() > INT64_MAX)
+    statement.bind(index, value.get<double>());
+  else if (value.is_number_integer())
+    statement.bind(index, value.get<std::int64_t>());
+  else if (value.is_number())
+    statement.bind(index, value.get<double>());
+  else if (value.is_string())
+    statement.bind(index, value.get_ref<const std::string&>());
+  else
+    statement.bind(index, value.dump());
+}
+
+class sqlite_session : public sink_session {
+public:
+  sqlite_session(const sink_target& target)
+      : file_(target.location), db_(open(target.location)),
+        insert_(db_, insert_sql) {
+    db_.setBusyTimeout(target.busy_timeout_ms);
+  }
+
+  void transaction(const std::function<void()>& body) override {
+    try {
+      // IMMEDIATE: the write lock at once, so a busy sink waits here
+      // (busy_timeout) rather than fail midway through the batch.
+      db_.exec("BEGIN IMMEDIATE");
+    } catch (const SQLite::Exception& e) {
+      unavailable(file_, e);
+    }
+    try {
+      body();
+      db_.exec("COMMIT");
+    } catch (const SQLite::Exception& e) {
+      roll_back();
+      unavailable(file_, e);
+    } catch (...) {
+      roll_back();
+      throw;
+    }
+  }
+
+  void savepoint() override { step("SAVEPOINT event"); }
+  void release_savepoint() override { step("RELEASE event"); }
+  void roll_back_to_savepoint() override { step("ROLLBACK TO event"); }
+
+  bool insert_row(const std::string& consumer, const sink_event& event,
+                  std::int64_t now_ms) override {
+    try {
+      insert_.tryReset();
+      insert_.bind(1, consumer);
+      insert_.bind(2, event.event_id);
+      insert_.bind(3, event.aggregate_id);
+      insert_.bind(4, event.seq);
+      insert_.bind(5, event.event_type);
+      insert_.bind(6, now_ms);
+      return insert_.exec() == 1;
+    } catch (const SQLite::Exception& e) {
+      unavailable(file_, e);
+    }
+  }
+
+  void run_statement(const sql_statement& statement,
+                     const sink_event& event) override {
+    try {
+      auto& prepared = prepared_for(statement);
+      // Not reset(): it throws the last run's error again, and a refused
+      // statement's next event would be refused for it.
+      prepared.tryReset();
+      prepared.clearBindings();
+      for (std::size_t i = 0; i < statement.parameters.size(); ++i)
+        bind_value(prepared, static_cast<int>(i + 1),
+                   parameter_value(event, statement.parameters[i]));
+      while (prepared.executeStep()) {
+      }
+    } catch (const SQLite::Exception& e) {
+      if (passing(e.getErrorCode()))
+        unavailable(file_, e);
+      throw statement_refused(e.what());
+    }
+  }
+
+  std::vector<inbox_row> applied_before(const std::string& consumer,
+                                        std::int64_t before_ms,
+                                        const inbox_row* after,
+                                        std::size_t limit) override {
+    try {
+      // $N placeholders are SQLite's too (numbered parameters).
+      SQLite::Statement query{db_, page_sql};
+      query.bind(1, consumer);
+      query.bind(2, before_ms);
+      query.bind(3, after ? after->applied_at : std::int64_t{-1});
+      query.bind(4, after ? after->event_id : std::string{});
+      query.bind(5, static_cast<std::int64_t>(limit));
+      std::vector<inbox_row> rows;
+      while (query.executeStep())
+        rows.push_back(
+            {query.getColumn(0).getString(), query.getColumn(1).getString(),
+             query.getColumn(2).getInt64(), query.getColumn(3).getInt64()});
+      return rows;
+    } catch (const SQLite::Exception& e) {
+      unavailable(file_, e);
+    }
+  }
+
+  std::size_t forget(const std::string& consumer,
+                     const std::vector<std::string>& event_ids) override {
+    std::size_t deleted = 0;
+    transaction([&] {
+      SQLite::Statement remove{
+          db_, "DELETE FROM outbox_inbox WHERE consumer = ? AND event_id = ?"};
+      for (const auto& id : event_ids) {
+        remove.reset();
+        remove.bind(1, consumer);
+        remove.bind(2, id);
+        deleted += static_cast<std::size_t>(remove.exec());
+      }
+    });
+    return deleted;
+  }
+
+  void prepare(const sql_statement& statement) override {
+    try {
+      prepared_for(statement);
+    } catch (const SQLite::Exception& e) {
+      if (passing(e.getErrorCode()))
+        unavailable(file_, e);
+      throw statement_refused(e.what());
+    }
+  }
+
+private:
+  static constexpr const char* insert_sql =
+      "INSERT INTO outbox_inbox (consumer, event_id, aggregate_id, seq,"
+      " event_type, applied_at) VALUES (?, ?, ?, ?, ?, ?)"
+      " ON CONFLICT DO NOTHING";
+
+  static SQLite::Database open(const std::string& file) {
+    try {
+      SQLite::Database db{file, SQLite::OPEN_READWRITE};
+      SQLite::Statement table{db,
+                              "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+                              " AND name = 'outbox_inbox'"};
+      if (!table.executeStep())
+        throw sink_error("sink " + file +
+                         " has no outbox_inbox table: create it with "
+                         "`outbox init --sink " +
+                         file + "`");
+      return db;
+    } catch (const SQLite::Exception& e) {
+      if (e.getErrorCode() == SQLITE_CANTOPEN)
+        throw sink_error("sink " + file + " cannot be opened (" + e.what() +
+                         "): create it with `outbox init --sink " + file + "`");
+      unavailable(file, e);
+    }
+  }
+
+  void roll_back() noexcept {
+    try {
+      db_.exec("ROLLBACK");
+    } catch (...) {
+      // No transaction left to end (SQLite ended it on the error).
+    }
+  }
+
+  void step(const char* sql) {
+    try {
+      db_.exec(sql);
+    } catch (const SQLite::Exception& e) {
+      unavailable(file_, e);
+    }
+  }
+
+  SQLite::Statement& prepared_for(const sql_statement& statement) {
+    auto& slot = prepared_[statement.sqlite];
+    if (!slot)
+      slot = std::make_unique<SQLite::Statement>(db_, statement.sqlite);
+    return *slot;
+  }
+
+  std::string file_;
+  SQLite::Database db_;
+  SQLite::Statement insert_;
+  /// By their text.
+  std::map<std::string, std::unique_ptr<SQLite::Statement>> prepared_;
+};
+
+} // namespace
+
+std::unique_ptr<sink_session> open_sqlite_session(const sink_target& target) {
+  return std::make_unique<sqlite_session>(target);
+}
+
+void create_sqlite_sink(const sink_target& target) {
+  try {
+    SQLite::Database db{target.location,
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE};
+    db.setBusyTimeout(target.busy_timeout_ms);
+    // WAL: the consumer's commits do not block readers of the user's tables.
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(inbox_schema);
+  } catch (const SQLite::Exception& e) {
+    if (passing(e.getErrorCode()))
+      unavailable(target.location, e);
+    throw sink_error("sink " + target.location + ": " + e.what());
+  }
+}
+
+} // namespace outbox::sink
