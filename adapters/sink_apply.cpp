@@ -1,10 +1,13 @@
 #include "adapters/sink_apply.hpp"
 
 #include "actors/ports.hpp"
+#include "broker/broker_error.hpp"
 #include "broker/entry.hpp"
+#include "broker/entry_head.hpp"
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <variant>
 
 namespace outbox::adapters {
@@ -17,24 +20,43 @@ std::int64_t now_ms() {
       .count();
 }
 
-/// The entry as an effect reads it; nothing for a malformed entry (the
-/// inbox dead-letters it) or one of a type the sink has no effect for.
-std::optional<sink::sink_event>
-sink_event_of(const std::string& text, const sink::sql_effects& effects) {
+/// What the sink makes of one new entry.
+struct sink_part {
+  /// The event to apply, when it is one of the sink's types and decodes.
+  std::optional<sink::sink_event> event;
+  /// Why it cannot be applied although the inbox script would read it
+  /// (decode() is stricter: committed_at, UTF-8 inside the payload): set
+  /// aside rather than recorded without its effect. Its event_id first.
+  std::optional<std::pair<std::string, std::string>> refusal;
+};
+
+sink_part part_of(const std::string& text, const sink::sql_effects& effects) {
   auto decoded = broker::decode(text);
-  const auto* entry = std::get_if<broker::event_entry>(&decoded);
-  if (entry == nullptr || effects.find(entry->event_type) == nullptr)
-    return std::nullopt;
+  if (const auto* bad = std::get_if<broker::malformed_entry>(&decoded)) {
+    auto head = broker::read_entry_head(text);
+    if (head.event_id && head.event_type && effects.find(*head.event_type))
+      return {std::nullopt,
+              std::make_pair(*head.event_id,
+                             "entry refused by the consumer: " + bad->reason)};
+    return {};
+  }
+  const auto& entry = std::get<broker::event_entry>(decoded);
+  if (effects.find(entry.event_type) == nullptr)
+    return {};
   sink::sink_event event;
-  event.event_id = entry->event_id;
-  event.aggregate_id = entry->aggregate_id;
-  event.seq = entry->seq;
-  event.event_type = entry->event_type;
-  event.payload = nlohmann::json::parse(entry->payload);
-  if (!entry->headers.empty())
-    event.headers = nlohmann::json::parse(entry->headers);
-  return event;
+  event.event_id = entry.event_id;
+  event.aggregate_id = entry.aggregate_id;
+  event.seq = entry.seq;
+  event.event_type = entry.event_type;
+  event.payload = nlohmann::json::parse(entry.payload);
+  if (!entry.headers.empty())
+    event.headers = nlohmann::json::parse(entry.headers);
+  return {std::move(event), std::nullopt};
 }
+
+/// The inbox script's answer when an entry of a sink type reaches it that
+/// the sink did not handle (docs/inbox-script.md).
+constexpr const char* sink_again = "OUTBOX_SINK_AGAIN";
 
 } // namespace
 
@@ -62,16 +84,27 @@ sink_applier::apply_batch(broker::inbox& inbox,
                           const std::vector<std::string>& entries) {
   auto fresh = inbox.classify(entries);
   std::vector<sink::sink_event> events;
-  for (std::size_t i = 0; i < entries.size(); ++i)
-    if (fresh[i])
-      if (auto event = sink_event_of(entries[i], settings_.effects))
-        events.push_back(std::move(*event));
-  std::map<std::string, std::string> refused;
+  broker::sink_outcomes outcomes;
+  std::set<std::string> taken;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!fresh[i])
+      continue;
+    auto part = part_of(entries[i], settings_.effects);
+    if (part.refusal)
+      outcomes.refused.insert(*part.refusal);
+    // A repeat within the batch goes to the sink once: its copies share
+    // the first one's fate.
+    if (part.event && taken.insert(part.event->event_id).second)
+      events.push_back(std::move(*part.event));
+  }
   if (!events.empty()) {
     std::vector<sink::sink_verdict> verdicts;
     try {
       verdicts = opened().apply(events, now_ms());
     } catch (const sink::sink_unavailable& e) {
+      // A fresh connection next time: a SQLite handle whose transaction
+      // could not be ended, a file moved away, is not used again.
+      sink_.reset();
       throw actors::effects_unavailable(e.what());
     } catch (const sink::sink_error& e) {
       sink_.reset();
@@ -79,11 +112,25 @@ sink_applier::apply_batch(broker::inbox& inbox,
     }
     if (on_commit_)
       on_commit_();
-    for (std::size_t i = 0; i < events.size(); ++i)
+    for (std::size_t i = 0; i < events.size(); ++i) {
       if (verdicts[i].result == sink::sink_verdict::outcome::refused)
-        refused.emplace(events[i].event_id, verdicts[i].reason);
+        outcomes.refused.emplace(events[i].event_id, verdicts[i].reason);
+      else
+        outcomes.done.push_back(events[i].event_id);
+    }
   }
-  return inbox.apply_batch(entries, refused);
+  try {
+    return inbox.apply_batch(entries, outcomes);
+  } catch (const broker::broker_error& e) {
+    // Classified new, then changed under the sink's transaction (a dead
+    // letter replayed meanwhile): the batch is taken again from the top.
+    if (std::string{e.what()}.find(sink_again) != std::string::npos)
+      throw actors::effects_unavailable(
+          std::string{"the inbox changed under the batch, applying it "
+                      "again: "} +
+          e.what());
+    throw;
+  }
 }
 
 } // namespace outbox::adapters

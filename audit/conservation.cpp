@@ -81,6 +81,7 @@ verdict evaluate_tables(SQLite::Database& db, std::int64_t processed,
     v.failed_rows = counts.getColumn(2).getInt64();
     v.unpublished = v.outbox_rows - v.published - v.failed_rows;
   }
+  v.by_type = figures_by_type(db);
   v.checks.push_back(published_processed(db, inbox, queues, v.published));
   v.checks.push_back(dead_letters(db, queues));
   v.checks.push_back(events_once(db));
@@ -258,7 +259,11 @@ std::string verdict::to_json() const {
                      {"in_processing", in_processing},
                      {"dead_lettered", dead_lettered},
                      {"order_violations", order_violations},
+                     {"by_type", nlohmann::json::object()},
                      {"checks", nlohmann::json::array()}};
+  for (const auto& [type, figures] : by_type)
+    out["by_type"][type] = {{"published", figures.published},
+                            {"processed", figures.processed}};
   for (const auto& c : checks)
     out["checks"].push_back({{"name", c.name},
                              {"result", to_string(c.result)},
@@ -275,8 +280,15 @@ std::string verdict::to_text() const {
       << ", unpublished " << unpublished << ", failed " << failed_rows
       << "), processed " << processed << ", queued " << queued
       << ", in processing " << in_processing << ", dead-lettered "
-      << dead_lettered << '\n'
-      << (ok() ? "OK" : "VIOLATED") << '\n';
+      << dead_lettered << '\n';
+  if (!by_type.empty()) {
+    out << "by event type (processed of published):";
+    for (const auto& [type, figures] : by_type)
+      out << ' ' << text::escaped(type) << ' ' << figures.processed << '/'
+          << figures.published;
+    out << '\n';
+  }
+  out << (ok() ? "OK" : "VIOLATED") << '\n';
   return out.str();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "audit/type_figures.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/inbox_reader.hpp"
 #include "storage/ledger.hpp"
@@ -31,6 +32,9 @@ struct verdict {
   std::int64_t in_processing = 0;
   std::int64_t dead_lettered = 0;
   std::int64_t order_violations = 0;
+  /// Per event type: published, and processed of those (a published
+  /// event whose record `outbox trim` deleted counts as published only).
+  std::map<std::string, type_figures> by_type;
 
   /// True when no check failed (skipped checks do not fail).
   bool ok() const;

@@ -15,22 +15,59 @@ namespace outbox::audit {
 
 namespace {
 
-/// The rows of `page` whose event has no record in `processed`.
-std::vector<sink::inbox_row>
-unrecorded(broker::connection& redis, const broker::keys& names,
-           const std::vector<sink::inbox_row>& page, sink_trim_totals& totals) {
-  std::vector<std::string> ids;
-  for (const auto& row : page)
-    ids.push_back(row.event_id);
-  auto recorded = broker::hash_has_fields(redis, names.processed, ids);
-  std::vector<sink::inbox_row> gone;
+std::vector<std::string>
+field_list(const std::vector<sink::inbox_row>& rows,
+           std::string (*field)(const sink::inbox_row&)) {
+  std::vector<std::string> fields;
+  fields.reserve(rows.size());
+  for (const auto& row : rows)
+    fields.push_back(field(row));
+  return fields;
+}
+
+/// The rows of `page` Redis would absorb a redelivery of without its
+/// record: no record in `processed` (Redis's own trim took it, or never
+/// wrote it), and the aggregate's applied seq covers the row's seq with no
+/// mark in `gaps` (a seq a jump skipped, a dead letter, an overflow). A
+/// Redis that lost its state covers nothing: the rows stay.
+std::vector<sink::inbox_row> covered(broker::connection& redis,
+                                     const broker::keys& names,
+                                     const std::vector<sink::inbox_row>& page,
+                                     sink_trim_totals& totals) {
+  auto recorded = broker::hash_values(
+      redis, names.processed,
+      field_list(page, [](const sink::inbox_row& r) { return r.event_id; }));
+  auto applied =
+      broker::hash_values(redis, names.aggregate_seq,
+                          field_list(page, [](const sink::inbox_row& r) {
+                            return r.aggregate_id;
+                          }));
+  auto marks = broker::hash_values(
+      redis, names.seq_gaps(), field_list(page, [](const sink::inbox_row& r) {
+        return r.aggregate_id + ":" + std::to_string(r.seq);
+      }));
+  auto overflows = broker::hash_values(
+      redis, names.seq_gaps(), field_list(page, [](const sink::inbox_row& r) {
+        return r.aggregate_id + ":overflow";
+      }));
+  std::vector<sink::inbox_row> rows;
   for (std::size_t i = 0; i < page.size(); ++i) {
-    if (recorded[i])
+    if (recorded[i]) {
       ++totals.kept_recorded;
+      continue;
+    }
+    std::int64_t last = 0;
+    try {
+      last = applied[i] ? std::stoll(*applied[i]) : 0;
+    } catch (const std::exception&) {
+      last = 0;
+    }
+    if (last < page[i].seq || marks[i] || overflows[i])
+      ++totals.kept_uncovered;
     else
-      gone.push_back(page[i]);
+      rows.push_back(page[i]);
   }
-  return gone;
+  return rows;
 }
 
 /// Of `rows`, the event_ids delivered for good.
@@ -74,7 +111,7 @@ void trim_sink_rows(storage::database& db, broker::connection& redis,
     after = page.back();
     totals.scanned += static_cast<std::int64_t>(page.size());
     auto candidates =
-        delivered(db, unrecorded(redis, names, page, totals), cutoff, totals);
+        delivered(db, covered(redis, names, page, totals), cutoff, totals);
     // The lists are read after the outbox said delivered: a copy a relay
     // pushed before its ack was read is in them by then.
     auto queued = broker::queued_among(redis, names, candidates);

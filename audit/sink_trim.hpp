@@ -1,9 +1,10 @@
 #pragma once
 
 // `outbox trim` in a consumer's own database (consumer.sink): its inbox
-// rows go under the rule Redis's dedup records go by (trim_rule.hpp), and
-// only once Redis's record of the event is gone, so a row never goes
-// before the record that would answer for it.
+// rows go under the rule Redis's dedup records go by (trim_rule.hpp), only
+// once Redis's record of the event is gone and Redis's seq rule absorbs a
+// redelivery without it (inbox_script.cpp), so a row never goes before
+// what would answer for it.
 
 #include "broker/keys.hpp"
 
@@ -32,6 +33,10 @@ struct sink_trim_totals {
   std::int64_t trimmed = 0;
   /// Redis still has the event's record (its own trim keeps it).
   std::int64_t kept_recorded = 0;
+  /// Redis's seq rule would not absorb a redelivery: its aggregate's
+  /// applied seq is below it, or a gap mark names it (a dead letter, a
+  /// jump, an overflow), or Redis lost its state.
+  std::int64_t kept_uncovered = 0;
   /// Its event still waits in a queue or processing list.
   std::int64_t kept_queued = 0;
   /// Its outbox row is not PUBLISHED, or was published after the cutoff.
@@ -44,8 +49,9 @@ struct sink_trim_totals {
 
 /// Deletes the inbox rows of `sink` applied before `cutoff` (ms) whose
 /// event was delivered for good (its outbox row purged or PUBLISHED before
-/// the cutoff), has no record in Redis's `processed` and waits in no queue
-/// or processing list, `batch` rows a page. Counts in `totals` as it goes;
+/// the cutoff), has no record in Redis's `processed` but is covered by its
+/// aggregate's applied seq without a gap mark, and waits in no queue or
+/// processing list, `batch` rows a page. Counts in `totals` as it goes;
 /// throws what the stores throw.
 void trim_sink_rows(storage::database& db, broker::connection& redis,
                     const broker::keys& names, sink::sink& sink,

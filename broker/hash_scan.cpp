@@ -23,8 +23,9 @@ std::string scan_hash_page(connection& conn, const std::string& key,
   return reply_text(*reply->element[0]);
 }
 
-std::vector<bool> hash_has_fields(connection& conn, const std::string& key,
-                                  const std::vector<std::string>& fields) {
+std::vector<std::optional<std::string>>
+hash_values(connection& conn, const std::string& key,
+            const std::vector<std::string>& fields) {
   if (fields.empty())
     return {};
   std::vector<std::string> command{"HMGET", key};
@@ -32,10 +33,13 @@ std::vector<bool> hash_has_fields(connection& conn, const std::string& key,
   auto reply = conn.command(command);
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements != fields.size())
     throw std::runtime_error("unexpected HMGET reply for " + key);
-  std::vector<bool> present;
+  std::vector<std::optional<std::string>> values;
   for (std::size_t i = 0; i < fields.size(); ++i)
-    present.push_back(reply->element[i]->type != REDIS_REPLY_NIL);
-  return present;
+    if (reply->element[i]->type == REDIS_REPLY_NIL)
+      values.emplace_back();
+    else
+      values.emplace_back(reply_text(*reply->element[i]));
+  return values;
 }
 
 } // namespace outbox::broker

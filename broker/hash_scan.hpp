@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,9 +27,11 @@ std::string scan_hash_page(connection& conn, const std::string& key,
                            const std::string& cursor, std::size_t page_hint,
                            hash_page& page);
 
-/// For each of `fields`, whether the hash `key` has it (one HMGET).
-std::vector<bool> hash_has_fields(connection& conn, const std::string& key,
-                                  const std::vector<std::string>& fields);
+/// For each of `fields`, its value in the hash `key`, nothing when absent
+/// (one HMGET).
+std::vector<std::optional<std::string>>
+hash_values(connection& conn, const std::string& key,
+            const std::vector<std::string>& fields);
 
 template <class OnPage>
 void scan_hash(connection& conn, const std::string& key, std::size_t page_hint,

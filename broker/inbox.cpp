@@ -87,19 +87,24 @@ void inbox::in_calls(const std::vector<std::string>& entries, Call call) {
 
 std::vector<applied_entry>
 inbox::apply_batch(const std::vector<std::string>& entries,
-                   const std::map<std::string, std::string>& refused) {
+                   const sink_outcomes& sink) {
   std::vector<applied_entry> results;
   results.reserve(entries.size());
   // The refusals' text comes from the sink's messages: bytes that are not
   // UTF-8 become U+FFFD rather than fail the call.
-  std::string with_refusals;
+  std::string with_sink;
+  nlohmann::json fields = nlohmann::json::object();
+  if (!sink.done.empty())
+    fields["sink_done"] = sink.done;
+  if (!sink.refused.empty())
+    fields["refused"] = sink.refused;
   const std::string& argument =
-      refused.empty() ? first_argument_
-                      : (with_refusals = with_call_options(
-                             first_argument_,
-                             nlohmann::json{{"refused", refused}}.dump(
-                                 -1, ' ', false,
-                                 nlohmann::json::error_handler_t::replace)));
+      fields.empty()
+          ? first_argument_
+          : (with_sink = with_call_options(
+                 first_argument_,
+                 fields.dump(-1, ' ', false,
+                             nlohmann::json::error_handler_t::replace)));
   in_calls(entries, [&](auto first, auto last) {
     apply_call(first, last, argument, results);
   });

@@ -15,6 +15,16 @@ namespace outbox::broker {
 
 class connection;
 
+/// What a consumer's own database (consumer.sink) did with the entries of
+/// its event types in a batch, before the inbox records it.
+struct sink_outcomes {
+  /// Applied there, or found there already (their inbox rows): recorded.
+  std::vector<std::string> done;
+  /// Refused there (or by the consumer before), with why: set aside on the
+  /// dead-letter list as an effect that failed.
+  std::map<std::string, std::string> refused;
+};
+
 /// What applying one entry did.
 struct applied_entry {
   enum class outcome {
@@ -66,18 +76,17 @@ public:
   /// broker_error a prefix of the batch may have been applied (scripts are
   /// not rolled back): redelivered, it is absorbed as duplicates.
   ///
-  /// `refused`: event_ids whose effect the consumer's own database refused
-  /// (consumer.sink), with why: each is set aside on the dead-letter list
-  /// as an effect that failed.
+  /// `sink`: what the consumer's own database (consumer.sink) did with
+  /// the batch's entries of its types (sink_outcomes).
   std::vector<applied_entry>
   apply_batch(const std::vector<std::string>& entries,
-              const std::map<std::string, std::string>& refused = {});
+              const sink_outcomes& sink = {});
 
   /// For each entry, whether apply_batch would find it new (not a
   /// duplicate by its record or its aggregate's seq), without writing
   /// anything; a malformed entry counts as new (apply_batch dead-letters
   /// it). Fenced as apply_batch. What a consumer asks before it applies
-  /// entries in its own database (adapters/sink_consume_port.cpp).
+  /// entries in its own database (adapters/sink_apply.cpp).
   std::vector<bool> classify(const std::vector<std::string>& entries);
 
   /// The script's source, for the benchmark's ceiling measurement.

@@ -76,9 +76,10 @@ end
 local holder, unknown_types, known_types = ARGV[1], 'record', {}
 local effects, effects_name, effects_source, store = {}, '', nil, nil
 -- The consumer's own database (consumer.sink): the types whose effect it
--- applied there, the event_ids whose effect it refused (why), and whether
--- this call only classifies (below).
-local sink_types, sink_refused, classify = {}, {}, false
+-- applies there, the event_ids it applied (or found applied) in this
+-- batch, those whose effect it refused (why), and whether this call only
+-- classifies (below).
+local sink_types, sink_done, sink_refused, classify = {}, {}, {}, false
 if string.sub(ARGV[1], 1, 1) == '{' then
   local decoded, options = pcall(cjson.decode, ARGV[1])
   local bad = 'OUTBOX_OPTIONS ARGV[1] must be a JSON object: holder (a'
@@ -128,6 +129,14 @@ if string.sub(ARGV[1], 1, 1) == '{' then
       end
     end
     sink_refused = options.refused
+  end
+  local done = options.sink_done or {}
+  if type(done) ~= 'table' or (next(done) ~= nil and done[1] == nil) then
+    return redis.error_reply('OUTBOX_OPTIONS sink_done must be an array of'
+      .. ' event_ids')
+  end
+  for _, id in ipairs(done) do
+    sink_done[id] = true
   end
   classify = options.classify == true
   if options.effects ~= nil then
@@ -497,6 +506,14 @@ local function apply(text)
       and redis.call('HEXISTS', processed, e.event_id) == 0 then
     return set_aside(text, e, last,
                      'effect failed: ' .. sink_refused[e.event_id])
+  end
+  -- New here, yet its database did not apply it: the inbox changed since
+  -- the consumer classified the batch (a dead letter replayed meanwhile).
+  -- Recording it would drop its effect: the batch is taken again.
+  if in_sink and not sink_done[e.event_id]
+      and redis.call('HEXISTS', processed, e.event_id) == 0 then
+    return redis.error_reply('OUTBOX_SINK_AGAIN ' .. e.event_id .. ' is new'
+      .. ' to the inbox but its database did not apply it')
   end
 
   if redis.call('HSETNX', processed, e.event_id, result) == 0 then

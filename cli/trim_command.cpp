@@ -95,6 +95,7 @@ int trim(const retention_options& options) {
       out["sink"] = {{"trimmed", sink_totals.trimmed},
                      {"scanned", sink_totals.scanned},
                      {"kept_recorded", sink_totals.kept_recorded},
+                     {"kept_uncovered", sink_totals.kept_uncovered},
                      {"kept_queued", sink_totals.kept_queued},
                      {"kept_unpublished", sink_totals.kept_unpublished},
                      {"kept_other", sink_totals.kept_other},
@@ -111,6 +112,8 @@ int trim(const retention_options& options) {
       std::cout << "trimmed " << sink_totals.trimmed << " of "
                 << sink_totals.scanned << " older sink inbox rows; kept "
                 << sink_totals.kept_recorded << " still recorded in Redis, "
+                << sink_totals.kept_uncovered
+                << " Redis's applied seqs do not cover, "
                 << sink_totals.kept_queued << " still queued, "
                 << sink_totals.kept_unpublished
                 << " whose row is not PUBLISHED before the cutoff, "

@@ -36,11 +36,30 @@ public:
                                   std::int64_t now_ms) override {
     std::vector<sink_verdict> verdicts;
     verdicts.reserve(events.size());
-    session_->transaction([&] {
-      verdicts.clear();
-      for (const auto& event : events)
-        verdicts.push_back(apply_one(event, now_ms));
-    });
+    try {
+      session_->transaction([&] {
+        verdicts.clear();
+        for (const auto& event : events)
+          verdicts.push_back(apply_one(event, now_ms));
+      });
+      return verdicts;
+    } catch (const statement_refused&) {
+      // Refused past every savepoint: at COMMIT (a deferred constraint) or
+      // by a statement that ended the whole transaction. One transaction
+      // per event finds which event it is; the others apply.
+    }
+    verdicts.clear();
+    for (const auto& event : events) {
+      try {
+        sink_verdict verdict;
+        session_->transaction([&] { verdict = apply_one(event, now_ms); });
+        verdicts.push_back(verdict);
+      } catch (const statement_refused& e) {
+        verdicts.push_back(
+            {sink_verdict::outcome::refused,
+             effects_.name + ": " + event.event_type + ": " + e.what()});
+      }
+    }
     return verdicts;
   }
 

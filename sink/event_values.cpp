@@ -4,17 +4,29 @@ namespace outbox::sink {
 
 namespace {
 
-/// A field of `object`: itself, JSON text when it is an object or an array
-/// (a column takes text), null when absent.
-nlohmann::json field(const nlohmann::json& object, const std::string& name) {
-  if (!object.is_object())
-    return nullptr;
-  auto found = object.find(name);
-  if (found == object.end())
-    return nullptr;
-  if (found->is_structured())
-    return found->dump();
-  return *found;
+/// The field at `path` (names separated by dots: customer.id) of `object`:
+/// itself, JSON text when it is an object or an array (a column takes
+/// text), null when absent.
+nlohmann::json field(const nlohmann::json& object, const std::string& path) {
+  const nlohmann::json* at = &object;
+  std::size_t from = 0;
+  while (true) {
+    auto dot = path.find('.', from);
+    auto name = path.substr(from, dot == std::string::npos ? std::string::npos
+                                                           : dot - from);
+    if (!at->is_object())
+      return nullptr;
+    auto found = at->find(name);
+    if (found == at->end())
+      return nullptr;
+    at = &*found;
+    if (dot == std::string::npos)
+      break;
+    from = dot + 1;
+  }
+  if (at->is_structured())
+    return at->dump();
+  return *at;
 }
 
 } // namespace

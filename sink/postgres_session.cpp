@@ -69,7 +69,16 @@ public:
   }
 
   void transaction(const std::function<void()>& body) override {
-    guarded([&] { session_->transaction("sink batch", body); });
+    try {
+      // Constraints checked as each statement ends, inside its event's
+      // savepoint, never deferred to the COMMIT of the whole batch.
+      session_->transaction("sink batch", body,
+                            "BEGIN; SET CONSTRAINTS ALL IMMEDIATE");
+    } catch (const store_error& e) {
+      // The body's own failures arrive converted; a store_error is from
+      // BEGIN or COMMIT.
+      refuse(e);
+    }
   }
 
   void savepoint() override { exec("SAVEPOINT event"); }
@@ -149,7 +158,11 @@ public:
                      "PREPARE outbox_sink_check AS " + statement.postgres);
       session_->exec("effect", "DEALLOCATE outbox_sink_check");
     } catch (const store_error& e) {
-      refuse(e);
+      // At start a missing table is the file's to name, not an outage.
+      if (passing(e))
+        throw sink_unavailable(std::string{"sink: "} + e.what());
+      throw statement_refused(e.database_said().empty() ? e.what()
+                                                        : e.database_said());
     }
   }
 
@@ -157,7 +170,10 @@ private:
   /// An effect's statement failed: the sink's trouble, or the event's
   /// (in PostgreSQL's own words).
   [[noreturn]] static void refuse(const store_error& e) {
-    if (passing(e))
+    // A table or column missing at run time went since the start checked
+    // it: the operator's to put back, retried until then, never a reason
+    // to set every event of the type aside.
+    if (passing(e) || e.code() == store_errc::schema)
       throw sink_unavailable(std::string{"sink: "} + e.what());
     throw statement_refused(e.database_said().empty() ? e.what()
                                                       : e.database_said());
@@ -189,15 +205,21 @@ std::unique_ptr<sink_session> open_postgres_session(const sink_target& target) {
   return std::make_unique<postgres_session>(target);
 }
 
-void create_postgres_sink(const sink_target& target) {
+void execute_postgres(const sink_target& target, const std::string& sql) {
   auto session = connect(target);
   try {
-    session->exec("outbox init --sink", inbox_schema);
+    session->exec("sink", sql);
   } catch (const store_error& e) {
     if (e.code() == store_errc::busy)
       throw sink_unavailable(std::string{"sink: "} + e.what());
-    throw sink_error(std::string{"sink: "} + e.what());
+    throw sink_error(std::string{"sink: "} + (e.database_said().empty()
+                                                  ? e.what()
+                                                  : e.database_said()));
   }
+}
+
+void create_postgres_sink(const sink_target& target) {
+  execute_postgres(target, inbox_schema);
 }
 
 } // namespace outbox::sink

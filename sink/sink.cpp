@@ -32,4 +32,11 @@ void create_sink_schema(const sink_target& target) {
     create_sqlite_sink(target);
 }
 
+void execute(const sink_target& target, const std::string& sql) {
+  if (target.postgres())
+    execute_postgres(target, sql);
+  else
+    execute_sqlite(target, sql);
+}
+
 } // namespace outbox::sink

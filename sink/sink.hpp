@@ -115,4 +115,9 @@ std::unique_ptr<sink> open_sink(const sink_target& target,
 /// sink_unavailable.
 void create_sink_schema(const sink_target& target);
 
+/// Runs SQL text (statements, no parameters) in `target`: the user's own
+/// tables, as the benchmark makes them. Throws sink_error or
+/// sink_unavailable.
+void execute(const sink_target& target, const std::string& sql);
+
 } // namespace outbox::sink

@@ -31,10 +31,14 @@ public:
   virtual ~sink_session() = default;
   /// Each throws sink_unavailable unless it says otherwise.
   /// Runs `body` in one transaction: committed when it returns, rolled
-  /// back when it throws (what it threw goes on).
+  /// back when it throws (what it threw goes on). Throws statement_refused
+  /// when the COMMIT is refused for the data's sake (a deferred
+  /// constraint).
   virtual void transaction(const std::function<void()>& body) = 0;
   virtual void savepoint() = 0;
   virtual void release_savepoint() = 0;
+  /// Throws statement_refused when the transaction is gone (a statement
+  /// that ended it): the caller's transaction fails with it.
   virtual void roll_back_to_savepoint() = 0;
   /// Inserts the event's inbox row unless it is there: whether it was new.
   virtual bool insert_row(const std::string& consumer, const sink_event& event,

@@ -12,19 +12,6 @@ namespace outbox::sink {
 
 namespace {
 
-/// A header line: `-- effect: <type>`; the type, or "" when `line` is not
-/// one.
-std::string section_type(const std::string& line) {
-  static const std::string mark = "-- effect:";
-  if (line.rfind(mark, 0) != 0)
-    return {};
-  auto first = line.find_first_not_of(" \t", mark.size());
-  auto last = line.find_last_not_of(" \t\r");
-  if (first == std::string::npos || last < first)
-    return {};
-  return line.substr(first, last - first + 1);
-}
-
 bool name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
@@ -41,29 +28,46 @@ bool known_parameter(const std::string& name) {
   return false;
 }
 
-/// Splits one section's text into statements and numbers their
-/// parameters. `first_line` is the file's line the text starts on.
-class statement_scanner {
-public:
-  statement_scanner(const std::string& text, int first_line,
-                    const std::string& file)
-      : text_(text), line_(first_line), file_(file) {}
+std::string lowered(std::string text) {
+  for (auto& c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
 
-  std::vector<sql_statement> scan() {
+/// Reads the whole file in one pass, as the database would lex it: a
+/// section header is a line `-- effect: <type>` outside any quote or
+/// comment; statements end at `;` outside them; parameters are numbered
+/// per statement.
+class effects_scanner {
+public:
+  effects_scanner(const std::string& text, const std::string& file)
+      : text_(text), file_(file) {}
+
+  sql_effects scan() {
+    effects_.name = file_;
     while (at_ < text_.size()) {
+      if (line_start_ && header())
+        continue;
+      line_start_ = false;
       char c = text_[at_];
       if (c == '\n') {
-        ++line_;
         take(1);
+        ++line_;
+        line_start_ = true;
       } else if (c == '\'' || c == '"') {
-        quoted(c);
+        quoted(c, false);
+      } else if ((c == 'E' || c == 'e') && next_is('\'') && !after_name()) {
+        mark_start();
+        take(1);
+        quoted('\'', true);
       } else if (c == '-' && next_is('-')) {
         line_comment();
       } else if (c == '/' && next_is('*')) {
         block_comment();
-      } else if (c == '$' && dollar_quote()) {
+      } else if (c == '$' && !after_name() && dollar_quote()) {
         // Consumed by dollar_quote().
       } else if (c == ':' && next_is(':')) {
+        mark_start();
         take(2);
       } else if (c == ':' && at_ + 1 < text_.size() &&
                  (std::isalpha(static_cast<unsigned char>(text_[at_ + 1])) !=
@@ -80,7 +84,10 @@ public:
       }
     }
     finish();
-    return std::move(statements_);
+    end_section();
+    if (!seen_section_)
+      throw sql_effects_error(file_ + ": no `-- effect: <event type>` section");
+    return std::move(effects_);
   }
 
 private:
@@ -88,26 +95,99 @@ private:
     return at_ + 1 < text_.size() && text_[at_ + 1] == c;
   }
 
+  /// Whether the character before the cursor continues a name (a$b is
+  /// one identifier, E'...' after a name is not an escape string).
+  bool after_name() const { return at_ > 0 && name_char(text_[at_ - 1]); }
+
   [[noreturn]] void fail(int line, const std::string& why) const {
     throw sql_effects_error(file_ + ":" + std::to_string(line) + ": " + why);
   }
 
-  void mark_start() {
-    if (!started_) {
-      started_ = true;
-      current_.line = line_;
+  /// At a line's start: a section header starts a new section (true, the
+  /// line consumed). A line that looks like one and is not is refused,
+  /// since its statements would join the previous type's effect.
+  bool header() {
+    auto end = text_.find('\n', at_);
+    auto line = text_.substr(
+        at_, (end == std::string::npos ? text_.size() : end) - at_);
+    if (line.rfind("--", 0) != 0)
+      return false;
+    // A header, or a near miss (`-- Effect: X`, `--effect: X`): "effect"
+    // then a colon. Other comments may start with "effects ...".
+    auto rest = line.substr(2);
+    auto first = rest.find_first_not_of(" \t");
+    auto words = lowered(first == std::string::npos ? "" : rest.substr(first));
+    auto colon = words.find_first_not_of(" \t", 6);
+    if (words.rfind("effect", 0) != 0 || colon == std::string::npos ||
+        words[colon] != ':')
+      return false;
+    static const std::string mark = "-- effect:";
+    std::string type;
+    if (line.rfind(mark, 0) == 0) {
+      auto from = line.find_first_not_of(" \t", mark.size());
+      auto to = line.find_last_not_of(" \t\r");
+      if (from != std::string::npos && to >= from)
+        type = line.substr(from, to - from + 1);
     }
+    if (type.empty() || type.find_first_of(" \t") != std::string::npos)
+      fail(line_, "`" + line +
+                      "` is not a section header: write `-- effect: "
+                      "<event type>` (a comment may not start with "
+                      "\"effect\")");
+    finish();
+    end_section();
+    if (effects_.by_type.count(type) != 0)
+      fail(line_, type + " has an effect already, at line " +
+                      std::to_string(effects_.by_type[type].line));
+    section_ = sql_effect{type, line_, {}};
+    seen_section_ = true;
+    in_section_ = true;
+    at_ = end == std::string::npos ? text_.size() : end;
+    return true;
   }
 
-  /// Copies `n` characters to both texts.
+  void end_section() {
+    if (!in_section_)
+      return;
+    if (section_.statements.empty())
+      fail(section_.line, section_.event_type + " has no statement");
+    auto type = section_.event_type;
+    effects_.by_type[type] = std::move(section_);
+    section_ = sql_effect{};
+    in_section_ = false;
+  }
+
+  void mark_start() {
+    if (started_)
+      return;
+    if (!in_section_)
+      fail(line_, "a statement before the first `-- effect: <event type>` "
+                  "line");
+    started_ = true;
+    current_.line = line_;
+  }
+
+  /// Copies `n` characters to both texts; before a statement starts
+  /// (blanks, comments) they are skipped.
   void take(std::size_t n) {
+    if (!started_) {
+      at_ += n;
+      return;
+    }
     auto piece = text_.substr(at_, n);
     current_.postgres += piece;
     current_.sqlite += piece;
     at_ += n;
   }
 
-  void quoted(char quote) {
+  /// Copies text up to `end` (exclusive), counting its lines.
+  void take_until(std::size_t end) {
+    for (auto i = at_; i < end; ++i)
+      line_ += text_[i] == '\n' ? 1 : 0;
+    take(end - at_);
+  }
+
+  void quoted(char quote, bool escapes) {
     mark_start();
     int opened = line_;
     take(1);
@@ -118,6 +198,11 @@ private:
       char c = text_[at_];
       if (c == '\n')
         ++line_;
+      if (escapes && c == '\\' && at_ + 1 < text_.size()) {
+        line_ += text_[at_ + 1] == '\n' ? 1 : 0;
+        take(2);
+        continue;
+      }
       take(1);
       if (c == quote) {
         // A doubled quote is one quote inside.
@@ -134,14 +219,26 @@ private:
     take((end == std::string::npos ? text_.size() : end) - at_);
   }
 
+  /// /* ... */, nested as PostgreSQL nests them.
   void block_comment() {
     int opened = line_;
-    auto end = text_.find("*/", at_ + 2);
-    if (end == std::string::npos)
+    int depth = 0;
+    auto i = at_;
+    while (i < text_.size()) {
+      if (text_.compare(i, 2, "/*") == 0) {
+        ++depth;
+        i += 2;
+      } else if (text_.compare(i, 2, "*/") == 0) {
+        i += 2;
+        if (--depth == 0)
+          break;
+      } else {
+        ++i;
+      }
+    }
+    if (depth != 0)
       fail(opened, "unterminated /* comment");
-    for (auto i = at_; i < end; ++i)
-      line_ += text_[i] == '\n' ? 1 : 0;
-    take(end + 2 - at_);
+    take_until(i);
   }
 
   /// PostgreSQL's $tag$...$tag$ (a function body): copied whole. False
@@ -160,9 +257,7 @@ private:
     if (end == std::string::npos)
       fail(line_, "unterminated " + tag + " quote");
     mark_start();
-    for (auto i = at_; i < end; ++i)
-      line_ += text_[i] == '\n' ? 1 : 0;
-    take(end + tag.size() - at_);
+    take_until(end + tag.size());
     return true;
   }
 
@@ -193,24 +288,23 @@ private:
 
   void finish() {
     if (started_)
-      statements_.push_back(std::move(current_));
+      section_.statements.push_back(std::move(current_));
     current_ = sql_statement{};
     started_ = false;
   }
 
   const std::string& text_;
-  std::size_t at_ = 0;
-  int line_;
   const std::string& file_;
+  std::size_t at_ = 0;
+  int line_ = 1;
+  bool line_start_ = true;
   sql_statement current_;
   bool started_ = false;
-  std::vector<sql_statement> statements_;
+  sql_effect section_;
+  bool in_section_ = false;
+  bool seen_section_ = false;
+  sql_effects effects_;
 };
-
-/// Whether `text` holds nothing but blanks and comments.
-bool only_comments(const std::string& text, int line, const std::string& file) {
-  return statement_scanner{text, line, file}.scan().empty();
-}
 
 } // namespace
 
@@ -228,47 +322,7 @@ const sql_effect* sql_effects::find(const std::string& event_type) const {
 
 sql_effects parse_sql_effects(const std::string& text,
                               const std::string& name) {
-  sql_effects effects;
-  effects.name = name;
-  // Sections: [type, header line, body, body's first line].
-  struct section {
-    std::string type;
-    int line;
-    std::string body;
-  };
-  std::vector<section> sections;
-  std::string preamble;
-  int line = 0;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    auto end = text.find('\n', at);
-    auto length = (end == std::string::npos ? text.size() : end) - at;
-    auto row = text.substr(at, length);
-    ++line;
-    auto type = section_type(row);
-    if (!type.empty())
-      sections.push_back({type, line, {}});
-    else
-      (sections.empty() ? preamble : sections.back().body) += row + "\n";
-    at += length + 1;
-  }
-  if (!only_comments(preamble, 1, name))
-    throw sql_effects_error(name + ":1: a statement before the first "
-                                   "`-- effect: <event type>` line");
-  if (sections.empty())
-    throw sql_effects_error(name + ": no `-- effect: <event type>` section");
-  for (auto& s : sections) {
-    if (effects.by_type.count(s.type) != 0)
-      throw sql_effects_error(name + ":" + std::to_string(s.line) + ": " +
-                              s.type + " has an effect already, at line " +
-                              std::to_string(effects.by_type[s.type].line));
-    auto statements = statement_scanner{s.body, s.line + 1, name}.scan();
-    if (statements.empty())
-      throw sql_effects_error(name + ":" + std::to_string(s.line) + ": " +
-                              s.type + " has no statement");
-    effects.by_type[s.type] = {s.type, s.line, std::move(statements)};
-  }
-  return effects;
+  return effects_scanner{text, name}.scan();
 }
 
 sql_effects read_sql_effects(const std::string& path) {

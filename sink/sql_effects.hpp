@@ -7,11 +7,12 @@
 // parameters, bound by name when the effect runs:
 //
 //   :event_id  :aggregate_id  :seq  :event_type
-//   :payload   (the payload as JSON text)   :payload.<field>
+//   :payload   (the payload as JSON text)   :payload.<field>[.<field>...]
 //   :headers   (the headers as JSON text)   :headers.<name>
 //
 // A payload field or header the event lacks is NULL. `::` is PostgreSQL's
-// cast, never a parameter; nothing inside quotes or comments is one.
+// cast, never a parameter; nothing inside quotes (E'' strings included),
+// comments (nested /* */ too) or $tag$ bodies is one, nor a header line.
 
 #include <cstddef>
 #include <map>

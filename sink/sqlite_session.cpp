@@ -28,6 +28,8 @@ bool passing(int code) {
   case SQLITE_PROTOCOL:
   case SQLITE_CORRUPT:
   case SQLITE_NOTADB:
+  case SQLITE_PERM:
+  case SQLITE_AUTH:
     return true;
   default:
     return false;
@@ -61,10 +63,7 @@ void bind_value(SQLite::Statement& statement, int index,
 class sqlite_session : public sink_session {
 public:
   sqlite_session(const sink_target& target)
-      : file_(target.location), db_(open(target.location)),
-        insert_(db_, insert_sql) {
-    db_.setBusyTimeout(target.busy_timeout_ms);
-  }
+      : file_(target.location), db_(open(target)) {}
 
   void transaction(const std::function<void()>& body) override {
     try {
@@ -79,7 +78,10 @@ public:
       db_.exec("COMMIT");
     } catch (const SQLite::Exception& e) {
       roll_back();
-      unavailable(file_, e);
+      if (passing(e.getErrorCode()))
+        unavailable(file_, e);
+      // A deferred foreign key, refused at COMMIT.
+      throw statement_refused(e.what());
     } catch (...) {
       roll_back();
       throw;
@@ -88,19 +90,28 @@ public:
 
   void savepoint() override { step("SAVEPOINT event"); }
   void release_savepoint() override { step("RELEASE event"); }
-  void roll_back_to_savepoint() override { step("ROLLBACK TO event"); }
+  void roll_back_to_savepoint() override {
+    // RAISE(ROLLBACK), INSERT OR ROLLBACK: the statement ended the whole
+    // transaction, savepoint and all.
+    if (sqlite3_get_autocommit(db_.getHandle()) != 0)
+      throw statement_refused("the statement rolled back its transaction");
+    step("ROLLBACK TO event");
+  }
 
   bool insert_row(const std::string& consumer, const sink_event& event,
                   std::int64_t now_ms) override {
     try {
-      insert_.tryReset();
-      insert_.bind(1, consumer);
-      insert_.bind(2, event.event_id);
-      insert_.bind(3, event.aggregate_id);
-      insert_.bind(4, event.seq);
-      insert_.bind(5, event.event_type);
-      insert_.bind(6, now_ms);
-      return insert_.exec() == 1;
+      if (!insert_)
+        insert_ = std::make_unique<SQLite::Statement>(db_, insert_sql);
+      auto& insert = *insert_;
+      insert.tryReset();
+      insert.bind(1, consumer);
+      insert.bind(2, event.event_id);
+      insert.bind(3, event.aggregate_id);
+      insert.bind(4, event.seq);
+      insert.bind(5, event.event_type);
+      insert.bind(6, now_ms);
+      return insert.exec() == 1;
     } catch (const SQLite::Exception& e) {
       unavailable(file_, e);
     }
@@ -120,7 +131,7 @@ public:
       while (prepared.executeStep()) {
       }
     } catch (const SQLite::Exception& e) {
-      if (passing(e.getErrorCode()))
+      if (passing(e.getErrorCode()) || !still_prepares(statement))
         unavailable(file_, e);
       throw statement_refused(e.what());
     }
@@ -181,9 +192,12 @@ private:
       " event_type, applied_at) VALUES (?, ?, ?, ?, ?, ?)"
       " ON CONFLICT DO NOTHING";
 
-  static SQLite::Database open(const std::string& file) {
+  static SQLite::Database open(const sink_target& target) {
+    const auto& file = target.location;
     try {
       SQLite::Database db{file, SQLite::OPEN_READWRITE};
+      // Before the first read: a writer holding the file makes it wait.
+      db.setBusyTimeout(target.busy_timeout_ms);
       SQLite::Statement table{db,
                               "SELECT 1 FROM sqlite_master WHERE type = 'table'"
                               " AND name = 'outbox_inbox'"};
@@ -198,6 +212,19 @@ private:
         throw sink_error("sink " + file + " cannot be opened (" + e.what() +
                          "): create it with `outbox init --sink " + file + "`");
       unavailable(file, e);
+    }
+  }
+
+  /// Whether `statement` still prepares: a table or column it names went
+  /// since the start (the operator's to put back: retried), or the error
+  /// was the event's. Prepared afresh, as the next run will be.
+  bool still_prepares(const sql_statement& statement) {
+    prepared_.erase(statement.sqlite);
+    try {
+      prepared_for(statement);
+      return true;
+    } catch (const SQLite::Exception&) {
+      return false;
     }
   }
 
@@ -226,7 +253,7 @@ private:
 
   std::string file_;
   SQLite::Database db_;
-  SQLite::Statement insert_;
+  std::unique_ptr<SQLite::Statement> insert_;
   /// By their text.
   std::map<std::string, std::unique_ptr<SQLite::Statement>> prepared_;
 };
@@ -237,19 +264,32 @@ std::unique_ptr<sink_session> open_sqlite_session(const sink_target& target) {
   return std::make_unique<sqlite_session>(target);
 }
 
-void create_sqlite_sink(const sink_target& target) {
+namespace {
+
+/// Opens `target` (created if missing) and runs `sql`.
+void run_sql(const sink_target& target, const char* sql) {
   try {
     SQLite::Database db{target.location,
                         SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE};
     db.setBusyTimeout(target.busy_timeout_ms);
-    // WAL: the consumer's commits do not block readers of the user's tables.
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec(inbox_schema);
+    db.exec(sql);
   } catch (const SQLite::Exception& e) {
     if (passing(e.getErrorCode()))
       unavailable(target.location, e);
     throw sink_error("sink " + target.location + ": " + e.what());
   }
+}
+
+} // namespace
+
+void create_sqlite_sink(const sink_target& target) {
+  // WAL: the consumer's commits do not block readers of the user's tables.
+  run_sql(target, "PRAGMA journal_mode = WAL");
+  run_sql(target, inbox_schema);
+}
+
+void execute_sqlite(const sink_target& target, const std::string& sql) {
+  run_sql(target, sql.c_str());
 }
 
 } // namespace outbox::sink

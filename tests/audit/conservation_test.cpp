@@ -263,3 +263,33 @@ TEST(AuditTables, RecordsGivenTwiceCountOnceAndTheFirstCopyStays) {
 
 } // namespace
 } // namespace outbox::audit
+
+namespace outbox::audit {
+namespace {
+
+TEST(AuditConservation, EveryEventTypeIsCountedByName) {
+  std::vector<storage::ledger_row> ledger{
+      testing_rows::placed("e1", "apple", 2),
+      testing_rows::placed("e2", "apple", 3, "PENDING"),
+      testing_rows::row_of("i1", "invoice-1", 1, 10),
+      testing_rows::row_of("i2", "invoice-1", 2, 11),
+      testing_rows::row_of("i3", "invoice-2", 1, 12)};
+  broker::inbox_snapshot inbox{{{"e1", "{}"}, {"i1", "{}"}, {"i3", "{}"}},
+                               {{"apple", 2}}};
+  auto v = evaluate(ledger, inbox, {});
+  ASSERT_EQ(v.by_type.size(), 2u);
+  EXPECT_EQ(v.by_type.at("OrderPlaced").published, 1) << "PENDING is not";
+  EXPECT_EQ(v.by_type.at("OrderPlaced").processed, 1);
+  EXPECT_EQ(v.by_type.at("ItemAdded").published, 3);
+  EXPECT_EQ(v.by_type.at("ItemAdded").processed, 2);
+  EXPECT_NE(v.to_text().find("by event type (processed of published): "
+                             "ItemAdded 2/3 OrderPlaced 1/1"),
+            std::string::npos)
+      << v.to_text();
+  EXPECT_NE(v.to_json().find(R"("ItemAdded":{"processed":2,"published":3})"),
+            std::string::npos)
+      << v.to_json();
+}
+
+} // namespace
+} // namespace outbox::audit

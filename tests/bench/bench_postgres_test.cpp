@@ -113,6 +113,8 @@ TEST_F(BenchPostgres, MeasuresEveryStageOnADatabaseOfItsOwn) {
                                "relay_1_cores_redis",
                                "relay_cpu",
                                "consumer_1",
+                               "consumer_sink_postgres",
+                               "consumer_sink_postgres_cpu",
                                "end_to_end_orders",
                                "cpu_postgres",
                                "claim_history_small",

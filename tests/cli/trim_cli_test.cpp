@@ -248,12 +248,16 @@ TEST_F(CliTrim, TrimsTheSinksInboxRowsOnceTheirRecordsAreGone) {
   record("ev-2", "o-2", 1, now_ - 10 * day);
   inbox_row("ev-2", "o-2", now_ - 10 * day);
   // Committed in the sink, never recorded in Redis (the consumer died in
-  // between) and still in a processing list: redelivered, its row must
-  // absorb it.
+  // between): Redis's applied seq does not cover it, its row must absorb
+  // the redelivery.
   row("ev-3", "o-3", 1, "PUBLISHED", now_ - 10 * day);
   inbox_row("ev-3", "o-3", now_ - 10 * day);
-  nlohmann::json entry{{"event_id", "ev-3"},
-                       {"aggregate_id", "o-3"},
+  // Covered, its record trimmed, but a copy still in a processing list.
+  row("ev-5", "o-5", 1, "PUBLISHED", now_ - 10 * day);
+  inbox_row("ev-5", "o-5", now_ - 10 * day);
+  conn_.command({"HSET", names_.aggregate_seq, "o-5", "1"});
+  nlohmann::json entry{{"event_id", "ev-5"},
+                       {"aggregate_id", "o-5"},
                        {"seq", 1},
                        {"event_type", "OrderPaid"},
                        {"payload", nlohmann::json::object()}};
@@ -267,15 +271,16 @@ TEST_F(CliTrim, TrimsTheSinksInboxRowsOnceTheirRecordsAreGone) {
       {"trim", "--processed-older-than", "7d", "--json", "--config", config});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto out = json_of(r).at("sink");
-  EXPECT_EQ(out.at("scanned"), 3) << out.dump();
+  EXPECT_EQ(out.at("scanned"), 4) << out.dump();
   EXPECT_EQ(out.at("trimmed"), 1);
   EXPECT_EQ(out.at("kept_recorded"), 1);
+  EXPECT_EQ(out.at("kept_uncovered"), 1);
   EXPECT_EQ(out.at("kept_queued"), 1);
   SQLite::Database db{sink};
   SQLite::Statement left{db, "SELECT group_concat(event_id, ',') FROM"
                              " (SELECT event_id FROM outbox_inbox ORDER BY 1)"};
   left.executeStep();
-  EXPECT_EQ(left.getColumn(0).getString(), "ev-2,ev-3,ev-4");
+  EXPECT_EQ(left.getColumn(0).getString(), "ev-2,ev-3,ev-4,ev-5");
 }
 
 } // namespace

@@ -100,3 +100,34 @@ TEST(SinkSqlEffects, AFileThatCannotBeUsedIsNamed) {
 
 } // namespace
 } // namespace outbox::sink
+
+namespace outbox::sink {
+namespace {
+
+TEST(SinkSqlEffects, AHeaderInsideACommentOrBodyIsText) {
+  auto effects = parse_sql_effects("-- effects of the shop, by type\n"
+                                   "-- effect: A\n"
+                                   "SELECT /* outer /* nested */\n"
+                                   "-- effect: B\n"
+                                   "*/ E'it\\'s; :no', $body$\n"
+                                   "-- effect: C\n"
+                                   "$body$, a$b$c, :payload.customer.id\n",
+                                   "effects.sql");
+  EXPECT_THAT(effects.types(), ElementsAre("A"));
+  const auto& statements = effects.find("A")->statements;
+  ASSERT_EQ(statements.size(), 1u);
+  EXPECT_THAT(statements[0].parameters, ElementsAre("payload.customer.id"));
+  EXPECT_THAT(statements[0].postgres, HasSubstr("a$b$c, $1"));
+  EXPECT_THAT(statements[0].postgres, HasSubstr("*/ E'it\\'s; :no'"));
+}
+
+TEST(SinkSqlEffects, ANearMissHeaderIsRefused) {
+  EXPECT_THAT(error_of("-- effect: A\nSELECT 1\n-- Effect: B\nSELECT 2\n"),
+              HasSubstr("effects.sql:3: `-- Effect: B` is not a section "
+                        "header"));
+  EXPECT_THAT(error_of("-- effect: A\nSELECT 1\n--effect: B\nSELECT 2\n"),
+              HasSubstr("effects.sql:3:"));
+}
+
+} // namespace
+} // namespace outbox::sink
