@@ -37,6 +37,22 @@ public:
     std::vector<sink_verdict> verdicts;
     verdicts.reserve(events.size());
     try {
+      // The common case first: every inbox row in one statement, no
+      // savepoints, a round trip per effect statement.
+      session_->transaction([&] {
+        verdicts.clear();
+        auto fresh = session_->insert_rows(consumer_, events, now_ms);
+        for (std::size_t i = 0; i < events.size(); ++i)
+          verdicts.push_back(
+              fresh[i] ? run_effect(events[i])
+                       : sink_verdict{sink_verdict::outcome::duplicate, {}});
+      });
+      return verdicts;
+    } catch (const statement_refused&) {
+      // An event's statement (or the COMMIT) was refused: the batch again,
+      // each event under a savepoint of its own.
+    }
+    try {
       session_->transaction([&] {
         verdicts.clear();
         for (const auto& event : events)
@@ -74,6 +90,14 @@ public:
   }
 
 private:
+  /// Runs the event's statements: applied, or statement_refused.
+  sink_verdict run_effect(const sink_event& event) {
+    if (const auto* effect = effects_.find(event.event_type))
+      for (const auto& statement : effect->statements)
+        session_->run_statement(statement, event);
+    return {sink_verdict::outcome::applied, {}};
+  }
+
   /// One event under its own savepoint: a refused statement takes back
   /// only this event's row and writes.
   sink_verdict apply_one(const sink_event& event, std::int64_t now_ms) {

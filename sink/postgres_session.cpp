@@ -7,6 +7,8 @@
 #include "sink/sink_session.hpp"
 #include "storage/postgres/session.hpp"
 
+#include <set>
+
 namespace outbox::sink {
 
 namespace {
@@ -103,6 +105,39 @@ public:
                      .affected() == 1;
     });
     return inserted;
+  }
+
+  std::vector<bool> insert_rows(const std::string& consumer,
+                                const std::vector<sink_event>& events,
+                                std::int64_t now_ms) override {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& event : events)
+      rows.push_back({{"event_id", event.event_id},
+                      {"aggregate_id", event.aggregate_id},
+                      {"seq", event.seq},
+                      {"event_type", event.event_type}});
+    std::set<std::string> inserted;
+    guarded([&] {
+      auto answer = session_->query(
+          "sink inbox rows",
+          "INSERT INTO outbox_inbox (consumer, event_id, aggregate_id, seq,"
+          " event_type, applied_at)"
+          " SELECT $1, e.event_id, e.aggregate_id, e.seq, e.event_type, $2"
+          " FROM jsonb_to_recordset($3::jsonb) AS"
+          "  e(event_id text, aggregate_id text, seq bigint, event_type text)"
+          " ON CONFLICT DO NOTHING RETURNING event_id",
+          {consumer, std::to_string(now_ms),
+           rows.dump(-1, ' ', false,
+                     nlohmann::json::error_handler_t::replace)});
+      for (int i = 0; i < answer.rows(); ++i)
+        inserted.insert(answer.text(i, 0));
+    });
+    // A repeat within the batch: only its first copy is new.
+    std::vector<bool> fresh;
+    fresh.reserve(events.size());
+    for (const auto& event : events)
+      fresh.push_back(inserted.erase(event.event_id) == 1);
+    return fresh;
   }
 
   void run_statement(const sql_statement& statement,

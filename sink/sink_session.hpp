@@ -43,6 +43,17 @@ public:
   /// Inserts the event's inbox row unless it is there: whether it was new.
   virtual bool insert_row(const std::string& consumer, const sink_event& event,
                           std::int64_t now_ms) = 0;
+  /// insert_row for each event, in order (a repeat is not new); a backend
+  /// may do it in one statement.
+  virtual std::vector<bool> insert_rows(const std::string& consumer,
+                                        const std::vector<sink_event>& events,
+                                        std::int64_t now_ms) {
+    std::vector<bool> fresh;
+    fresh.reserve(events.size());
+    for (const auto& event : events)
+      fresh.push_back(insert_row(consumer, event, now_ms));
+    return fresh;
+  }
   /// Runs one statement for `event`. Throws statement_refused for the
   /// event's own fault, sink_unavailable else.
   virtual void run_statement(const sql_statement& statement,

@@ -52,6 +52,10 @@ protected:
     std::ifstream{config_path_} >> config;
     config["consumer"] = {{"sink", sink_.uri()}, {"effects_sql", effects}};
     config["crash"] = {{"consumer_after_sink_commit", 0.02}};
+    // A batch's transaction in the sink is many round trips: under the
+    // sanitizers on a loaded machine it may take a second, which a 500 ms
+    // lease would call a stall.
+    config["lease"]["ttl_ms"] = 1000;
     std::ofstream{config_path_} << config.dump();
   }
 
@@ -123,7 +127,7 @@ TEST_F(FaultSink, KilledConsumersAndARestartedSinkApplyEveryEffectOnce) {
   drain();
 
   ASSERT_TRUE(restarted) << "the fault window ended before the sink's restart";
-  EXPECT_GT(kills, 2);
+  EXPECT_GE(kills, 2);
   auto rows = count("SELECT COUNT(*) FROM outbox");
   EXPECT_GE(rows, orders);
   // Exactly once: one log row per event and one inbox row per event.
