@@ -3,7 +3,6 @@
 #include "actors/ports.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/entry.hpp"
-#include "broker/entry_head.hpp"
 
 #include <chrono>
 #include <map>
@@ -20,29 +19,27 @@ std::int64_t now_ms() {
       .count();
 }
 
-/// What the sink makes of one new entry.
+/// What the sink makes of one new entry of its types (as the inbox script
+/// read it, `seen`).
 struct sink_part {
-  /// The event to apply, when it is one of the sink's types and decodes.
+  /// The event to apply, when it decodes as the inbox script reads it.
   std::optional<sink::sink_event> event;
-  /// Why it cannot be applied although the inbox script would read it
-  /// (decode() is stricter: committed_at, UTF-8 inside the payload): set
-  /// aside rather than recorded without its effect. Its event_id first.
-  std::optional<std::pair<std::string, std::string>> refusal;
+  /// Why it cannot be applied although the inbox script reads it (decode()
+  /// is stricter: committed_at, UTF-8 inside the payload): set aside
+  /// rather than recorded without its effect.
+  std::string refusal;
 };
 
-sink_part part_of(const std::string& text, const sink::sql_effects& effects) {
+sink_part part_of(const std::string& text,
+                  const broker::classified_entry& seen) {
   auto decoded = broker::decode(text);
-  if (const auto* bad = std::get_if<broker::malformed_entry>(&decoded)) {
-    auto head = broker::read_entry_head(text);
-    if (head.event_id && head.event_type && effects.find(*head.event_type))
-      return {std::nullopt,
-              std::make_pair(*head.event_id,
-                             "entry refused by the consumer: " + bad->reason)};
-    return {};
-  }
+  if (const auto* bad = std::get_if<broker::malformed_entry>(&decoded))
+    return {std::nullopt, "entry refused by the consumer: " + bad->reason};
   const auto& entry = std::get<broker::event_entry>(decoded);
-  if (effects.find(entry.event_type) == nullptr)
-    return {};
+  // Read otherwise than the script read it (a key given twice): set aside.
+  if (entry.event_id != seen.event_id || entry.event_type != seen.event_type)
+    return {std::nullopt, "entry read otherwise by the consumer than by its "
+                          "inbox (a key given twice?)"};
   sink::sink_event event;
   event.event_id = entry.event_id;
   event.aggregate_id = entry.aggregate_id;
@@ -51,7 +48,7 @@ sink_part part_of(const std::string& text, const sink::sql_effects& effects) {
   event.payload = nlohmann::json::parse(entry.payload);
   if (!entry.headers.empty())
     event.headers = nlohmann::json::parse(entry.headers);
-  return {std::move(event), std::nullopt};
+  return {std::move(event), {}};
 }
 
 /// The inbox script's answer when an entry of a sink type reaches it that
@@ -82,16 +79,23 @@ sink::sink& sink_applier::opened() {
 std::vector<broker::applied_entry>
 sink_applier::apply_batch(broker::inbox& inbox,
                           const std::vector<std::string>& entries) {
-  auto fresh = inbox.classify(entries);
+  auto seen = inbox.classify(entries);
   std::vector<sink::sink_event> events;
   broker::sink_outcomes outcomes;
   std::set<std::string> taken;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (!fresh[i])
+    // Only the sink's types, as the inbox script reads them; a malformed
+    // entry (no id) is the script's to dead-letter.
+    if (seen[i].event_id.empty() ||
+        settings_.effects.find(seen[i].event_type) == nullptr)
       continue;
-    auto part = part_of(entries[i], settings_.effects);
-    if (part.refusal)
-      outcomes.refused.insert(*part.refusal);
+    if (!seen[i].fresh) {
+      outcomes.skipped.push_back(seen[i].event_id);
+      continue;
+    }
+    auto part = part_of(entries[i], seen[i]);
+    if (!part.refusal.empty())
+      outcomes.refused.emplace(seen[i].event_id, part.refusal);
     // A repeat within the batch goes to the sink once: its copies share
     // the first one's fate.
     if (part.event && taken.insert(part.event->event_id).second)

@@ -98,6 +98,8 @@ inbox::apply_batch(const std::vector<std::string>& entries,
     fields["sink_done"] = sink.done;
   if (!sink.refused.empty())
     fields["refused"] = sink.refused;
+  if (!sink.skipped.empty())
+    fields["sink_skipped"] = sink.skipped;
   const std::string& argument =
       fields.empty()
           ? first_argument_
@@ -111,8 +113,9 @@ inbox::apply_batch(const std::vector<std::string>& entries,
   return results;
 }
 
-std::vector<bool> inbox::classify(const std::vector<std::string>& entries) {
-  std::vector<bool> fresh;
+std::vector<classified_entry>
+inbox::classify(const std::vector<std::string>& entries) {
+  std::vector<classified_entry> fresh;
   fresh.reserve(entries.size());
   auto argument = with_call_options(first_argument_, R"({"classify":true})");
   in_calls(entries, [&](auto first, auto last) {
@@ -122,8 +125,13 @@ std::vector<bool> inbox::classify(const std::vector<std::string>& entries) {
     auto count = static_cast<std::size_t>(last - first);
     if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
       unexpected_reply();
-    for (std::size_t i = 0; i < count; ++i)
-      fresh.push_back(reply_text(*r->element[i]) == "new");
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& one = *r->element[i];
+      if (one.type != REDIS_REPLY_ARRAY || one.elements != 3)
+        unexpected_reply();
+      fresh.push_back({element_text(one, 0) == "new", element_text(one, 1),
+                       element_text(one, 2)});
+    }
   });
   return fresh;
 }

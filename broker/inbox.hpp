@@ -23,6 +23,18 @@ struct sink_outcomes {
   /// Refused there (or by the consumer before), with why: set aside on the
   /// dead-letter list as an effect that failed.
   std::map<std::string, std::string> refused;
+  /// Not sent there because classify found them duplicates: should one be
+  /// new by now, the call fails with OUTBOX_SINK_AGAIN (taken again).
+  std::vector<std::string> skipped;
+};
+
+/// One entry as classify() finds it.
+struct classified_entry {
+  /// Not a duplicate (a malformed entry is new too).
+  bool fresh = true;
+  /// As the inbox script reads them; "" for a malformed entry.
+  std::string event_id;
+  std::string event_type;
 };
 
 /// What applying one entry did.
@@ -87,7 +99,8 @@ public:
   /// anything; a malformed entry counts as new (apply_batch dead-letters
   /// it). Fenced as apply_batch. What a consumer asks before it applies
   /// entries in its own database (adapters/sink_apply.cpp).
-  std::vector<bool> classify(const std::vector<std::string>& entries);
+  std::vector<classified_entry>
+  classify(const std::vector<std::string>& entries);
 
   /// The script's source, for the benchmark's ceiling measurement.
   static const std::string& script();

@@ -77,9 +77,11 @@ local holder, unknown_types, known_types = ARGV[1], 'record', {}
 local effects, effects_name, effects_source, store = {}, '', nil, nil
 -- The consumer's own database (consumer.sink): the types whose effect it
 -- applies there, the event_ids it applied (or found applied) in this
--- batch, those whose effect it refused (why), and whether this call only
--- classifies (below).
-local sink_types, sink_done, sink_refused, classify = {}, {}, {}, false
+-- batch, those it skipped because classify found them duplicates, those
+-- whose effect it refused (why), and whether this call only classifies
+-- (below).
+local sink_types, sink_done, sink_skipped = {}, {}, {}
+local sink_refused, classify = {}, false
 if string.sub(ARGV[1], 1, 1) == '{' then
   local decoded, options = pcall(cjson.decode, ARGV[1])
   local bad = 'OUTBOX_OPTIONS ARGV[1] must be a JSON object: holder (a'
@@ -137,6 +139,15 @@ if string.sub(ARGV[1], 1, 1) == '{' then
   end
   for _, id in ipairs(done) do
     sink_done[id] = true
+  end
+  local skipped = options.sink_skipped or {}
+  if type(skipped) ~= 'table'
+      or (next(skipped) ~= nil and skipped[1] == nil) then
+    return redis.error_reply('OUTBOX_OPTIONS sink_skipped must be an array'
+      .. ' of event_ids')
+  end
+  for _, id in ipairs(skipped) do
+    sink_skipped[id] = true
   end
   classify = options.classify == true
   if options.effects ~= nil then
@@ -507,13 +518,19 @@ local function apply(text)
     return set_aside(text, e, last,
                      'effect failed: ' .. sink_refused[e.event_id])
   end
-  -- New here, yet its database did not apply it: the inbox changed since
-  -- the consumer classified the batch (a dead letter replayed meanwhile).
-  -- Recording it would drop its effect: the batch is taken again.
+  -- New here, yet its database did not apply it. Classified a duplicate,
+  -- the inbox changed since (a dead letter replayed meanwhile): recording
+  -- it would drop its effect, the batch is taken again. Otherwise the
+  -- consumer could not read what this script reads (its decoder is
+  -- stricter): set aside, never recorded without its effect.
   if in_sink and not sink_done[e.event_id]
       and redis.call('HEXISTS', processed, e.event_id) == 0 then
-    return redis.error_reply('OUTBOX_SINK_AGAIN ' .. e.event_id .. ' is new'
-      .. ' to the inbox but its database did not apply it')
+    if sink_skipped[e.event_id] then
+      return redis.error_reply('OUTBOX_SINK_AGAIN ' .. e.event_id .. ' is'
+        .. ' new to the inbox but its database did not apply it')
+    end
+    return set_aside(text, e, last, 'effect failed: the consumer could not'
+      .. ' read the entry to apply it in its database')
   end
 
   if redis.call('HSETNX', processed, e.event_id, result) == 0 then
@@ -560,27 +577,27 @@ local function apply(text)
   return {'ok', violation and 1 or 0, committed_at}
 end
 
--- classify: for each entry 'new' or 'dup', as apply() would find it, and
--- nothing written: what a consumer with its own database asks before it
--- applies entries there. A malformed entry is 'new' (apply() dead-letters
--- it).
+-- classify: for each entry {'new' or 'dup', event_id, event_type} as
+-- apply() would find and read it, and nothing written: what a consumer
+-- with its own database asks before it applies entries there. A malformed
+-- entry is {'new', '', ''} (apply() dead-letters it).
 local function classify_one(text)
   local e = check(text)
   if not e then
-    return 'new'
+    return {'new', '', ''}
   end
   local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
   if e.seq <= last then
     local mark = redis.call('HGET', gaps, gap(e.aggregate_id, e.seq))
     if mark == 'dead' or (not mark
         and redis.call('HEXISTS', gaps, overflow(e.aggregate_id)) == 0) then
-      return 'dup'
+      return {'dup', e.event_id, e.event_type}
     end
   end
   if redis.call('HEXISTS', processed, e.event_id) == 1 then
-    return 'dup'
+    return {'dup', e.event_id, e.event_type}
   end
-  return 'new'
+  return {'new', e.event_id, e.event_type}
 end
 if classify then
   local verdicts = {}

@@ -112,6 +112,10 @@ private:
           session_->run_statement(statement, event);
         } catch (const statement_refused& e) {
           session_->roll_back_to_savepoint();
+          if (!session_->prepares(statement))
+            throw sink_unavailable(
+                effects_.name + ":" + std::to_string(statement.line) + ": " +
+                event.event_type + ": no longer prepares: " + e.what());
           session_->release_savepoint();
           return {sink_verdict::outcome::refused,
                   effects_.name + ":" + std::to_string(statement.line) + ": " +

@@ -8,6 +8,12 @@ namespace {
 /// itself, JSON text when it is an object or an array (a column takes
 /// text), null when absent.
 nlohmann::json field(const nlohmann::json& object, const std::string& path) {
+  // A key that holds the dots itself comes first.
+  if (object.is_object()) {
+    auto whole = object.find(path);
+    if (whole != object.end())
+      return whole->is_structured() ? nlohmann::json(whole->dump()) : *whole;
+  }
   const nlohmann::json* at = &object;
   std::size_t from = 0;
   while (true) {
@@ -48,8 +54,11 @@ nlohmann::json parameter_value(const sink_event& event,
   static const std::string payload = "payload.", headers = "headers.";
   if (name.rfind(payload, 0) == 0)
     return field(event.payload, name.substr(payload.size()));
-  if (name.rfind(headers, 0) == 0)
-    return field(event.headers, name.substr(headers.size()));
+  if (name.rfind(headers, 0) == 0) {
+    // Headers are flat: a name may hold dots.
+    auto found = event.headers.find(name.substr(headers.size()));
+    return found == event.headers.end() ? nlohmann::json{} : *found;
+  }
   return nullptr;
 }
 

@@ -72,10 +72,9 @@ public:
 
   void transaction(const std::function<void()>& body) override {
     try {
-      // Constraints checked as each statement ends, inside its event's
-      // savepoint, never deferred to the COMMIT of the whole batch.
-      session_->transaction("sink batch", body,
-                            "BEGIN; SET CONSTRAINTS ALL IMMEDIATE");
+      // A constraint the user deferred fails at COMMIT: statement_refused,
+      // and the batch is applied one event per transaction to find it.
+      session_->transaction("sink batch", body);
     } catch (const store_error& e) {
       // The body's own failures arrive converted; a store_error is from
       // BEGIN or COMMIT.
@@ -201,14 +200,22 @@ public:
     }
   }
 
+  bool prepares(const sql_statement& statement) override {
+    try {
+      prepare(statement);
+      return true;
+    } catch (const statement_refused&) {
+      return false;
+    }
+  }
+
 private:
   /// An effect's statement failed: the sink's trouble, or the event's
   /// (in PostgreSQL's own words).
   [[noreturn]] static void refuse(const store_error& e) {
-    // A table or column missing at run time went since the start checked
-    // it: the operator's to put back, retried until then, never a reason
-    // to set every event of the type aside.
-    if (passing(e) || e.code() == store_errc::schema)
+    // A table or column missing at run time is the event's only if the
+    // statement still prepares (batch_apply.cpp asks): else it is retried.
+    if (passing(e))
       throw sink_unavailable(std::string{"sink: "} + e.what());
     throw statement_refused(e.database_said().empty() ? e.what()
                                                       : e.database_said());

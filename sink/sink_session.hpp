@@ -67,6 +67,10 @@ public:
   /// Prepares `statement` without running it. Throws statement_refused
   /// when the sink refuses it (its syntax, a table it lacks).
   virtual void prepare(const sql_statement& statement) = 0;
+  /// After `statement` was refused (its event's savepoint rolled back):
+  /// whether it still prepares. False when a table or column it names went
+  /// since the start, the operator's to put back, not the event's fault.
+  virtual bool prepares(const sql_statement& statement) = 0;
 };
 
 /// The sink of sink.hpp over a backend's session.

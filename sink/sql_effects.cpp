@@ -167,14 +167,16 @@ private:
     current_.line = line_;
   }
 
-  /// Copies `n` characters to both texts; before a statement starts
-  /// (blanks, comments) they are skipped.
+  /// Copies `n` characters to both texts; blanks before anything of a
+  /// statement are skipped (a comment before it is kept: a planner hint
+  /// must open the query).
   void take(std::size_t n) {
-    if (!started_) {
+    auto piece = text_.substr(at_, n);
+    if (!started_ && current_.postgres.empty() &&
+        piece.find_first_not_of(" \t\r\n") == std::string::npos) {
       at_ += n;
       return;
     }
-    auto piece = text_.substr(at_, n);
     current_.postgres += piece;
     current_.sqlite += piece;
     at_ += n;
@@ -287,6 +289,7 @@ private:
   }
 
   void finish() {
+    // Comments alone make no statement.
     if (started_)
       section_.statements.push_back(std::move(current_));
     current_ = sql_statement{};

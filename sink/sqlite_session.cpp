@@ -7,6 +7,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
 
+#include <cctype>
 #include <map>
 #include <memory>
 
@@ -29,11 +30,36 @@ bool passing(int code) {
   case SQLITE_CORRUPT:
   case SQLITE_NOTADB:
   case SQLITE_PERM:
-  case SQLITE_AUTH:
     return true;
   default:
     return false;
   }
+}
+
+int refuse_transaction_control(void*, int action, const char*, const char*,
+                               const char*, const char*) {
+  return action == SQLITE_TRANSACTION || action == SQLITE_SAVEPOINT
+             ? SQLITE_DENY
+             : SQLITE_OK;
+}
+
+/// Whether `text` holds only blanks and comments.
+bool blank(const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[i])) != 0) {
+      ++i;
+    } else if (text.compare(i, 2, "--") == 0) {
+      auto end = text.find('\n', i);
+      i = end == std::string::npos ? text.size() : end;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      auto end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 2;
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 [[noreturn]] void unavailable(const std::string& file,
@@ -131,7 +157,7 @@ public:
       while (prepared.executeStep()) {
       }
     } catch (const SQLite::Exception& e) {
-      if (passing(e.getErrorCode()) || !still_prepares(statement))
+      if (passing(e.getErrorCode()))
         unavailable(file_, e);
       throw statement_refused(e.what());
     }
@@ -142,7 +168,8 @@ public:
                                         const inbox_row* after,
                                         std::size_t limit) override {
     try {
-      // $N placeholders are SQLite's too (numbered parameters).
+      // $N are named parameters to SQLite, numbered by first appearance:
+      // page_sql names $1..$5 in that order, so index N binds $N.
       SQLite::Statement query{db_, page_sql};
       query.bind(1, consumer);
       query.bind(2, before_ms);
@@ -180,9 +207,31 @@ public:
     try {
       prepared_for(statement);
     } catch (const SQLite::Exception& e) {
+      if (e.getErrorCode() == SQLITE_AUTH)
+        throw statement_refused("transaction control is the consumer's: no "
+                                "BEGIN, COMMIT, ROLLBACK, SAVEPOINT or "
+                                "RELEASE in an effect");
       if (passing(e.getErrorCode()))
         unavailable(file_, e);
       throw statement_refused(e.what());
+    }
+    // SQLite reads one statement and ignores the rest: where it reads the
+    // text otherwise than the file's sections (no nested comments, no E''
+    // strings), the rest would be lost without a word.
+    if (!blank(rest_after_first(statement.sqlite)))
+      throw statement_refused(
+          "SQLite reads more than one statement here; end each with `;`");
+  }
+
+  bool prepares(const sql_statement& statement) override {
+    prepared_.erase(statement.sqlite);
+    try {
+      prepared_for(statement);
+      return true;
+    } catch (const SQLite::Exception& e) {
+      if (passing(e.getErrorCode()))
+        unavailable(file_, e);
+      return false;
     }
   }
 
@@ -215,19 +264,6 @@ private:
     }
   }
 
-  /// Whether `statement` still prepares: a table or column it names went
-  /// since the start (the operator's to put back: retried), or the error
-  /// was the event's. Prepared afresh, as the next run will be.
-  bool still_prepares(const sql_statement& statement) {
-    prepared_.erase(statement.sqlite);
-    try {
-      prepared_for(statement);
-      return true;
-    } catch (const SQLite::Exception&) {
-      return false;
-    }
-  }
-
   void roll_back() noexcept {
     try {
       db_.exec("ROLLBACK");
@@ -244,11 +280,34 @@ private:
     }
   }
 
+  /// The statement, prepared once. Transaction control is refused (an
+  /// authorizer while it is prepared): an effect that committed or rolled
+  /// back would take the batch's inbox rows with it.
   SQLite::Statement& prepared_for(const sql_statement& statement) {
-    auto& slot = prepared_[statement.sqlite];
-    if (!slot)
-      slot = std::make_unique<SQLite::Statement>(db_, statement.sqlite);
-    return *slot;
+    auto found = prepared_.find(statement.sqlite);
+    if (found != prepared_.end())
+      return *found->second;
+    sqlite3_set_authorizer(db_.getHandle(), refuse_transaction_control,
+                           nullptr);
+    std::unique_ptr<SQLite::Statement> made;
+    try {
+      made = std::make_unique<SQLite::Statement>(db_, statement.sqlite);
+    } catch (...) {
+      sqlite3_set_authorizer(db_.getHandle(), nullptr, nullptr);
+      throw;
+    }
+    sqlite3_set_authorizer(db_.getHandle(), nullptr, nullptr);
+    return *(prepared_[statement.sqlite] = std::move(made));
+  }
+
+  /// The text after the first statement SQLite reads in `sql`.
+  std::string rest_after_first(const std::string& sql) {
+    sqlite3_stmt* raw = nullptr;
+    const char* tail = nullptr;
+    sqlite3_prepare_v2(db_.getHandle(), sql.c_str(),
+                       static_cast<int>(sql.size()), &raw, &tail);
+    sqlite3_finalize(raw);
+    return tail ? std::string{tail} : std::string{};
   }
 
   std::string file_;

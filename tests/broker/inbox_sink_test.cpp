@@ -33,8 +33,15 @@ TEST_F(BrokerInboxSink, ClassifyWritesNothingAndTellsNewFromDuplicate) {
 
   auto second = order_placed("e2", "o1", 2, "A", 1);
   auto before = counter("consumed");
-  EXPECT_THAT(box.classify({first, second, "garbage"}),
-              testing::ElementsAre(false, true, true));
+  auto seen = box.classify({first, second, "garbage"});
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_FALSE(seen[0].fresh);
+  EXPECT_EQ(seen[0].event_id, "e1");
+  EXPECT_EQ(seen[0].event_type, "OrderPlaced");
+  EXPECT_TRUE(seen[1].fresh);
+  EXPECT_EQ(seen[1].event_id, "e2");
+  EXPECT_TRUE(seen[2].fresh) << "malformed: the record call dead-letters it";
+  EXPECT_EQ(seen[2].event_id, "");
   EXPECT_EQ(counter("consumed"), before) << "classify writes nothing";
   EXPECT_EQ(hash_field(names_.processed, "e2"), "");
 }
@@ -54,13 +61,20 @@ TEST_F(BrokerInboxSink, WhatTheSinkRefusedIsSetAside) {
 
 TEST_F(BrokerInboxSink, AnEntryTheSinkDidNotApplyIsNeverRecorded) {
   inbox box{conn(), names_, {}, in_sink({"InvoiceIssued"})};
+  // Skipped as a duplicate, new by now (a replay meanwhile): taken again.
   auto entry = follow_up("e1", "inv-1", 1, "InvoiceIssued");
   try {
-    box.apply_batch({entry}, {});
+    box.apply_batch({entry}, {{}, {}, {"e1"}});
     FAIL() << "recorded an entry whose effect never ran";
   } catch (const broker_error& e) {
     EXPECT_THAT(e.what(), testing::HasSubstr("OUTBOX_SINK_AGAIN e1"));
   }
+  EXPECT_EQ(hash_field(names_.processed, "e1"), "");
+  // Not handled for any other reason (the consumer could not read it):
+  // set aside, so that it never loops.
+  auto got = box.apply_batch({entry}, {});
+  ASSERT_EQ(got[0].result, outcome::dead_lettered);
+  EXPECT_THAT(got[0].reason, testing::HasSubstr("could not read the entry"));
   EXPECT_EQ(hash_field(names_.processed, "e1"), "");
   // Types outside the sink are recorded as ever.
   EXPECT_EQ(box.apply(follow_up("e2", "inv-2", 1, "InvoicePaid")).result,

@@ -212,6 +212,42 @@ TEST_P(SinkStore, ASinkThatWentAwayIsUnavailableThenBack) {
   EXPECT_EQ(count("invoices"), 1);
 }
 
+TEST_P(SinkStore, ATableDroppedSinceTheStartIsRetriedNotBlamedOnTheEvent) {
+  auto sink = open();
+  probe_->exec("DROP TABLE payments");
+  auto paid = event("e-1", "inv-1", 1, "InvoicePaid", {{"amount", 4}});
+  EXPECT_THROW(sink->apply({paid}, 1000), sink::sink_unavailable);
+  EXPECT_EQ(count("outbox_inbox"), 0) << "nothing of the batch stays";
+  probe_->exec("CREATE TABLE payments (invoice_id TEXT NOT NULL, seq BIGINT"
+               " NOT NULL, amount BIGINT NOT NULL CHECK (amount > 0))");
+  auto again = sink::open_sink(
+      target_, "billing:", sink::parse_sql_effects(effects_text, "e.sql"));
+  EXPECT_EQ(again->apply({paid}, 1000)[0].result, outcome::applied);
+  EXPECT_EQ(count("payments"), 1);
+}
+
+TEST_P(SinkStore, TransactionControlInAnEffectIsRefusedAtOpen) {
+  EXPECT_THROW(open("-- effect: A\nCOMMIT\n"), sink::sink_error);
+  EXPECT_THROW(open("-- effect: A\nSAVEPOINT mine\n"), sink::sink_error);
+}
+
+TEST_P(SinkStore, AHeaderNameIsTakenWholeAndAPayloadPathDescends) {
+  auto sink =
+      open("-- effect: InvoiceIssued\n"
+           "INSERT INTO invoices (id, amount, tenant, detail) VALUES"
+           " (:aggregate_id, :payload.total.amount, :headers.app.tenant,"
+           " :payload.a.b)\n");
+  ASSERT_EQ(sink->apply({event("e-1", "inv-1", 1, "InvoiceIssued",
+                               {{"total", {{"amount", 9}}}, {"a.b", "whole"}},
+                               {{"app.tenant", "acme"}})},
+                        1000)[0]
+                .result,
+            outcome::applied);
+  EXPECT_EQ(probe_->text("SELECT tenant FROM invoices"), "acme");
+  EXPECT_EQ(probe_->text("SELECT detail FROM invoices"), "whole");
+  EXPECT_EQ(probe_->scalar("SELECT amount FROM invoices"), 9);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, SinkStore,
                          ::testing::Values(backend::sqlite, backend::postgres),
                          backend_name);
