@@ -92,7 +92,9 @@ TEST_P(E2ESink, CrashedConsumersApplyEveryEffectOnceInOrder) {
       {"run", "--until-drained", "--json", "--orders", "300", "--consumers",
        "2", "--seed", "11", "--crash-consumer-after-effect", "0.03",
        "--crash-consumer-after-pop", "0.01",
-       "--crash-consumer-after-sink-commit", "0.1", "--log-level", "info"});
+       // Rolled per batch that reaches the sink, a dozen or so here: high
+       // enough to strike in every run.
+       "--crash-consumer-after-sink-commit", "0.5", "--log-level", "info"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   auto report = nlohmann::json::parse(run.out);
   EXPECT_TRUE(report.at("ok").get<bool>()) << report.dump(2);
