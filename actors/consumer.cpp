@@ -160,6 +160,21 @@ void redis_answered(consumer_state& st) {
                   "effects' database reachable", "failed attempts");
 }
 
+/// After trouble with `what` (Redis, the effects' database): entries may
+/// sit unapplied in a processing list, so the next try recovers them
+/// first, after a doubling delay. Said once per outage: the retries go on.
+void retry_after(consumer_actor* self, outage& trouble, const char* what,
+                 const char* why) {
+  auto& st = self->state;
+  st.setup.metrics->consumer_errors++;
+  st.must_recover = true;
+  st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
+  spdlog::log(trouble.failure_level(st.setup.clock()),
+              "consumer {}: {} trouble, retrying in {} ms: {}", st.setup.name,
+              what, st.retry_delay_ms, why);
+  self->delayed_send(self, milliseconds(st.retry_delay_ms), pop_atom_v);
+}
+
 enum class burst_result { crashed, busy, idle };
 
 /// Counts and reports the entries the last pop set aside for their size:
@@ -270,15 +285,7 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
           // The consumer's own database: the batch stays in the processing
           // list, put back at the queue's head by the recovery before the
           // next pop.
-          st.setup.metrics->consumer_errors++;
-          st.must_recover = true;
-          st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
-          auto level = st.sink.failure_level(st.setup.clock());
-          spdlog::log(level,
-                      "consumer {}: effects' database trouble, retrying in {} "
-                      "ms: {}",
-                      st.setup.name, st.retry_delay_ms, e.what());
-          self->delayed_send(self, milliseconds(st.retry_delay_ms), pop_atom_v);
+          retry_after(self, st.sink, "effects' database", e.what());
         } catch (const broker::broker_error& e) {
           if (e.code() == broker::broker_errc::fenced) {
             // Another process took the queues over (and our in-flight
@@ -291,17 +298,9 @@ caf::behavior consumer(consumer_actor* self, consumer_setup setup) {
             self->quit(caf::make_error(ec::consumer_fenced, st.setup.name));
             return;
           }
-          st.setup.metrics->consumer_errors++;
           note_outage(st.setup.metrics->outage_retries, e);
           note_refusal(st.setup.metrics->refusals, e, st.setup.clock());
-          st.must_recover = true;
-          st.retry_delay_ms = std::clamp(st.retry_delay_ms * 2, 50, 2000);
-          // Once per outage: the retries go on while Redis is down.
-          auto level = st.redis.failure_level(st.setup.clock());
-          spdlog::log(level,
-                      "consumer {}: Redis trouble, retrying in {} ms: {}",
-                      st.setup.name, st.retry_delay_ms, e.what());
-          self->delayed_send(self, milliseconds(st.retry_delay_ms), pop_atom_v);
+          retry_after(self, st.redis, "Redis", e.what());
         }
       },
   };

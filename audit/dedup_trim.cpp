@@ -31,21 +31,11 @@ std::vector<std::string> delivered_before(const broker::hash_page& page,
     else
       old.push_back({event_id, std::move(record->aggregate_id), record->seq});
   }
-  auto rows = db.read_publications(old);
   std::vector<std::string> delivered;
-  for (std::size_t i = 0; i < old.size(); ++i) {
-    switch (judge_for_trim(rows[i], cutoff)) {
-    case trim_verdict::delivered:
-      delivered.push_back(std::move(old[i].event_id));
-      break;
-    case trim_verdict::unpublished:
-      ++totals.kept_unpublished;
-      break;
-    case trim_verdict::unknown:
-      ++totals.kept_other;
-      break;
-    }
-  }
+  for (auto& event :
+       delivered_for_trim(db, std::move(old), cutoff, totals.kept_unpublished,
+                          totals.kept_other))
+    delivered.push_back(std::move(event.event_id));
   return delivered;
 }
 

@@ -15,42 +15,25 @@ namespace outbox::audit {
 
 namespace {
 
-std::vector<std::string>
-field_list(const std::vector<sink::inbox_row>& rows,
-           std::string (*field)(const sink::inbox_row&)) {
-  std::vector<std::string> fields;
-  fields.reserve(rows.size());
-  for (const auto& row : rows)
-    fields.push_back(field(row));
-  return fields;
-}
-
 /// The rows of `page` Redis would absorb a redelivery of without its
 /// record: no record in `processed` (Redis's own trim took it, or never
 /// wrote it), and the aggregate's applied seq covers the row's seq with no
 /// mark in `gaps` (a seq a jump skipped, a dead letter, an overflow). A
 /// Redis that lost its state covers nothing: the rows stay.
-std::vector<sink::inbox_row> covered(broker::connection& redis,
-                                     const broker::keys& names,
-                                     const std::vector<sink::inbox_row>& page,
-                                     sink_trim_totals& totals) {
-  auto recorded = broker::hash_values(
-      redis, names.processed,
-      field_list(page, [](const sink::inbox_row& r) { return r.event_id; }));
-  auto applied =
-      broker::hash_values(redis, names.aggregate_seq,
-                          field_list(page, [](const sink::inbox_row& r) {
-                            return r.aggregate_id;
-                          }));
-  auto marks = broker::hash_values(
-      redis, names.seq_gaps(), field_list(page, [](const sink::inbox_row& r) {
-        return r.aggregate_id + ":" + std::to_string(r.seq);
-      }));
-  auto overflows = broker::hash_values(
-      redis, names.seq_gaps(), field_list(page, [](const sink::inbox_row& r) {
-        return r.aggregate_id + ":overflow";
-      }));
-  std::vector<sink::inbox_row> rows;
+std::vector<storage::applied_event>
+covered(broker::connection& redis, const broker::keys& names,
+        const std::vector<sink::inbox_row>& page, sink_trim_totals& totals) {
+  std::vector<std::string> ids, aggregates, gap_fields;
+  for (const auto& row : page) {
+    ids.push_back(row.event_id);
+    aggregates.push_back(row.aggregate_id);
+    gap_fields.push_back(row.aggregate_id + ":" + std::to_string(row.seq));
+    gap_fields.push_back(row.aggregate_id + ":overflow");
+  }
+  auto recorded = broker::hash_values(redis, names.processed, ids);
+  auto applied = broker::hash_values(redis, names.aggregate_seq, aggregates);
+  auto gaps = broker::hash_values(redis, names.seq_gaps(), gap_fields);
+  std::vector<storage::applied_event> rows;
   for (std::size_t i = 0; i < page.size(); ++i) {
     if (recorded[i]) {
       ++totals.kept_recorded;
@@ -62,37 +45,12 @@ std::vector<sink::inbox_row> covered(broker::connection& redis,
     } catch (const std::exception&) {
       last = 0;
     }
-    if (last < page[i].seq || marks[i] || overflows[i])
+    if (last < page[i].seq || gaps[2 * i] || gaps[2 * i + 1])
       ++totals.kept_uncovered;
     else
-      rows.push_back(page[i]);
+      rows.push_back({page[i].event_id, page[i].aggregate_id, page[i].seq});
   }
   return rows;
-}
-
-/// Of `rows`, the event_ids delivered for good.
-std::unordered_set<std::string>
-delivered(storage::database& db, const std::vector<sink::inbox_row>& rows,
-          std::int64_t cutoff, sink_trim_totals& totals) {
-  std::vector<storage::applied_event> events;
-  for (const auto& row : rows)
-    events.push_back({row.event_id, row.aggregate_id, row.seq});
-  auto publications = db.read_publications(events);
-  std::unordered_set<std::string> ids;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    switch (judge_for_trim(publications[i], cutoff)) {
-    case trim_verdict::delivered:
-      ids.insert(rows[i].event_id);
-      break;
-    case trim_verdict::unpublished:
-      ++totals.kept_unpublished;
-      break;
-    case trim_verdict::unknown:
-      ++totals.kept_other;
-      break;
-    }
-  }
-  return ids;
 }
 
 } // namespace
@@ -110,8 +68,11 @@ void trim_sink_rows(storage::database& db, broker::connection& redis,
     first = false;
     after = page.back();
     totals.scanned += static_cast<std::int64_t>(page.size());
-    auto candidates =
-        delivered(db, covered(redis, names, page, totals), cutoff, totals);
+    std::unordered_set<std::string> candidates;
+    for (auto& event :
+         delivered_for_trim(db, covered(redis, names, page, totals), cutoff,
+                            totals.kept_unpublished, totals.kept_other))
+      candidates.insert(std::move(event.event_id));
     // The lists are read after the outbox said delivered: a copy a relay
     // pushed before its ack was read is in them by then.
     auto queued = broker::queued_among(redis, names, candidates);

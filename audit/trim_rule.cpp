@@ -1,5 +1,6 @@
 #include "audit/trim_rule.hpp"
 
+#include "storage/database.hpp"
 #include "storage/lease_policy.hpp"
 
 namespace outbox::audit {
@@ -14,6 +15,27 @@ trim_verdict judge_for_trim(const storage::publication& row,
   if (row.where == state::present)
     return trim_verdict::unpublished;
   return trim_verdict::unknown;
+}
+
+std::vector<storage::applied_event> delivered_for_trim(
+    storage::database& db, std::vector<storage::applied_event> events,
+    std::int64_t cutoff, std::int64_t& unpublished, std::int64_t& unknown) {
+  auto rows = db.read_publications(events);
+  std::vector<storage::applied_event> delivered;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    switch (judge_for_trim(rows[i], cutoff)) {
+    case trim_verdict::delivered:
+      delivered.push_back(std::move(events[i]));
+      break;
+    case trim_verdict::unpublished:
+      ++unpublished;
+      break;
+    case trim_verdict::unknown:
+      ++unknown;
+      break;
+    }
+  }
+  return delivered;
 }
 
 std::int64_t redelivery_window(const storage::lease_policy& lease) {

@@ -10,10 +10,12 @@
 #include "storage/ledger.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace outbox::storage {
+class database;
 struct lease_policy;
-}
+} // namespace outbox::storage
 
 namespace outbox::audit {
 
@@ -39,5 +41,12 @@ trim_verdict judge_for_trim(const storage::publication& row,
 /// lease may still be about to publish a row it claimed, so no record
 /// younger than every lease a row can go through (ttl x max_attempts).
 std::int64_t redelivery_window(const storage::lease_policy& lease);
+
+/// Of `events`, read from `db` in one go, those delivered for good at
+/// `cutoff`, in order; each other one counted into `unpublished` or
+/// `unknown` by its verdict.
+std::vector<storage::applied_event> delivered_for_trim(
+    storage::database& db, std::vector<storage::applied_event> events,
+    std::int64_t cutoff, std::int64_t& unpublished, std::int64_t& unknown);
 
 } // namespace outbox::audit

@@ -119,13 +119,8 @@ inbox::classify(const std::vector<std::string>& entries) {
   fresh.reserve(entries.size());
   auto argument = with_call_options(first_argument_, R"({"classify":true})");
   in_calls(entries, [&](auto first, auto last) {
-    auto r = script_.run(
-        conn_, inbox_script_keys(names_, fence_.active() ? fence_.lock : ""),
-        {argument}, first, last);
-    auto count = static_cast<std::size_t>(last - first);
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
-      unexpected_reply();
-    for (std::size_t i = 0; i < count; ++i) {
+    auto r = call(first, last, argument);
+    for (std::size_t i = 0; i < r->elements; ++i) {
       const auto& one = *r->element[i];
       if (one.type != REDIS_REPLY_ARRAY || one.elements != 3)
         unexpected_reply();
@@ -136,17 +131,24 @@ inbox::classify(const std::vector<std::string>& entries) {
   return fresh;
 }
 
+reply inbox::call(std::vector<std::string>::const_iterator first,
+                  std::vector<std::string>::const_iterator last,
+                  const std::string& argument) {
+  auto r = script_.run(
+      conn_, inbox_script_keys(names_, fence_.active() ? fence_.lock : ""),
+      {argument}, first, last);
+  if (r->type != REDIS_REPLY_ARRAY ||
+      r->elements != static_cast<std::size_t>(last - first))
+    unexpected_reply();
+  return r;
+}
+
 void inbox::apply_call(std::vector<std::string>::const_iterator first,
                        std::vector<std::string>::const_iterator last,
                        const std::string& argument,
                        std::vector<applied_entry>& results) {
-  auto r = script_.run(
-      conn_, inbox_script_keys(names_, fence_.active() ? fence_.lock : ""),
-      {argument}, first, last);
-  auto count = static_cast<std::size_t>(last - first);
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != count)
-    unexpected_reply();
-  for (std::size_t i = 0; i < count; ++i)
+  auto r = call(first, last, argument);
+  for (std::size_t i = 0; i < r->elements; ++i)
     results.push_back(parse_outcome(*r->element[i]));
 }
 

@@ -112,6 +112,12 @@ private:
                   const std::string& argument,
                   std::vector<applied_entry>& results);
 
+  /// One script call with `argument` for entries [first, last): the reply,
+  /// an array of one element per entry.
+  reply call(std::vector<std::string>::const_iterator first,
+             std::vector<std::string>::const_iterator last,
+             const std::string& argument);
+
   /// Calls `call(first, last)` for consecutive runs of `entries` within
   /// max_call_entries and max_call_bytes.
   template <class Call>

@@ -55,6 +55,9 @@ config::crash_settings crash_at(actors::crash_point point, double probability) {
   case actors::crash_point::consumer_after_effect:
     crash.consumer_after_effect = probability;
     break;
+  case actors::crash_point::consumer_after_sink_commit:
+    crash.consumer_after_sink_commit = probability;
+    break;
   }
   return crash;
 }

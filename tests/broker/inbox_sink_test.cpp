@@ -26,7 +26,8 @@ inbox_options in_sink(std::vector<std::string> types) {
 TEST_F(BrokerInboxSink, ClassifyWritesNothingAndTellsNewFromDuplicate) {
   inbox box{conn(), names_, {}, in_sink({"OrderPlaced"})};
   auto first = order_placed("e1", "o1", 1, "A", 2);
-  ASSERT_EQ(box.apply_batch({first}, {{"e1"}, {}})[0].result, outcome::applied);
+  ASSERT_EQ(box.apply_batch({first}, {{"e1"}, {}, {}})[0].result,
+            outcome::applied);
   EXPECT_EQ(reserved("A"), 0) << "its effect ran in the sink, not in Redis";
   auto record = json::parse(hash_field(names_.processed, "e1"));
   EXPECT_FALSE(record.contains("sku")) << record.dump();
@@ -51,7 +52,7 @@ TEST_F(BrokerInboxSink, WhatTheSinkRefusedIsSetAside) {
   auto got = box.apply_batch(
       {follow_up("e1", "inv-1", 1, "InvoiceIssued"),
        follow_up("e2", "inv-1", 2, "InvoiceIssued")},
-      {{"e2"}, {{"e1", "shop.sql:2: InvoiceIssued: CHECK failed"}}});
+      {{"e2"}, {{"e1", "shop.sql:2: InvoiceIssued: CHECK failed"}}, {}});
   ASSERT_EQ(got[0].result, outcome::dead_lettered);
   EXPECT_EQ(got[0].reason, "effect failed: shop.sql:2: InvoiceIssued: CHECK "
                            "failed");

@@ -70,18 +70,9 @@ protected:
         << PQresultErrorMessage(answer.get());
   }
 
-  /// One number from the sink, or -1 when it does not answer.
+  /// One number from the sink (fault_checks.hpp).
   std::int64_t sink_number(const std::string& sql) const {
-    std::unique_ptr<PGconn, decltype(&PQfinish)> conn{
-        PQconnectdb(sink_.uri().c_str()), &PQfinish};
-    if (PQstatus(conn.get()) != CONNECTION_OK)
-      return -1;
-    std::unique_ptr<PGresult, decltype(&PQclear)> answer{
-        PQexec(conn.get(), sql.c_str()), &PQclear};
-    if (PQresultStatus(answer.get()) != PGRES_TUPLES_OK ||
-        PQntuples(answer.get()) < 1 || PQgetisnull(answer.get(), 0, 0))
-      return -1;
-    return std::stoll(PQgetvalue(answer.get(), 0, 0));
+    return database_number(sink_.uri(), sql);
   }
 
   /// The consumer's own database, a private cluster of its own.
