@@ -26,17 +26,7 @@ using ::testing::StartsWith;
 
 class PgScript : public script_fixture {
 protected:
-  PgScript() {
-    // As root the server runs as postgres, who must get through the
-    // temporary folder to var/pg (mkdtemp makes it 0700).
-    if (::geteuid() == 0)
-      std::filesystem::permissions(tmp_.path(),
-                                   std::filesystem::perms::owner_all |
-                                       std::filesystem::perms::group_exec |
-                                       std::filesystem::perms::others_exec);
-  }
-
-  ~PgScript() override { stop_private_pg(); }
+  PgScript() { let_postgres_through(); }
 
   process_result pg(const std::vector<std::string>& args,
                     const std::vector<std::string>& env = {}) {
@@ -47,32 +37,10 @@ protected:
   }
 
   std::filesystem::path pg_dir() const { return var_ / "pg"; }
-  std::filesystem::path pidfile() const {
-    return pg_dir() / "data" / "postmaster.pid";
-  }
 
   std::string uri() const {
     return "postgresql://outbox@127.0.0.1:" + std::to_string(pg_port_) +
            "/outbox?passfile=" + (pg_dir() / "pgpass").string();
-  }
-
-  /// The pid in the server's pidfile, or -1.
-  pid_t recorded_pg_pid() const {
-    std::ifstream in{pidfile()};
-    long pid = -1;
-    return in >> pid ? static_cast<pid_t>(pid) : -1;
-  }
-
-  /// Immediate shutdown (SIGQUIT) of the pidfile's postgres if it still
-  /// runs; SIGKILL after 10 s. Never the foreign server of a test.
-  void stop_private_pg() {
-    auto pid = recorded_pg_pid();
-    if (pid <= 0 || !running(pid) || pid == foreign_pid_ ||
-        text_of("/proc/" + std::to_string(pid) + "/comm") != "postgres\n")
-      return;
-    ::kill(pid, SIGQUIT);
-    if (!ends_within(pid, 10'000))
-      ::kill(pid, SIGKILL);
   }
 
   int pg_port_ = free_loopback_port();
@@ -199,9 +167,9 @@ TEST_F(PgScript, AForgedPidfileIsNeitherTrustedNorSignalled) {
   pg_server foreign;
   foreign_pid_ = foreign.pid();
   auto foreign_text = "pid " + std::to_string(foreign.pid());
-  std::ofstream{pidfile()} << foreign.pid() << "\n"
-                           << foreign.dir() << "/data\n0\n"
-                           << foreign.port() << "\n";
+  std::ofstream{pg_pidfile()} << foreign.pid() << "\n"
+                              << foreign.dir() << "/data\n0\n"
+                              << foreign.port() << "\n";
 
   // It does not know our password: it cannot be asked who it is.
   auto status = pg({"status"});

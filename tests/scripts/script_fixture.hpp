@@ -4,10 +4,12 @@
 // temporary folder (OUTBOX_VAR_DIR), the private Redis takes a free port
 // (OUTBOX_REDIS_PORT), and scripts/run runs the binary under test
 // (OUTBOX_BINARY) without installing or building anything. The private
-// Redis daemonizes, so it is not our child: it is stopped by the pid in
-// its pidfile when the test ends, whatever the test did.
+// Redis and PostgreSQL daemonize, so they are not our children: each is
+// stopped by the pid in its pidfile when the test ends, whatever the test
+// did.
 
 #include "support/build_paths.hpp"
+#include "support/file_checks.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -29,13 +31,25 @@ namespace outbox::test {
 
 class script_fixture : public ::testing::Test {
 protected:
-  ~script_fixture() override { stop_private_redis(); }
+  ~script_fixture() override {
+    stop_private_redis();
+    stop_private_pg();
+  }
 
   /// Runs scripts/`name` with `args` in the temporary folder, under the
   /// isolating environment plus `env` ("NAME=value" items).
   process_result script(const std::string& name,
                         const std::vector<std::string>& args,
                         const std::vector<std::string>& env = {}) {
+    std::vector<std::string> command{source_dir() + "/scripts/" + name};
+    command.insert(command.end(), args.begin(), args.end());
+    return isolated(command, env, 60'000);
+  }
+
+  /// Runs `command` in the temporary folder, under the isolating
+  /// environment plus `env`, for at most `timeout_ms`.
+  process_result isolated(const std::vector<std::string>& command,
+                          const std::vector<std::string>& env, int timeout_ms) {
     std::vector<std::string> argv = launcher_;
     argv.insert(argv.end(),
                 {"/usr/bin/env", "-u", "OUTBOX_REDIS",
@@ -43,9 +57,8 @@ protected:
                  "OUTBOX_REDIS_PORT=" + std::to_string(port_),
                  "OUTBOX_BINARY=" + outbox_binary(), "OUTBOX_SKIP_PACKAGES=1"});
     argv.insert(argv.end(), env.begin(), env.end());
-    argv.push_back(source_dir() + "/scripts/" + name);
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv, tmp_.path().string(), 60'000);
+    argv.insert(argv.end(), command.begin(), command.end());
+    return run_process(argv, tmp_.path().string(), timeout_ms);
   }
 
   std::filesystem::path redis_dir() const { return var_ / "redis"; }
@@ -92,6 +105,40 @@ protected:
     if (pid <= 0 || !running(pid) || pid == foreign_pid_)
       return;
     ::kill(pid, SIGTERM);
+    if (!ends_within(pid, 10'000))
+      ::kill(pid, SIGKILL);
+  }
+
+  /// As root scripts/pg runs the server as postgres, who must get through
+  /// the temporary folder to var/pg (mkdtemp makes it 0700).
+  void let_postgres_through() {
+    if (::geteuid() == 0)
+      std::filesystem::permissions(tmp_.path(),
+                                   std::filesystem::perms::owner_all |
+                                       std::filesystem::perms::group_exec |
+                                       std::filesystem::perms::others_exec);
+  }
+
+  /// The private PostgreSQL's pidfile (scripts/pg: the server's own).
+  std::filesystem::path pg_pidfile() const {
+    return var_ / "pg" / "data" / "postmaster.pid";
+  }
+
+  /// The pid in the private PostgreSQL's pidfile, or -1.
+  pid_t recorded_pg_pid() const {
+    std::ifstream in{pg_pidfile()};
+    long pid = -1;
+    return in >> pid ? static_cast<pid_t>(pid) : -1;
+  }
+
+  /// Immediate shutdown (SIGQUIT) of the pidfile's postgres if it still
+  /// runs; SIGKILL after 10 s. Never the foreign server of a test.
+  void stop_private_pg() {
+    auto pid = recorded_pg_pid();
+    if (pid <= 0 || !running(pid) || pid == foreign_pid_ ||
+        text_of("/proc/" + std::to_string(pid) + "/comm") != "postgres\n")
+      return;
+    ::kill(pid, SIGQUIT);
     if (!ends_within(pid, 10'000))
       ::kill(pid, SIGKILL);
   }
