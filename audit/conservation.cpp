@@ -95,8 +95,9 @@ verdict evaluate_tables(SQLite::Database& db, std::int64_t processed,
             " WHERE l.event_type = 'OrderPlaced' AND EXISTS (SELECT 1 FROM"
             "  temp.audit_processed p WHERE p.event_id = l.event_id"
             // A record the script wrote (it names its aggregate) of an
-            // OrderPlaced without sku: its effect ran in the consumer's own
-            // database (consumer.sink), not in Redis's reservations.
+            // OrderPlaced without sku: no reservation was made in Redis (its
+            // effect ran in the consumer's own database, consumer.sink, or
+            // the consumers' effects are not the built-in ones).
             "  AND NOT (p.aggregate_id IS NOT NULL AND p.sku = ''))"
             " GROUP BY l.sku"};
     while (placed.executeStep())

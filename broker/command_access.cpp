@@ -82,6 +82,8 @@ std::vector<argv> consumer_commands(const keys& names) {
       {"RPUSH", names.dead_letter, "probe"},
       {"LPOS", names.dead_letter, "probe"},
       {"HSETNX", names.processed, "probe", "1"},
+      {"HSET", names.processed, "probe", "1"},
+      {"HEXISTS", names.processed, "probe"},
       {"HGET", names.processed, "probe"},
       {"HDEL", names.processed, "probe"},
       {"HINCRBY", names.reserved, "probe", "1"},

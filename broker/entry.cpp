@@ -107,22 +107,6 @@ std::optional<std::int64_t> integer_in_range(const ordered_json& value,
   return result;
 }
 
-/// Whether `text` may be part of a key: valid UTF-8 without control
-/// characters (C0, DEL, C1). The inbox script's clean_text() is the same
-/// rule; nlohmann has refused invalid UTF-8 already, so only the controls
-/// (escaped as \u001b in JSON) are left to see here.
-bool clean_text(const std::string& text) {
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7F)
-      return false;
-    if (c == 0xC2 && i + 1 < text.size() &&
-        static_cast<unsigned char>(text[i + 1]) < 0xA0)
-      return false;
-  }
-  return true;
-}
-
 /// The shape a consumer reads headers in: an object whose values are
 /// strings (writers check more: text/event_headers.hpp).
 bool headers_shape(const ordered_json& headers) {
@@ -156,6 +140,18 @@ std::optional<malformed_entry> read_name(const ordered_json& value,
 }
 
 } // namespace
+
+bool clean_text(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F)
+      return false;
+    if (c == 0xC2 && i + 1 < text.size() &&
+        static_cast<unsigned char>(text[i + 1]) < 0xA0)
+      return false;
+  }
+  return true;
+}
 
 std::string encode(const event_entry& entry) {
   auto payload = ordered_json::parse(entry.payload, nullptr, false);
@@ -243,17 +239,6 @@ std::variant<event_entry, malformed_entry> decode(const std::string& text) {
     if (!published_at)
       return malformed("published_at must be an integer >= 0");
     entry.published_at = *published_at;
-  }
-  // The effect's own fields, as the script checks them before applying.
-  if (entry.event_type == "OrderPlaced") {
-    const ordered_json& sku =
-        payload.contains("sku") ? payload["sku"] : ordered_json{};
-    if (!is_nonempty_string(sku))
-      return malformed("payload.sku must be a non-empty string");
-    if (!clean_text(sku.get_ref<const std::string&>()))
-      return text_malformed("payload.sku");
-    if (!payload.contains("qty") || !integer_in_range(payload["qty"], 1))
-      return malformed("payload.qty must be an integer >= 1 (at most 2^53)");
   }
   return entry;
 }

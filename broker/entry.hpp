@@ -48,6 +48,12 @@ struct malformed_entry {
   std::string reason;
 };
 
+/// Whether `text` may be part of a key: valid UTF-8 without control
+/// characters (C0, DEL, C1). The inbox script's clean_text() is the same
+/// rule; nlohmann refuses invalid UTF-8 before this is asked, so only the
+/// controls (escaped as \u001b in JSON) are left to see here.
+bool clean_text(const std::string& text);
+
 /// Parses and validates an entry (`v` absent or entry_version, types,
 /// non-empty ids, seq >= 1, payload an object, headers absent or an object
 /// of strings). The consumer's Lua script

@@ -58,9 +58,10 @@ struct applied_entry {
 };
 
 /// The consumer's inbox: one Lua script that deduplicates by event_id and
-/// applies the effect atomically (HSETNX processed, then for OrderPlaced
-/// HINCRBY inventory.reserved), tracks the last seq per aggregate, and keeps
-/// counters. Loaded once with SCRIPT LOAD, run with EVALSHA (reloaded on
+/// applies the event type's effect atomically (HSETNX processed, then the
+/// effect: the built-in one reserves an OrderPlaced's stock in
+/// effects:inventory.reserved), tracks the last seq per aggregate, and
+/// keeps counters. Loaded once with SCRIPT LOAD, run with EVALSHA (reloaded on
 /// NOSCRIPT, e.g. after a Redis restart without persistence of scripts).
 class inbox {
 public:

@@ -20,24 +20,26 @@ unknown_types parse_unknown_types(const std::string& word) {
 }
 
 std::vector<std::string> inbox_options::demo_event_types() {
-  // OrderPlaced reserves stock; the follow-ups the load generator and the
-  // lab append have no effect but are the demo's own.
+  // OrderPlaced reserves stock (the built-in effects); the follow-ups the
+  // load generator and the lab append have no effect but are the demo's
+  // own.
   return {"OrderPlaced", "OrderPaid", "OrderShipped", "OrderDelivered"};
 }
 
 std::string inbox_script_options(const fence& fenced_by,
                                  const inbox_options& options) {
-  if (options.unknown == unknown_types::record && options.effects.empty() &&
-      options.sink_types.empty())
+  if (options.unknown == unknown_types::record && !options.effects &&
+      options.effects_prefix.empty() && options.sink_types.empty())
     return fenced_by.holder;
   nlohmann::json object{{"holder", fenced_by.holder},
                         {"unknown_types", unknown_types_name(options.unknown)},
                         {"known_types", options.known_types}};
-  if (!options.effects.empty()) {
-    object["effects"] = options.effects;
+  if (options.effects) {
+    object["effects"] = *options.effects;
     object["effects_name"] = options.effects_name;
-    object["effects_prefix"] = options.effects_prefix;
   }
+  if (!options.effects_prefix.empty())
+    object["effects_prefix"] = options.effects_prefix;
   if (!options.sink_types.empty())
     object["sink_types"] = options.sink_types;
   // The effects are UTF-8 (read_effects_file): dump() does not throw.

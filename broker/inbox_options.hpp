@@ -2,6 +2,7 @@
 
 #include "broker/fence.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,16 @@ struct inbox_options {
   /// The event types the inbox knows: the demo's order events, and those
   /// the effects give a function.
   std::vector<std::string> known_types = demo_event_types();
-  /// The effects file's text (consumer.effects_lua; "" for none), checked
-  /// (broker/effects_check.hpp), and its name for Lua's messages.
-  std::string effects;
+  /// The effects (consumer.effects_lua): nullopt for the built-in ones
+  /// (builtin:orders, effects/orders.lua: the demo's reservation), "" for
+  /// none, else a file's text, checked (broker/effects_check.hpp), and
+  /// its name for Lua's messages.
+  std::optional<std::string> effects;
   std::string effects_name;
-  /// Where the effects' keys live: store.key(name) is this prefix + name,
-  /// and store.call refuses keys outside it.
+  /// Where the effects' keys live (keys::effects_prefix()): store.key(name)
+  /// is this prefix + name, and store.call refuses keys outside it. ""
+  /// leaves it to the script, which finds it in the reservation hash's
+  /// name.
   std::string effects_prefix;
   /// The event types whose effect runs in the consumer's own database
   /// (consumer.sink): the inbox records them without an effect of its own

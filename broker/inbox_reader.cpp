@@ -3,6 +3,7 @@
 #include "broker/connection.hpp"
 #include "broker/dropped_dead_letters.hpp"
 #include "broker/hash_scan.hpp"
+#include "broker/older_reservation.hpp"
 #include "text/json_text.hpp"
 
 #include <hiredis/hiredis.h>
@@ -143,6 +144,15 @@ inbox_snapshot read_inbox(connection& conn, const keys& names,
     read_gaps(conn, names, sink, snapshot.malformed);
   }
   read_integers(conn, names.reserved, snapshot.reserved, snapshot.malformed);
+  // A keyspace an older version filled (older_reservation.hpp).
+  auto older = older_reservation(names);
+  auto left = conn.command({"EXISTS", older});
+  if (left->type == REDIS_REPLY_INTEGER && left->integer == 1)
+    snapshot.malformed.push_back(
+        older +
+        " is the reservation of an older outbox: a consumer of this "
+        "version merges it into " +
+        names.reserved + " as it starts");
   read_integers(conn, names.trimmed_reserved(), snapshot.trimmed_reserved,
                 snapshot.malformed);
   read_integers(

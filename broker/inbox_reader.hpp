@@ -18,7 +18,7 @@ class connection;
 struct inbox_snapshot {
   /// processed: event_id -> result JSON.
   std::map<std::string, std::string> processed;
-  /// inventory.reserved: sku -> quantity.
+  /// effects:inventory.reserved: sku -> quantity.
   std::map<std::string, std::int64_t> reserved;
   /// No consumer applied anything and no trim ran while they were read (the
   /// size of `processed` and the trimmed count were the same before and
@@ -34,8 +34,8 @@ struct inbox_snapshot {
   /// older version counted none: trimmed_records minus their sum.
   std::map<std::string, std::int64_t> trimmed_by_aggregate{};
   /// Values that are not what the pipeline writes, each named with its key
-  /// and field (`inventory.reserved[kiwi] is not an integer: "x"`): left
-  /// out of the maps above and reported by the audit, never thrown.
+  /// and field (`effects:inventory.reserved[kiwi] is not an integer: "x"`):
+  /// left out of the maps above and reported by the audit, never thrown.
   std::vector<std::string> malformed{};
   /// Entries that name an event and wait (read_waiting, read before
   /// `processed`), then the events dropped by decision: event_id -> the
@@ -71,8 +71,8 @@ public:
 };
 
 /// Reads the entries that wait (read_waiting), then `processed` (HSCAN, in
-/// pages, so a large hash never blocks Redis) and `inventory.reserved` and
-/// what was trimmed, and notes whether consumers or a trim were active
+/// pages, so a large hash never blocks Redis) and `effects:inventory.reserved`
+/// and what was trimmed, and notes whether consumers or a trim were active
 /// meanwhile. Waiting entries come first: an entry then either still waits
 /// or was applied by the time its record is looked for, so an event found
 /// in neither read is lost, not in flight. `processed` and

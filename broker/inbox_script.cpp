@@ -74,7 +74,20 @@ end
 -- "effects", "effects_name", "effects_prefix"}. A holder never starts
 -- with '{'.
 local holder, unknown_types, known_types = ARGV[1], 'record', {}
-local effects, effects_name, effects_source, store = {}, '', nil, nil
+-- The effects: the built-in ones (effects/orders.lua) unless the options
+-- give a file's text (with its effects_prefix), or '' for none. The
+-- built-in ones' keys live under the prefix KEYS[2], their reservation
+-- hash, is named under: "<prefix>effects:inventory.reserved" (a KEYS[2]
+-- named otherwise, as before the reservation was an effect, is refused
+-- rather than written to).
+local reservation = 'effects:inventory.reserved'
+local effects_prefix = nil
+if string.sub(reserved, -#reservation) == reservation then
+  effects_prefix = string.sub(reserved, 1, #reserved - #reservation)
+    .. 'effects:'
+end
+local effects, effects_name = builtin_effects, 'builtin:orders'
+local effects_source = nil
 -- The consumer's own database (consumer.sink): the types whose effect it
 -- applies there, the event_ids it applied (or found applied) in this
 -- batch, those it skipped because classify found them duplicates, those
@@ -150,21 +163,45 @@ if string.sub(ARGV[1], 1, 1) == '{' then
     sink_skipped[id] = true
   end
   classify = options.classify == true
-  if options.effects ~= nil then
+  if options.effects_prefix ~= nil then
+    if type(options.effects_prefix) ~= 'string'
+        or options.effects_prefix == '' then
+      return redis.error_reply('OUTBOX_OPTIONS effects_prefix must be a'
+        .. ' string, not empty')
+    end
+    effects_prefix = options.effects_prefix
+  end
+  if options.effects == '' then
+    effects = {}
+  elseif options.effects ~= nil then
     effects_name = options.effects_name
     if type(options.effects) ~= 'string' or type(effects_name) ~= 'string'
-        or type(options.effects_prefix) ~= 'string'
-        or options.effects_prefix == '' then
-      return redis.error_reply('OUTBOX_OPTIONS effects, effects_name and'
-        .. ' effects_prefix (not empty) must be strings')
+        or not clean_text(effects_name) or options.effects_prefix == nil then
+      return redis.error_reply('OUTBOX_OPTIONS effects, effects_name (text)'
+        .. ' and effects_prefix must be strings')
     end
     effects_source = options.effects
-    store = effects_store(options.effects_prefix)
   end
 end
+if next(effects) ~= nil and not effects_prefix then
+  return redis.error_reply('OUTBOX_OPTIONS KEYS[2] must be named "<prefix>'
+    .. reservation .. '" (outbox inbox-script --keys), or the options give'
+    .. ' effects_prefix')
+end
+local store = effects_store(effects_prefix or '')
 local refusal = fence_refusal(lock, holder)
 if refusal then
   return refusal
+end
+-- The ACL is checked per command: a record refused after its effect wrote
+-- would have the effect applied again by the retry. Asked once, before
+-- any write.
+if next(effects) ~= nil or effects_source then
+  if not redis.acl_check_cmd('HSET', processed, 'event_id', 'record') then
+    return redis.error_reply('NOPERM this user has no permissions to run'
+      .. ' the \'hset\' command on ' .. processed .. ' (the record of an'
+      .. ' event with an effect)')
+  end
 end
 -- Loaded once the fence let the call through: a fenced-out consumer runs
 -- none of the file.
@@ -174,9 +211,9 @@ if effects_source then
     return redis.error_reply('OUTBOX_EFFECTS ' .. why)
   end
   effects = loaded
-  for name in pairs(effects) do
-    known_types[name] = true
-  end
+end
+for name in pairs(effects) do
+  known_types[name] = true
 end
 
 -- Integers as Redis wants them: tostring() would give "1e+15".
@@ -251,52 +288,6 @@ local function integer_at_least(v, min)
     and v <= max_integer
 end
 
--- Text a key may be made of: valid UTF-8 (cjson copies any bytes it is
--- given) without control characters (C0, DEL, C1), which would end up in
--- hash fields, log lines and terminals. The same rule as text_problem() in
--- entry.cpp.
-local function clean_text(s)
-  -- Plain ASCII without controls (nearly every name) needs no walk: one
-  -- pattern match in C instead of a Lua step per byte. Anchored: an
-  -- unanchored search would start a match at every byte (0.4 us of an
-  -- entry's 10).
-  if string.find(s, '^[ -~]*$') then
-    return true
-  end
-  local i, n = 1, #s
-  while i <= n do
-    local c = string.byte(s, i)
-    if c < 0x20 or c == 0x7F then return false end
-    if c >= 0x80 then
-      local length, min, max = 0, 0x80, 0xBF
-      if c >= 0xC2 and c <= 0xDF then
-        length = 2
-        if c == 0xC2 then min = 0xA0 end -- no C1 control (U+0080..U+009F)
-      elseif c >= 0xE0 and c <= 0xEF then
-        length = 3
-        if c == 0xE0 then min = 0xA0 end -- no overlong form
-        if c == 0xED then max = 0x9F end -- no surrogate
-      elseif c >= 0xF0 and c <= 0xF4 then
-        length = 4
-        if c == 0xF0 then min = 0x90 end -- no overlong form
-        if c == 0xF4 then max = 0x8F end -- nothing past U+10FFFF
-      else
-        return false
-      end
-      local second = string.byte(s, i + 1)
-      if not second or second < min or second > max then return false end
-      for k = 2, length - 1 do
-        local b = string.byte(s, i + k)
-        if not b or b < 0x80 or b > 0xBF then return false end
-      end
-      i = i + length
-    else
-      i = i + 1
-    end
-  end
-  return true
-end
-
 local function text_reason(name)
   return name .. ' must be UTF-8 text without control characters'
 end
@@ -367,17 +358,6 @@ local function check(text)
   if e.published_at ~= nil and not integer_at_least(e.published_at, 0) then
     return nil, 'published_at must be an integer >= 0'
   end
-  if e.event_type == 'OrderPlaced' then
-    if not nonempty_string(e.payload.sku) then
-      return nil, 'payload.sku must be a non-empty string'
-    end
-    if not clean_text(e.payload.sku) then
-      return nil, text_reason('payload.sku')
-    end
-    if not integer_at_least(e.payload.qty, 1) then
-      return nil, 'payload.qty must be an integer >= 1 (at most 2^53)'
-    end
-  end
   return e
 end
 
@@ -431,22 +411,68 @@ local function set_aside_unknown(text, e, last, committed_at)
     .. ' (consumer.unknown_types is dead-letter)')
 end
 
--- Runs the effect the effects file gives the event's type, if any: nil
--- when applied, else the entry's reply (its record undone first).
-local function run_effect(text, e, last)
-  local effect = effects[e.event_type]
-  if not effect then
+-- What a record may not take from its effect: the record's own fields.
+local record_fields = {event_type = true, aggregate_id = true, seq = true,
+  at = true, fields_problem = true}
+
+-- `v` as text a record may show (what an effect returned may be anything:
+-- a table's __tostring is not called, it could fail or return anything).
+local function shown(v)
+  local text = type(v)
+  if type(v) == 'string' then
+    text = "'" .. v .. "'"
+  elseif type(v) == 'number' or type(v) == 'boolean' then
+    text = tostring(v)
+  end
+  return clean_text(text) and #text <= 100 and text or '(not shown)'
+end
+
+-- Why the fields an effect returned cannot go into its record, or nil:
+-- nothing, or a table of names (clean text) to strings (clean text) or
+-- integers. (`fields_problem` itself is the record's field for it.)
+local function fields_problem(fields)
+  if fields == nil then
     return nil
   end
+  if type(fields) ~= 'table' then
+    return 'returned a ' .. type(fields) .. ' (nothing, or a table of'
+      .. ' fields for its record)'
+  end
+  for name, value in pairs(fields) do
+    if type(name) ~= 'string' or not clean_text(name) or record_fields[name]
+        then
+      return 'returned a field named ' .. shown(name) .. ' (names are'
+        .. ' text, not event_type, aggregate_id, seq, at or fields_problem)'
+    end
+    if not ((type(value) == 'string' and clean_text(value))
+        or integer_at_least(value, -max_integer)) then
+      return 'returned ' .. name .. ' = ' .. shown(value) .. ' (a record'
+        .. ' takes text or integers)'
+    end
+  end
+  return nil
+end
+
+-- Runs `effect` on the event: true and the fields it returned for the
+-- record, or false and the entry's reply (an error reply when Redis
+-- refused the effect's first call: retried; else the event set aside).
+local function run_effect(text, e, last, effect)
   local event = {event_id = e.event_id, aggregate_id = e.aggregate_id,
     seq = e.seq, event_type = e.event_type, payload = e.payload,
     headers = e.headers or {}}
   store.calls, store.failed = 0, nil
-  local applied, err = pcall(effect, event, store)
+  local applied, result = pcall(effect, event, store)
   if applied then
-    return nil
+    -- The effect is done: what its record cannot take is left out and
+    -- named there, never a reason to set aside (a replay would apply it
+    -- again).
+    local problem = fields_problem(result)
+    if problem then
+      return true, {fields_problem = effects_name .. ': ' .. e.event_type
+        .. ': ' .. problem}
+    end
+    return true, result
   end
-  redis.call('HDEL', processed, e.event_id)
   -- Redis refusing a command for its own state or the user's ACL is not
   -- the entry's fault: retried, as long as no call of the effect went
   -- through before it (Redis keeps a script's writes: a retry would make
@@ -454,9 +480,9 @@ local function run_effect(text, e, last)
   local refusal = store.failed
   if refusal and store.calls == 0
       and (server_state(refusal) or refused(refusal)) then
-    return redis.error_reply(refusal)
+    return false, redis.error_reply(refusal)
   end
-  local message = lua_error_text(err)
+  local message = lua_error_text(result)
   local at = effects_chunk .. ':'
   if string.sub(message, 1, #at) == at then
     message = effects_message(message, effects_name)
@@ -464,12 +490,29 @@ local function run_effect(text, e, last)
     -- No line: an error raised without one, or by a tail call.
     message = effects_name .. ': ' .. e.event_type .. ': ' .. message
   end
-  return set_aside(text, e, last, 'effect failed: ' .. message)
+  return false, set_aside(text, e, last, 'effect failed: ' .. message)
 end
 
 -- One TIME per call: the batch applies at one instant.
 local now = redis.call('TIME')
 local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+
+-- The event's dedup record: what identifies it, the fields its effect
+-- returned (what it did: `outbox verify` reads a reservation's sku and
+-- qty there), when it was applied.
+local function record(e, fields)
+  local text = '{"event_type":' .. cjson.encode(e.event_type)
+    .. ',"aggregate_id":' .. cjson.encode(e.aggregate_id)
+    .. ',"seq":' .. int(e.seq)
+  if fields then
+    -- In the table's order: the record is read as JSON, by name.
+    for name, value in pairs(fields) do
+      text = text .. ',' .. cjson.encode(name) .. ':'
+        .. (type(value) == 'number' and int(value) or cjson.encode(value))
+    end
+  end
+  return text .. ',"at":' .. int(at) .. '}'
+end
 
 -- Applies one entry: {'ok', violation, committed_at}, {'dup', committed_at},
 -- {'dead', reason}, or an error reply (Redis cannot take writes now:
@@ -479,7 +522,6 @@ local function apply(text)
   if not e then
     return malformed(text, reason)
   end
-  local order_placed = e.event_type == 'OrderPlaced'
   -- Applied in the consumer's own database before this call: recorded
   -- here without an effect of Redis's.
   local in_sink = sink_types[e.event_type] == true
@@ -487,15 +529,6 @@ local function apply(text)
   if integer_at_least(e.committed_at, 0) then
     committed_at = e.committed_at
   end
-  local result = '{"event_type":' .. cjson.encode(e.event_type)
-    .. ',"aggregate_id":' .. cjson.encode(e.aggregate_id)
-    .. ',"seq":' .. int(e.seq)
-  if order_placed and not in_sink then
-    result = result .. ',"sku":' .. cjson.encode(e.payload.sku)
-      .. ',"qty":' .. int(e.payload.qty)
-  end
-  result = result .. ',"at":' .. int(at) .. '}'
-
   local last = tonumber(redis.call('HGET', aggregate_seq, e.aggregate_id)) or 0
   local mark = false
   if e.seq <= last then
@@ -533,32 +566,25 @@ local function apply(text)
       .. ' read the entry to apply it in its database')
   end
 
-  if redis.call('HSETNX', processed, e.event_id, result) == 0 then
+  -- An effect runs on the event's first delivery only, and its record is
+  -- written after it, with what it returned, in one write. Nothing can
+  -- refuse that write once the effect wrote: Redis checks memory, a
+  -- replica's role and disk errors before a script's first write only,
+  -- and the ACL was asked for it before any (see the fence above).
+  local effect = not in_sink and effects[e.event_type]
+  if effect then
+    if redis.call('HEXISTS', processed, e.event_id) == 1 then
+      count('duplicates')
+      return {'dup', committed_at}
+    end
+    local applied, outcome = run_effect(text, e, last, effect)
+    if not applied then
+      return outcome
+    end
+    redis.call('HSET', processed, e.event_id, record(e, outcome))
+  elseif redis.call('HSETNX', processed, e.event_id, record(e)) == 0 then
     count('duplicates')
     return {'dup', committed_at}
-  end
-
-  if order_placed and not in_sink then
-    local applied = redis.pcall('HINCRBY', reserved, e.payload.sku,
-                                int(e.payload.qty))
-    if type(applied) == 'table' and applied.err then
-      -- Nothing of this entry may stay: undo its dedup record.
-      redis.call('HDEL', processed, e.event_id)
-      if server_state(applied.err) or refused(applied.err) then
-        return redis.error_reply(applied.err)
-      end
-      -- A poison effect (the sku's field is not an integer, or would
-      -- overflow): set aside.
-      return set_aside(text, e, last, 'effect failed: ' .. reserved .. '['
-        .. e.payload.sku .. '] += ' .. int(e.payload.qty) .. ': '
-        .. applied.err)
-    end
-  end
-  if not in_sink then
-    local failed = run_effect(text, e, last)
-    if failed then
-      return failed
-    end
   end
 
   -- The first delivery of each event of an aggregate must follow seq order:

@@ -62,6 +62,10 @@ std::string keys::seq_gaps() const {
   return aggregate_seq + ".gaps";
 }
 
+std::string keys::effects_prefix() const {
+  return key_prefix + "effects:";
+}
+
 std::string keys::trimmed_reserved() const {
   return processed + ".trimmed_reserved";
 }

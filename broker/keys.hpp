@@ -23,8 +23,10 @@ struct keys {
   std::size_t partitions = 1;
   /// Dedup records: event_id -> result JSON.
   std::string processed = "processed";
-  /// The effect of OrderPlaced: sku -> reserved quantity.
-  std::string reserved = "inventory.reserved";
+  /// The demo's reservation, sku -> reserved quantity: the hash the
+  /// built-in effects (effects/orders.lua) write, under effects_prefix().
+  /// Not a setting: the effect names it.
+  std::string reserved = "effects:inventory.reserved";
   /// aggregate_id -> highest seq applied, for order checking.
   std::string aggregate_seq = "outbox.aggregate_seq";
   /// Counters: consumed, duplicates, dead_lettered, order_violations.
@@ -68,6 +70,9 @@ struct keys {
   /// (how many) and `before` (the latest cutoff: only records applied
   /// before it can be gone), "<processed>.trimmed".
   std::string trimmed_summary() const;
+  /// Where effects' keys live (consumer.effects_lua's store.key):
+  /// "<key_prefix>effects:".
+  std::string effects_prefix() const;
   /// The effect of trimmed OrderPlaced records, sku -> qty, so the
   /// reservation check still adds up: "<processed>.trimmed_reserved".
   std::string trimmed_reserved() const;

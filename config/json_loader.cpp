@@ -291,6 +291,14 @@ settings apply_json(const std::string& json_text, const std::string& origin,
                            "expected an object, got " + describe(section));
       for (const auto& [key, value] : section.items()) {
         const field* f = find_field(name, key);
+        if (name == "broker" && key == "reserved")
+          throw config_error(
+              "broker.reserved",
+              "no longer a setting: the stock reservation is an effect "
+              "(consumer.effects_lua builtin:orders, effects/orders.lua), "
+              "which writes the hash <broker.key_prefix>effects:inventory."
+              "reserved; remove the key (a hash you named here is left as "
+              "it was: add its fields to that one)");
         if (f == nullptr)
           throw config_error(join(name, key),
                              "unknown key" + suggestion(name, key));

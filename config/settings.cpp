@@ -124,7 +124,6 @@ std::vector<field> make_fields() {
       text<&S::broker, &keys::queue>("broker", "queue"),
       integer<&S::broker, &keys::partitions>("broker", "partitions", 1, 1024),
       text<&S::broker, &keys::processed>("broker", "processed"),
-      text<&S::broker, &keys::reserved>("broker", "reserved"),
       text<&S::broker, &keys::aggregate_seq>("broker", "aggregate_seq"),
       text<&S::broker, &keys::counters>("broker", "counters"),
       text<&S::broker, &keys::dead_letter>("broker", "dead_letter"),

@@ -46,9 +46,10 @@ struct consumer_settings {
   /// "record" or "dead-letter": what becomes of an event type the consumer
   /// has no effect for (broker/inbox_options.hpp).
   std::string unknown_types = "record";
-  /// A Lua file of effects by event type (README "Effects in Redis"); ""
-  /// for none.
-  std::string effects_lua;
+  /// A Lua file of effects by event type (README "Effects in Redis"),
+  /// builtin:orders for the built-in one (effects/orders.lua, the demo's
+  /// reservation), "" for none.
+  std::string effects_lua = "builtin:orders";
   /// The consumer's own database (README "Effects in your database"): a
   /// SQLite file or a PostgreSQL URI; "" for none. Needs effects_sql.
   std::string sink;

@@ -121,7 +121,7 @@ void check_relations(const settings& s) {
   const std::vector<std::pair<const char*, const std::string*>> names = {
       {"broker.queue", &s.broker.queue},
       {"broker.processed", &s.broker.processed},
-      {"broker.reserved", &s.broker.reserved},
+      {"the reservation hash", &s.broker.reserved},
       {"broker.aggregate_seq", &s.broker.aggregate_seq},
       {"broker.counters", &s.broker.counters},
       {"broker.dead_letter", &s.broker.dead_letter},
@@ -152,6 +152,28 @@ void check_not_bench_keys(const settings& s) {
                              name(*key) + "\"");
 }
 
+/// Effects may write any key under "<key_prefix>effects:": a pipeline
+/// name there could be overwritten by one.
+void check_not_effects_keys(const settings& s) {
+  const std::string effects = "effects:";
+  auto unprefixed = [&](const std::string& key) {
+    return s.key_prefix_applied ? key.substr(s.key_prefix.size()) : key;
+  };
+  const auto& b = s.broker;
+  const std::vector<std::pair<const char*, const std::string*>> names = {
+      {"broker.queue", &b.queue},
+      {"broker.processed", &b.processed},
+      {"broker.aggregate_seq", &b.aggregate_seq},
+      {"broker.counters", &b.counters},
+      {"broker.dead_letter", &b.dead_letter},
+      {"broker.processing_prefix", &b.processing_prefix}};
+  for (const auto& [setting, key] : names)
+    if (unprefixed(*key).compare(0, effects.size(), effects) == 0)
+      throw config_error(setting, "must not start with \"" + effects +
+                                      "\" (the effects' keys), got \"" +
+                                      unprefixed(*key) + "\"");
+}
+
 /// A URI of a scheme outbox does not speak (`postgress://`, `mysql://`) is
 /// no SQLite file name either: named, not opened as a file of that name.
 void check_db_scheme(const settings& s) {
@@ -173,6 +195,7 @@ void validate(const settings& s) {
   check_db_scheme(s);
   check_relations(s);
   check_not_bench_keys(s);
+  check_not_effects_keys(s);
 }
 
 } // namespace outbox::config

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,6 +35,23 @@ void spend_failure(int& armed, const std::string& what) {
     throw broker::broker_error(broker::broker_errc::unavailable,
                                "fake broker: " + what);
   }
+}
+
+/// Why the built-in effect (effects/orders.lua) refuses an OrderPlaced's
+/// payload, in its words, or "".
+std::string order_problem(const std::string& payload_text) {
+  auto payload = nlohmann::json::parse(payload_text);
+  auto sku = payload.contains("sku") ? payload["sku"] : nlohmann::json{};
+  if (!sku.is_string() || sku.get<std::string>().empty())
+    return "payload.sku must be a non-empty string";
+  if (!broker::clean_text(sku.get<std::string>()))
+    return "payload.sku must be UTF-8 text without control characters";
+  auto qty = payload.contains("qty") ? payload["qty"] : nlohmann::json{};
+  constexpr double max_integer = 9007199254740992.0;
+  if (!qty.is_number() || qty.get<double>() != std::floor(qty.get<double>()) ||
+      qty.get<double>() < 1 || qty.get<double>() > max_integer)
+    return "payload.qty must be an integer >= 1 (at most 2^53)";
+  return "";
 }
 
 } // namespace
@@ -186,8 +204,8 @@ broker::applied_entry fake_consume_port::apply_one(const std::string& text) {
     }
     return dead(b, bad->reason);
   }
-  // decode() refuses what the script refuses, with its reasons (an
-  // OrderPlaced's sku and qty included): what is left applies.
+  // decode() refuses what the script refuses, with its reasons: what is
+  // left applies, or is set aside when the built-in effect refuses it.
   auto& entry = std::get<broker::event_entry>(decoded);
   auto order_placed = entry.event_type == "OrderPlaced";
   broker::applied_entry result;
@@ -196,31 +214,46 @@ broker::applied_entry fake_consume_port::apply_one(const std::string& text) {
   auto gap_of = [&](std::int64_t seq) {
     return entry.aggregate_id + ":" + std::to_string(seq);
   };
+  // The aggregate's applied seq moves to this one, remembering the seqs a
+  // jump skipped (the script's advance()).
+  auto advance = [&] {
+    b.seq_gaps.erase(gap_of(entry.seq));
+    for (auto s = last + 1; s < entry.seq && s <= last + max_gap; ++s)
+      b.seq_gaps.insert(gap_of(s));
+    if (entry.seq - 1 > last + max_gap)
+      b.seq_overflow.insert(entry.aggregate_id);
+    last = std::max(last, entry.seq);
+  };
   auto skipped = b.seq_gaps.count(gap_of(entry.seq)) != 0 ||
                  b.seq_overflow.count(entry.aggregate_id) != 0;
   // As the inbox script: at or below the applied seq and not a seq a jump
   // skipped, it was applied already (even if its record is gone); else
   // HSETNX processed decides, and the effect goes with the record.
-  if ((entry.seq <= last && !skipped) ||
-      !b.processed.emplace(entry.event_id, entry.event_type).second) {
+  if ((entry.seq <= last &&
+       (!skipped || b.seq_dead.count(gap_of(entry.seq)) != 0)) ||
+      b.processed.count(entry.event_id) != 0) {
     ++b.duplicates;
     result.result = broker::applied_entry::outcome::duplicate;
     return result;
   }
   if (order_placed) {
+    auto problem = order_problem(entry.payload);
+    if (!problem.empty()) {
+      // Set aside as the script does: its seq marked dead, its aggregate
+      // moving on without it.
+      b.seq_dead.insert(gap_of(entry.seq));
+      advance();
+      return dead(b, "effect failed: builtin:orders: OrderPlaced: " + problem);
+    }
     auto payload = nlohmann::json::parse(entry.payload);
     b.reserved[payload["sku"].get<std::string>()] +=
         payload["qty"].get<std::int64_t>();
   }
+  b.processed.emplace(entry.event_id, entry.event_type);
   result.order_violation = entry.seq != last + 1;
   if (result.order_violation)
     ++b.order_violations;
-  b.seq_gaps.erase(gap_of(entry.seq));
-  for (auto s = last + 1; s < entry.seq && s <= last + max_gap; ++s)
-    b.seq_gaps.insert(gap_of(s));
-  if (entry.seq - 1 > last + max_gap)
-    b.seq_overflow.insert(entry.aggregate_id);
-  last = std::max(last, entry.seq);
+  advance();
   ++b.consumed;
   return result;
 }

@@ -51,7 +51,8 @@ struct fake_broker {
   /// broker.max_entry_bytes would be); the rest of its aggregate is not.
   std::set<std::string> poisoned_events;
 
-  // -- inbox side (processed, inventory.reserved, aggregate_seq, counters) --
+  // -- inbox side (processed, effects:inventory.reserved, aggregate_seq,
+  // counters) --
 
   /// event_id -> result: the dedup records.
   std::map<std::string, std::string> processed;
@@ -65,6 +66,9 @@ struct fake_broker {
   /// Aggregates that jumped over more seqs than the gaps remember (the
   /// inbox's overflow marker): a late seq of theirs is not a duplicate.
   std::set<std::string> seq_overflow;
+  /// "<aggregate_id>:<seq>" of events set aside (the gaps hash's 'dead'):
+  /// a copy of one is a duplicate.
+  std::set<std::string> seq_dead;
   std::int64_t consumed = 0;
   std::int64_t duplicates = 0;
   std::int64_t dead_lettered = 0;

@@ -169,21 +169,15 @@ TEST(BrokerEntry, DecodeNamesWhatIsWrong) {
     EXPECT_EQ(reason_of(j.dump()).rfind(c.reason_start, 0), 0u)
         << j.dump() << " -> " << reason_of(j.dump());
   }
-  // An OrderPlaced's effect fields, checked as the inbox script checks
-  // them, so a record the script refused is never called replayable.
-  const std::pair<json, const char*> effects[] = {
-      {json{{"qty", 1}}, "payload.sku must be a non-empty string"},
-      {json{{"sku", "a\x1b[2J"}, {"qty", 1}},
-       "payload.sku must be UTF-8 text without control characters"},
-      {json{{"sku", "apple"}, {"qty", 0}}, "payload.qty must be an integer"},
-      {json{{"sku", "apple"}}, "payload.qty must be an integer"},
-  };
-  for (auto& [payload, reason] : effects) {
+  // An OrderPlaced's payload is its effect's to judge (the built-in one,
+  // effects/orders.lua, sets a bad one aside): decode() reads any object.
+  for (const auto& payload :
+       {json{{"qty", 1}}, json{{"sku", "apple"}, {"qty", 0}}, json::object()}) {
     auto order = valid_json();
     order["event_type"] = "OrderPlaced";
     order["payload"] = payload;
-    EXPECT_EQ(reason_of(order.dump()).rfind(reason, 0), 0u)
-        << order.dump() << " -> " << reason_of(order.dump());
+    EXPECT_TRUE(std::holds_alternative<event_entry>(decode(order.dump())))
+        << order.dump();
   }
   // JSON null is a wrong type, not an absent field.
   auto j = valid_json();

@@ -106,14 +106,16 @@ TEST_F(BrokerInbox, ApplyBatchDeadLettersMalformedEntriesInPlace) {
                       outcome::applied}));
   EXPECT_EQ(applied[0].reason, "entry is not valid JSON");
   EXPECT_EQ(applied[2].reason, "entry must be a JSON object");
-  EXPECT_EQ(applied[3].reason, "payload.sku must be a non-empty string");
+  EXPECT_EQ(applied[3].reason, "effect failed: builtin:orders: OrderPlaced: "
+                               "payload.sku must be a non-empty string");
   EXPECT_TRUE(applied[1].reason.empty());
   auto dead = list(names_.dead_letter);
   ASSERT_EQ(dead.size(), 3u);
   EXPECT_EQ(json::parse(dead[0])["entry"], "not json");
   EXPECT_EQ(json::parse(dead[1])["entry"], "[1]");
   EXPECT_EQ(json::parse(dead[2])["reason"],
-            "payload.sku must be a non-empty string");
+            "effect failed: builtin:orders: OrderPlaced: payload.sku must be "
+            "a non-empty string");
   EXPECT_EQ(counter("dead_lettered"), 3);
   EXPECT_EQ(counter("consumed"), 2);
   EXPECT_EQ(hash_field(names_.processed, "e3"), "");

@@ -47,7 +47,8 @@ inline std::ostream& operator<<(std::ostream& out, const inbox_case& c) {
 /// text, and the dedup and order checks of well-formed ones.
 const std::vector<inbox_case>& inbox_cases();
 
-/// The cases of one malformed entry each (the dead-letter tests).
+/// The cases of one malformed entry each (the dead-letter tests); not the
+/// well-formed ones an effect refuses, which move their aggregate on.
 std::vector<inbox_step> dead_letter_steps();
 
 } // namespace outbox::test

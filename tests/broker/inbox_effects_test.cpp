@@ -5,12 +5,14 @@
 #include "broker/inbox.hpp"
 #include "event_entries.hpp"
 #include "inbox_fixture.hpp"
+#include "support/build_paths.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 
 #include <fstream>
+#include <iterator>
 
 // Effects of the user's own (consumer.effects_lua): a Lua file of
 // functions by event type, run by the inbox script after the dedup check,
@@ -59,6 +61,17 @@ protected:
     return options;
   }
 
+  /// A connection as the ACL user "consumer", who may run every command
+  /// but `denied` ("-sadd"); the test deletes the user.
+  connection consumer_without(const std::string& denied) {
+    conn().command(
+        {"ACL", "SETUSER", "consumer", "on", ">secret", "~*", "+@all", denied});
+    auto options = server_->connection_options();
+    options.username = "consumer";
+    options.password = "secret";
+    return connection{options};
+  }
+
   /// Why the check refuses `source` as effects.lua, or "accepted".
   std::string refusal(const std::string& source) {
     try {
@@ -82,10 +95,90 @@ TEST_F(BrokerInboxEffects, AnEffectIsAppliedOnceWithItsRecord) {
   EXPECT_EQ(reply_text(*conn().command({"GET", prefix + "last_trace"})), "-");
   EXPECT_NE(hash_field(names_.processed, "e1"), "");
   EXPECT_EQ(counter("consumed"), 2);
-  // The demo's own effect still runs beside them.
+  // A file replaces the built-in effects: an OrderPlaced is recorded,
+  // nothing reserved.
   EXPECT_EQ(box.apply(order_placed("o1", "order-1", 1, "A", 2)).result,
             outcome::applied);
-  EXPECT_EQ(reserved("A"), 2);
+  EXPECT_EQ(reserved("A"), 0);
+}
+
+TEST_F(BrokerInboxEffects, TheBuiltInReservationIsEffectsOrdersLua) {
+  // By default (no options at all, as a consumer in another language calls
+  // the script) and as a file of the user's, the same text does the same.
+  std::ifstream in{outbox::test::source_dir() + "/effects/orders.lua"};
+  std::string orders{std::istreambuf_iterator<char>{in}, {}};
+  ASSERT_FALSE(orders.empty());
+  for (int as_file = 0; as_file < 2; ++as_file) {
+    conn().command({"FLUSHALL"});
+    inbox_options options;
+    if (as_file) {
+      options = with(orders);
+      options.effects_prefix = names_.effects_prefix();
+    }
+    inbox box{conn(), names_, {}, options};
+    EXPECT_EQ(box.apply(order_placed("o1", "order-1", 1, "A", 2)).result,
+              outcome::applied);
+    EXPECT_EQ(box.apply(order_placed("o1", "order-1", 1, "A", 2)).result,
+              outcome::duplicate);
+    EXPECT_EQ(hash_integer("effects:inventory.reserved", "A"), 2) << as_file;
+    // The record keeps what the effect returned, for `outbox verify`.
+    auto record = json::parse(hash_field(names_.processed, "o1"));
+    EXPECT_EQ(record.at("sku"), "A");
+    EXPECT_EQ(record.at("qty"), 2);
+    auto refused = box.apply(order_placed("o2", "order-2", 1, "", 1));
+    EXPECT_EQ(refused.result, outcome::dead_lettered);
+    EXPECT_THAT(refused.reason,
+                HasSubstr("OrderPlaced: payload.sku must be a non-empty"));
+  }
+  // "" is none: an OrderPlaced is recorded, nothing reserved.
+  conn().command({"FLUSHALL"});
+  inbox_options none;
+  none.effects = "";
+  inbox box{conn(), names_, {}, none};
+  EXPECT_EQ(box.apply(order_placed("o1", "order-1", 1, "A", 2)).result,
+            outcome::applied);
+  EXPECT_EQ(reserved("A"), 0);
+}
+
+TEST_F(BrokerInboxEffects, WhatAnEffectReturnsIsKeptInItsRecord) {
+  inbox box{conn(), names_, {}, with(R"lua(local effects = {}
+function effects.Paid(event, store)
+  return {amount = event.payload.amount, currency = 'EUR'}
+end
+function effects.Odd(event, store)
+  store.call('SET', store.key('odd'), '1')
+  return {seq = 7}
+end
+function effects.Text(event, store)
+  return 'done'
+end
+return effects
+)lua")};
+  EXPECT_EQ(box.apply(encoded_event("e1", "p-1", 1, "Paid", R"({"amount":5})"))
+                .result,
+            outcome::applied);
+  auto record = json::parse(hash_field(names_.processed, "e1"));
+  EXPECT_EQ(record.at("amount"), 5);
+  EXPECT_EQ(record.at("currency"), "EUR");
+  EXPECT_EQ(record.at("seq"), 1);
+  // What a record cannot take (its own fields, anything but a table) is
+  // left out and named in it: the effect ran, so the event is applied,
+  // never set aside (a replay would apply it twice).
+  EXPECT_EQ(box.apply(encoded_event("e2", "p-2", 1, "Odd", "{}")).result,
+            outcome::applied);
+  auto odd = json::parse(hash_field(names_.processed, "e2"));
+  EXPECT_EQ(odd.at("seq"), 1);
+  EXPECT_EQ(odd.at("fields_problem"),
+            "effects.lua: Odd: returned a field named 'seq' (names are text, "
+            "not event_type, aggregate_id, seq, at or fields_problem)");
+  EXPECT_EQ(reply_text(*conn().command({"GET", prefix + "odd"})), "1");
+  EXPECT_EQ(box.apply(encoded_event("e3", "p-3", 1, "Text", "{}")).result,
+            outcome::applied);
+  EXPECT_THAT(json::parse(hash_field(names_.processed, "e3"))
+                  .at("fields_problem")
+                  .get<std::string>(),
+              HasSubstr("returned a string"));
+  EXPECT_EQ(counter("dead_lettered"), 0);
 }
 
 TEST_F(BrokerInboxEffects, AKeyOutsideThePrefixSetsTheEventAsideNamingTheLine) {
@@ -157,9 +250,10 @@ TEST_F(BrokerInboxEffects, TheCheckNamesWhatLuaRefusesWithTheLine) {
   EXPECT_EQ(refusal("return {function() end}"),
             "effects.lua: the table's keys must be event types (strings),"
             " not a number");
-  EXPECT_EQ(refusal("return {OrderPlaced = function() end}"),
-            "effects.lua: OrderPlaced has the pipeline's own effect (the"
-            " stock reservation)");
+  // Any type, OrderPlaced too: a file replaces the built-in effects.
+  EXPECT_EQ(check_effects(conn(), "return {OrderPlaced = function() end}",
+                          "effects.lua"),
+            std::vector<std::string>{"OrderPlaced"});
   EXPECT_THAT(refusal("\nerror('no config')"),
               StartsWith("effects.lua:2: no config"));
   // The chunk does not reach Redis but through `store`.
@@ -198,19 +292,14 @@ TEST_F(BrokerInboxEffects, TheFileReachesRedisOnlyThroughItsStore) {
   EXPECT_EQ(box.apply(invoice("e1", "invoice-7", 1, 5)).result,
             outcome::applied);
   EXPECT_EQ(conn().command({"EXISTS", prefix + "hit"})->integer, 0);
-  EXPECT_EQ(reserved("A"), 2);
+  EXPECT_EQ(reserved("A"), 0) << "a file replaces the built-in effects";
 }
 
 // Redis refusing an effect's command (here the consumer's ACL user lacks
 // SADD): retried while the effect has made no call yet, so nothing of it
 // is written twice; after one of its calls went through, set aside.
 TEST_F(BrokerInboxEffects, ARefusedCommandIsRetriedOnlyBeforeTheEffectWrote) {
-  conn().command(
-      {"ACL", "SETUSER", "consumer", "on", ">secret", "~*", "+@all", "-sadd"});
-  auto options = server_->connection_options();
-  options.username = "consumer";
-  options.password = "secret";
-  connection limited{options};
+  auto limited = consumer_without("-sadd");
   const std::string source = R"lua(local effects = {}
 function effects.First(event, store)
   store.call('SADD', store.key('tags'), 'x')
@@ -238,6 +327,33 @@ return effects
   EXPECT_EQ(hash_integer(prefix + "invoiced", "b-1"), 10)
       << "written once, kept: Redis does not roll a script back";
   conn().command({"ACL", "DELUSER", "consumer"});
+}
+
+// An event's record is written after its effect: a user whose ACL would
+// refuse that write (HSET) after the effect wrote would have the retry
+// apply it again, so the call is refused before anything is written, and
+// retried until the ACL is fixed.
+TEST_F(BrokerInboxEffects,
+       ARecordTheAclWouldRefuseStopsTheCallBeforeTheEffect) {
+  auto limited = consumer_without("-hset");
+  inbox box{limited, names_};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      box.apply(order_placed("o1", "order-1", 1, "A", 2));
+      ADD_FAILURE() << "applied without the right to record it";
+    } catch (const broker_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("NOPERM")) << e.what();
+    }
+  }
+  EXPECT_EQ(reserved("A"), 0) << "nothing written";
+  EXPECT_EQ(hash_field(names_.processed, "o1"), "");
+  conn().command({"ACL", "DELUSER", "consumer"});
+  inbox fixed{conn(), names_};
+  EXPECT_EQ(fixed.apply(order_placed("o1", "order-1", 1, "A", 2)).result,
+            outcome::applied);
+  EXPECT_EQ(fixed.apply(order_placed("o1", "order-1", 1, "A", 2)).result,
+            outcome::duplicate);
+  EXPECT_EQ(reserved("A"), 2);
 }
 
 TEST(BrokerEffectsFile, IsReadWholeOrRefusedNamingThePath) {

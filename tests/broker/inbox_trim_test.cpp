@@ -5,6 +5,7 @@
 #include "broker/entry.hpp"
 #include "broker/inbox.hpp"
 #include "broker/inbox_reader.hpp"
+#include "broker/older_reservation.hpp"
 #include "event_entries.hpp"
 #include "redis_fixture.hpp"
 
@@ -196,4 +197,31 @@ TEST_F(BrokerInboxTrim, ASkippedSeqArrivingAfterATrimIsStillApplied) {
   EXPECT_TRUE(late.order_violation);
   EXPECT_EQ(hash_integer(names_.reserved, "C-3"), 2);
   EXPECT_EQ(hash_field(names_.seq_gaps(), "order-2:1"), "") << "filled";
+}
+
+// The reservation hash of a version before the reservation became an
+// effect: named by the inbox's reading while it is left; merged (added
+// field by field, then deleted) by a consumer as it starts, or left as it
+// was when it cannot be added.
+TEST_F(BrokerInboxTrim, TheReservationOfAnOlderVersionIsMergedOnce) {
+  EXPECT_TRUE(read_inbox(conn(), names_).malformed.empty());
+  conn().command({"HSET", "inventory.reserved", "A-1", "4", "B-2", "1"});
+  auto inbox = read_inbox(conn(), names_);
+  ASSERT_EQ(inbox.malformed.size(), 1u);
+  EXPECT_EQ(inbox.malformed[0],
+            "inventory.reserved is the reservation of an older outbox: a "
+            "consumer of this version merges it into "
+            "effects:inventory.reserved as it starts");
+  EXPECT_EQ(merge_older_reservation(conn(), names_), 2);
+  EXPECT_EQ(hash_integer(names_.reserved, "A-1"), 7);
+  EXPECT_EQ(hash_integer(names_.reserved, "B-2"), 1);
+  EXPECT_EQ(merge_older_reservation(conn(), names_), 0);
+  EXPECT_EQ(hash_integer(names_.reserved, "A-1"), 7);
+  EXPECT_TRUE(read_inbox(conn(), names_).malformed.empty());
+
+  // Text HINCRBY would refuse half way (Lua's tonumber reads "0x10").
+  conn().command({"HSET", "inventory.reserved", "A-1", "1", "C-3", "0x10"});
+  EXPECT_THROW(merge_older_reservation(conn(), names_), broker_error);
+  EXPECT_EQ(hash_integer(names_.reserved, "A-1"), 7) << "nothing added";
+  EXPECT_EQ(conn().command({"EXISTS", "inventory.reserved"})->integer, 1);
 }

@@ -218,7 +218,6 @@ TEST(ConfigRoundTrip, NonDefaultSettingsSurviveToJsonAndBack) {
   s.broker.queue = "q";
   s.broker.partitions = 8;
   s.broker.processed = "p";
-  s.broker.reserved = "r";
   s.broker.aggregate_seq = "a";
   s.broker.counters = "c";
   s.broker.dead_letter = "d";
@@ -270,7 +269,7 @@ TEST(ConfigKeyPrefix, GoesBeforeEveryPipelineNameOnce) {
   EXPECT_EQ(s.broker.queue, "pipeline:outbox.events");
   EXPECT_EQ(s.broker.partition(3), "pipeline:outbox.events.3");
   EXPECT_EQ(s.broker.processed, "pipeline:processed");
-  EXPECT_EQ(s.broker.reserved, "pipeline:inventory.reserved");
+  EXPECT_EQ(s.broker.reserved, "pipeline:effects:inventory.reserved");
   EXPECT_EQ(s.broker.aggregate_seq, "pipeline:outbox.aggregate_seq");
   EXPECT_EQ(s.broker.counters, "pipeline:outbox.counters");
   EXPECT_EQ(s.broker.dead_letter, "pipeline:outbox.dead_letter");
@@ -405,4 +404,24 @@ TEST(ConfigErrors, SuggestTheClosestKey) {
                 "lease.ttl: unknown key (did you mean lease.ttl_ms?)"),
             std::string::npos)
       << e.what();
+}
+
+TEST(ConfigErrors, TheRetiredReservationKeySaysWhereTheHashWent) {
+  auto e = error_from([&] {
+    apply_json(R"({"broker": {"reserved": "inventory.reserved"}})", "test");
+  });
+  EXPECT_EQ(e.key(), "broker.reserved");
+  EXPECT_NE(std::string(e.what()).find("effects:inventory.reserved"),
+            std::string::npos)
+      << e.what();
+}
+
+TEST(ConfigErrors, APipelineKeyUnderTheEffectsPrefixIsRefused) {
+  // Effects may write any key under "<prefix>effects:".
+  auto e = error_from([&] {
+    auto s =
+        apply_json(R"({"broker": {"counters": "effects:counters"}})", "test");
+    outbox::config::validate(s);
+  });
+  EXPECT_EQ(e.key(), "broker.counters");
 }

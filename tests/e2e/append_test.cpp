@@ -261,6 +261,47 @@ TEST_P(E2EAppend, YourEffectsRunOnceInRedisAndABrokenFileStopsTheStart) {
   EXPECT_EQ(invoiced("invoice-3"), "") << "nothing consumed";
 }
 
+// Upgrading a keyspace of the demo's: the reservation hash of a version
+// before `effects:` is merged into the new one by a consumer as it starts,
+// and a file of the user's that gives OrderPlaced no effect is said.
+TEST_P(E2EAppend, AnOlderReservationIsMergedAndAFileWithoutItIsSaid) {
+  auto order = outbox({"place-order", "--sku", "apple", "--qty", "2"});
+  ASSERT_EQ(order.exit_code, 0) << order.err;
+  ASSERT_EQ(outbox({"run", "--until-drained"}).exit_code, 0);
+  // As an older version left it.
+  broker::connection conn{world_.redis().connection_options()};
+  conn.command({"RENAME", "pipeline:effects:inventory.reserved",
+                "pipeline:inventory.reserved"});
+  auto named = outbox({"verify"});
+  EXPECT_EQ(named.exit_code, 1) << named.out << named.err;
+  EXPECT_THAT(named.out + named.err,
+              testing::HasSubstr("pipeline:inventory.reserved is the "
+                                 "reservation of an older outbox"));
+  auto run = outbox({"run", "--until-drained", "--log-level", "info"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.err, testing::HasSubstr(
+                           "merged 1 skus of pipeline:inventory.reserved"));
+  EXPECT_EQ(broker::reply_text(*conn.command(
+                {"HGET", "pipeline:effects:inventory.reserved", "apple"})),
+            "2");
+  EXPECT_EQ(outbox({"verify"}).exit_code, 0);
+
+  auto effects = world_.dir().file("invoices.lua");
+  std::ofstream{effects} << "return {}\n";
+  world_.write_config({{"consumer", {{"effects_lua", effects}}}});
+  auto replaced = outbox({"run", "--until-drained"});
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.out << replaced.err;
+  EXPECT_THAT(replaced.err,
+              testing::HasSubstr("consumer.effects_lua " + effects +
+                                 " gives OrderPlaced no effect"));
+  world_.write_config({{"consumer", {{"effects_lua", ""}}}});
+  auto none = outbox({"run", "--until-drained"});
+  ASSERT_EQ(none.exit_code, 0) << none.out << none.err;
+  EXPECT_THAT(none.err, testing::HasSubstr("consumer.effects_lua \"\" (no "
+                                           "effects) gives OrderPlaced no "
+                                           "effect"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, E2EAppend,
                          ::testing::Values(backend::sqlite, backend::postgres),
                          backend_name);

@@ -187,7 +187,7 @@ TEST_F(LabStep, ConsumerAbsorbsDuplicatesAndChangesNothingTheSecondTime) {
   EXPECT_EQ(processed_size(), app_db_number("SELECT COUNT(*) FROM outbox"));
   auto duplicates = redis().command({"HGET", "outbox.counters", "duplicates"});
   EXPECT_EQ(broker::reply_text(*duplicates), "1");
-  auto reserved = redis().command({"HGETALL", "inventory.reserved"});
+  auto reserved = redis().command({"HGETALL", "effects:inventory.reserved"});
   EXPECT_EQ(reserved->elements, 4u); // two SKUs, each reserved once
   step_ok("consumer");
   EXPECT_EQ(processed_size(), 2);
