@@ -63,7 +63,8 @@ class audit_tables;
 ///   it has none left and `aggregate_heads` (the last seq of aggregates a
 ///   purge emptied) covers the seq; purged OrderPlaced effects count in
 ///   reserved_matches from the inbox's own record (sku, qty).
-/// - reserved_matches: effects:inventory.reserved per sku equals the sum of qty of
+/// - reserved_matches: effects:inventory.reserved per sku equals the sum of qty
+/// of
 ///   processed OrderPlaced events plus the trimmed ones' summed effect;
 ///   skipped while consumers (or a trim) were changing it.
 /// - applied_once: per aggregate, records plus trimmed records do not
