@@ -13,7 +13,7 @@ const std::string& lua_effects() {
   static const std::string source = R"lua(
 -- Text a key may be made of: valid UTF-8 (cjson copies any bytes it is
 -- given) without control characters (C0, DEL, C1), which would end up in
--- hash fields, log lines and terminals. The same rule as text_problem() in
+-- hash fields, log lines and terminals. The same rule as clean_text() in
 -- entry.cpp.
 local function clean_text(s)
   -- Plain ASCII without controls (nearly every name) needs no walk: one
