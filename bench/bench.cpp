@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -70,6 +71,19 @@ void wait_until(const std::function<bool()>& done, std::chrono::seconds limit,
 }
 
 namespace {
+
+using stage = std::pair<const char*, void (*)(stage_context&)>;
+
+const std::vector<stage>& all_stages() {
+  static const std::vector<stage> stages{{"ceilings", measure_ceilings},
+                                         {"writer", measure_writer},
+                                         {"relay", measure_relays},
+                                         {"consumer", measure_consumers},
+                                         {"end_to_end", measure_end_to_end},
+                                         {"growth", measure_growth},
+                                         {"trim", measure_trim}};
+  return stages;
+}
 
 std::string redis_version(const config::settings& s) {
   broker::connection conn{s.redis};
@@ -140,6 +154,16 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
 
 } // namespace
 
+const std::vector<std::string>& stage_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list;
+    for (const auto& s : all_stages())
+      list.emplace_back(s.first);
+    return list;
+  }();
+  return names;
+}
+
 nlohmann::json run_bench(const bench_options& options) {
   auto progress =
       options.progress ? options.progress : [](const std::string&) {};
@@ -149,6 +173,8 @@ nlohmann::json run_bench(const bench_options& options) {
                                : bench_scale::full();
   scale.soak_events = options.soak_events;
   auto context = context_of(options, scale);
+  if (!options.stages.empty())
+    context["stages"] = options.stages;
   auto started = std::chrono::steady_clock::now();
 
   caf::actor_system_config cfg;
@@ -162,16 +188,14 @@ nlohmann::json run_bench(const bench_options& options) {
   // Each stage's peak resident memory, added after the stages so that the
   // table keeps one section per stage.
   std::vector<measurement> memory;
-  using stage = std::pair<const char*, void (*)(stage_context&)>;
-  auto stages = scale.soak_events > 0
-                    ? std::vector<stage>{{"soak", measure_soak}}
-                    : std::vector<stage>{{"ceilings", measure_ceilings},
-                                         {"writer", measure_writer},
-                                         {"relay", measure_relays},
-                                         {"consumer", measure_consumers},
-                                         {"end_to_end", measure_end_to_end},
-                                         {"growth", measure_growth},
-                                         {"trim", measure_trim}};
+  std::vector<stage> stages;
+  if (scale.soak_events > 0)
+    stages.push_back({"soak", measure_soak});
+  for (const auto& s : scale.soak_events > 0 ? std::vector<stage>{}
+                                             : all_stages())
+    if (options.stages.empty() ||
+        std::count(options.stages.begin(), options.stages.end(), s.first))
+      stages.push_back(s);
   for (auto [name, run] : stages) {
     bool reset = reset_peak_resident();
     try {

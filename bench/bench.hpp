@@ -34,7 +34,13 @@ struct bench_options {
   /// Targets to check instead of the README's, by name (see target_names):
   /// the value wanted.
   std::map<std::string, double> targets;
+  /// Only these stages, by name (see stage_names); all when empty. The
+  /// targets of the stages left out are reported as not measured.
+  std::vector<std::string> stages;
 };
+
+/// The names of the stages, in the order they run (the soak aside).
+const std::vector<std::string>& stage_names();
 
 /// Runs every stage (a soak run: the soak alone) and returns the report:
 /// context (machine, settings, scale), measurements with their ceilings and

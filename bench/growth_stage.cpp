@@ -33,18 +33,24 @@ double claim_cost(const config::settings& s, int claims) {
   return 1e6 * total / timed;
 }
 
+/// Leases every claimable head of `s` to another relay, as one that
+/// stopped answering would hold them. (One claim does on SQLite; on
+/// PostgreSQL a claim takes a run of one aggregate's rows, so it takes one
+/// claim per aggregate.)
+void hold_every_head(storage::lease_store& store, const config::settings& s) {
+  auto now = storage::wall_clock_now();
+  for (int i = 0; i < 1000; ++i)
+    if (store.claim_batch("bench-holder", now, s.lease).events.empty())
+      break;
+}
+
 /// One claim by a second relay while a first holds the heads of every
 /// aggregate: it must give up in bounded time, not walk all pending rows.
 double blocked_claim_cost(const config::settings& s, int claims) {
   auto db = storage::connect(s.db, storage::open_mode::as_is);
   auto store = db->leases();
+  hold_every_head(*store, s);
   auto now = storage::wall_clock_now();
-  // Until the holder gets nothing more: it then holds every head. (One
-  // claim does on SQLite; on PostgreSQL a claim takes a run of one
-  // aggregate's rows, so it takes one claim per aggregate.)
-  for (int i = 0; i < 1000; ++i)
-    if (store->claim_batch("bench-holder", now, s.lease).events.empty())
-      break;
   auto start = clock::now();
   for (int i = 0; i < claims; ++i)
     store->claim_batch("bench-other", now, s.lease);
@@ -85,6 +91,24 @@ void measure_spread(stage_context& ctx, std::int64_t aggregates,
                cost(s, ctx.scale.timed_claims), "us", ""});
 }
 
+/// The claim over the large history once `held` PENDING rows wait behind
+/// heads another relay holds (10 aggregates): what a claim costs with both
+/// kinds of rows it must not read.
+void measure_history_and_held(stage_context& ctx, const config::settings& s,
+                              std::int64_t held, std::int64_t live) {
+  fill_outbox(s.db, held, 10, "PENDING", "behind");
+  {
+    auto db = storage::connect(s.db, storage::open_mode::as_is);
+    hold_every_head(*db->leases(), s);
+  }
+  fill_outbox(s.db, live, live / 2, "PENDING", "live3");
+  ctx.out.add({"growth", "claim_history_held",
+               "one claim, " + label(ctx.scale.history_large) +
+                   " PUBLISHED rows and " + label(held) +
+                   " PENDING behind heads leased elsewhere",
+               claim_cost(s, ctx.scale.timed_claims), "us", ""});
+}
+
 } // namespace
 
 void measure_growth(stage_context& ctx) {
@@ -101,6 +125,11 @@ void measure_growth(stage_context& ctx) {
                " published rows");
   measure_history(ctx, s, scale.history_small, scale.history_large, live,
                   "older", "live2", "claim_history_large");
+
+  ctx.progress("growth: claim cost with " + label(scale.history_large) +
+               " published rows and " + label(scale.spread_pending) +
+               " behind held heads");
+  measure_history_and_held(ctx, s, scale.spread_pending, live);
 
   ctx.progress("growth: claim cost over many and few aggregates");
   measure_spread(ctx, scale.spread_pending, "many", "claim_many_aggregates",

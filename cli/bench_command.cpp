@@ -43,6 +43,7 @@ struct bench_command_options {
   bool quick = false;
   bool check = false;
   std::vector<std::string> targets;
+  std::vector<std::string> stages;
   /// Hidden: every stage in seconds, for the tests of the command.
   bool tiny = false;
   /// A soak run over this many events instead of the stages.
@@ -146,6 +147,21 @@ int bench(const bench_command_options& options) {
               << " events (fewer cannot tell a warming cache from growth)\n";
     return exit_usage;
   }
+  for (const auto& name : options.stages)
+    if (!std::count(bench::stage_names().begin(), bench::stage_names().end(),
+                    name)) {
+      std::cerr << "outbox bench: --stage " << text::escaped(name)
+                << ": no such stage; the stages are";
+      for (const auto& known : bench::stage_names())
+        std::cerr << ' ' << known;
+      std::cerr << '\n';
+      return exit_usage;
+    }
+  if (options.soak && !options.stages.empty()) {
+    std::cerr << "outbox bench: --soak and --stage: a soak runs its own "
+                 "stage only; give one of them\n";
+    return exit_usage;
+  }
   if (options.soak && options.quick) {
     std::cerr << "outbox bench: --soak and --quick: a soak runs no stages to "
                  "shorten; give one of them\n";
@@ -153,6 +169,7 @@ int bench(const bench_command_options& options) {
   }
   bench::bench_options o;
   o.targets = *targets;
+  o.stages = options.stages;
   o.soak_events = options.soak.value_or(0);
   // The running program itself, even if its file was replaced since: the
   // stages that run processes of it.
@@ -210,6 +227,10 @@ void add_flags(CLI::App& command, bench_command_options& options) {
   command.add_option("--target", options.targets,
                      "NAME=VALUE: the value wanted for a target instead "
                      "of the README's (repeatable; names in the report)");
+  command.add_option("--stage", options.stages,
+                     "NAME: only this stage (repeatable): ceilings, writer, "
+                     "relay, consumer, end_to_end, growth or trim; the "
+                     "targets of the others are not measured");
   command.add_option("--soak", options.soak,
                      "EVENTS: instead of the stages, a relay process and then "
                      "a consumer process over EVENTS events each, their "
