@@ -191,11 +191,11 @@ nlohmann::json run_bench(const bench_options& options) {
   std::vector<stage> stages;
   if (scale.soak_events > 0)
     stages.push_back({"soak", measure_soak});
-  for (const auto& s : scale.soak_events > 0 ? std::vector<stage>{}
-                                             : all_stages())
-    if (options.stages.empty() ||
-        std::count(options.stages.begin(), options.stages.end(), s.first))
-      stages.push_back(s);
+  else
+    for (const auto& s : all_stages())
+      if (options.stages.empty() ||
+          std::count(options.stages.begin(), options.stages.end(), s.first))
+        stages.push_back(s);
   for (auto [name, run] : stages) {
     bool reset = reset_peak_resident();
     try {
