@@ -105,8 +105,7 @@ TEST(BenchStages,
     auto fsync = t.at("name") == "latency_p99_fsync_always";
     auto soak = t.at("name") == "soak_rss_growth";
     auto postgres = t.at("name").get<std::string>().rfind("pg_", 0) == 0;
-    EXPECT_EQ(t.at("measured").get<bool>(), !fsync && !soak && !postgres)
-        << t;
+    EXPECT_EQ(t.at("measured").get<bool>(), !fsync && !soak && !postgres) << t;
     if (fsync) {
       EXPECT_THAT(t.at("why").get<std::string>(),
                   testing::HasSubstr("appendonly no, appendfsync"));
