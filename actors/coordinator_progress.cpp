@@ -323,12 +323,18 @@ storage::millis stall_timeout(const coordinator_state& st) {
 
 bool full_read_due(const coordinator_state& st, storage::millis now,
                    bool marked) {
-  // Without a change mark the counts say whether anything moved: a second
-  // between them is enough for a stall timeout of seconds.
-  constexpr storage::millis unmarked_interval_ms = 1000;
+  // Without a change mark (PostgreSQL) the counts say whether anything
+  // moved: a second between them is enough for a stall timeout of seconds.
+  // But a count grows with the outbox (a million published rows take the
+  // server most of a second), so they are at least full_count_spacing
+  // times what the last one took apart, and at most half the stall
+  // timeout: a stall is still seen within one and a half timeouts.
+  auto unmarked_interval = std::clamp<storage::millis>(
+      full_count_spacing * st.full_read_took, 1000,
+      std::max<storage::millis>(stall_timeout(st) / 2, 1000));
   return st.setup.until_drained &&
          (now - st.last_movement >= stall_timeout(st) ||
-          (!marked && now - st.last_full_read >= unmarked_interval_ms));
+          (!marked && now - st.last_full_read >= unmarked_interval));
 }
 
 std::string stall_reason(const coordinator_state& st,

@@ -184,7 +184,9 @@ void connection::migrate() {
       session_->exec("migrate", sql_files::schema_v6);
     if (found < 7)
       session_->exec("migrate", sql_files::schema_v7);
-    session_->exec("migrate", sql_files::schema_v8);
+    if (found < 8)
+      session_->exec("migrate", sql_files::schema_v8);
+    session_->exec("migrate", sql_files::schema_v9);
   });
   session_->forget_statements();
 }

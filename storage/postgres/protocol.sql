@@ -335,11 +335,13 @@ RETURNING o.event_id, o.status;
 -- leased to this owner that the relay does not know it holds ($2), with the
 -- attempt refunded, so a database outage charges no attempt. Safe only
 -- because an owner name belongs to one relay process (never reused by a
--- restart while the old process may live). $1 owner, $2 held event_ids
+-- restart while the old process may live). Through outbox_unpublished (a
+-- SENDING row is unpublished). $1 owner, $2 held event_ids
 PREPARE release_unknown (text, uuid[]) AS
 UPDATE outbox SET status = 'PENDING', owner = NULL, lease_until = NULL,
   attempts = greatest(attempts - 1, 0)
-WHERE owner = $1 AND status = 'SENDING' AND NOT (event_id = ANY ($2))
+WHERE published_at IS NULL AND owner = $1 AND status = 'SENDING'
+  AND NOT (event_id = ANY ($2))
   AND outbox_require(length($1) > 0 AND $2 IS NOT NULL
                      AND array_position($2, NULL) IS NULL,
                      'release_unknown: owner empty, or held ids NULL')
@@ -356,12 +358,13 @@ WHERE event_id = ANY ($1) AND status = 'FAILED'
   AND outbox_require($1 IS NOT NULL, 'retry: event_ids is NULL')
 RETURNING event_id;
 
--- $1 now_ms. Through outbox_failed; returns the count.
+-- $1 now_ms. Through outbox_unpublished (a FAILED row is unpublished):
+-- its cost follows the backlog, not the history. Returns the count.
 PREPARE retry_all_failed (bigint) AS
 WITH r AS (
   UPDATE outbox SET status = 'PENDING', attempts = 0, lease_until = NULL,
     available_at = COALESCE(outbox_ts($1), clock_timestamp())
-  WHERE status = 'FAILED' RETURNING 1)
+  WHERE published_at IS NULL AND status = 'FAILED' RETURNING 1)
 SELECT count(*) FROM r;
 
 -- stats: run the three in one REPEATABLE READ READ ONLY transaction (one
@@ -398,19 +401,27 @@ SELECT EXISTS (SELECT 1 FROM outbox
                  AND status IN ('PENDING', 'SENDING')
                ORDER BY aggregate_id, seq LIMIT 1);
 
+-- Through outbox_unpublished (a SENDING row is unpublished).
 PREPARE leases_by_owner AS
 SELECT owner, count(*), outbox_ms(min(lease_until)),
        outbox_ms(max(lease_until))
-FROM outbox WHERE status = 'SENDING' GROUP BY owner ORDER BY owner;
+FROM outbox WHERE published_at IS NULL AND status = 'SENDING'
+GROUP BY owner ORDER BY owner;
 
 -- A page of FAILED rows after id $1, at most $2 (stats: 0 and 100).
+-- The FAILED rows are found through outbox_unpublished, then sorted: no
+-- index names status (schema_v9.sql: a claim would then never be a HOT
+-- update), and the ORDER BY id sits outside the MATERIALIZED step so that
+-- it cannot pull the scan onto outbox_id_key, which walks the history.
 PREPARE failed_page (bigint, integer) AS
-SELECT id, event_id, aggregate_id, seq, event_type, attempts,
-       COALESCE(last_error, ''), COALESCE(headers::text, '')
-FROM outbox WHERE status = 'FAILED' AND id > $1
-  AND outbox_require($1 IS NOT NULL AND $2 >= 1,
-                     'failed_page: after NULL or limit below 1')
-ORDER BY id LIMIT $2;
+WITH failed AS MATERIALIZED (
+  SELECT id, event_id, aggregate_id, seq, event_type, attempts,
+         COALESCE(last_error, '') AS last_error,
+         COALESCE(headers::text, '') AS headers
+  FROM outbox WHERE published_at IS NULL AND status = 'FAILED' AND id > $1
+    AND outbox_require($1 IS NOT NULL AND $2 >= 1,
+                       'failed_page: after NULL or limit below 1'))
+SELECT * FROM failed ORDER BY id LIMIT $2;
 
 --------------------------------------------------------------- retention --
 

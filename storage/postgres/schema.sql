@@ -108,7 +108,8 @@ CREATE UNIQUE INDEX outbox_aggregate_seq
 CREATE INDEX outbox_unpublished ON outbox (aggregate_id, seq)
   WHERE published_at IS NULL;
 -- Leases by owner (status, the run's probe). Not on lease_until: a renewal
--- then changes no indexed column and can be a HOT update.
+-- then changes no indexed column and can be a HOT update. (Dropped by
+-- version 9, with outbox_failed: schema_v9.sql.)
 CREATE INDEX outbox_leased ON outbox (owner) WHERE status = 'SENDING';
 -- `outbox failed` pages and retry-all.
 CREATE INDEX outbox_failed ON outbox (id) WHERE status = 'FAILED';

@@ -17,6 +17,9 @@ extern const char* const schema_v7;
 /// schema_v8.sql: version 7 -> 8 (events' headers), run by migrate()
 /// after the earlier files or on a database at version 7.
 extern const char* const schema_v8;
+/// schema_v9.sql: version 8 -> 9 (claims that touch fewer indexes), run by
+/// migrate() after the earlier files or on a database at version 8.
+extern const char* const schema_v9;
 /// protocol.sql: every statement of the stores, as PREPAREs, run once per
 /// connection.
 extern const char* const protocol;
