@@ -239,7 +239,7 @@ void measure_postgres(stage_context& ctx) {
   s = ctx.space.fresh("ceiling-orders");
   out.add({"ceiling", order_ceiling(ctx.space, s, "group"),
            "PostgreSQL, " + std::to_string(commit_batch) +
-               " orders per transaction",
+               " orders per transaction, in one statement",
            postgres_order_inserts(s.db, scale.orders_grouped, commit_batch),
            "orders/s", ""});
 

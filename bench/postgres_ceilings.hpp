@@ -10,9 +10,10 @@
 
 namespace outbox::bench {
 
-/// Orders as the writer stores them (request key, order, outbox row) in
-/// one statement per order (one round trip), `group` orders per
-/// transaction, committed synchronously as orders are. Orders per second.
+/// Orders as the writer stores them (request key, order, outbox row),
+/// `group` orders per transaction in one statement (one round trip), as
+/// the writer's place_orders, committed synchronously as orders are.
+/// Orders per second.
 double postgres_order_inserts(const storage::db_options& db,
                               std::int64_t orders, int group);
 

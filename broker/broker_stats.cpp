@@ -41,6 +41,14 @@ std::int64_t broker_stats::counter(const std::string& name) const {
   return found == counters.end() ? 0 : found->second;
 }
 
+std::int64_t read_recovered(connection& conn, const keys& names) {
+  auto reply = conn.command({"HGET", names.counters, "recovered"});
+  throw_if_error(*reply, "HGET");
+  return reply->type == REDIS_REPLY_STRING
+             ? std::strtoll(reply_text(*reply).c_str(), nullptr, 10)
+             : 0;
+}
+
 broker_stats read_stats(connection& conn, const keys& names) {
   // The queues first, then the processing lists, each entry in flight is
   // in one of them: a consumer pops from a queue into a processing list

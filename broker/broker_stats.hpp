@@ -39,4 +39,9 @@ struct broker_stats {
 
 broker_stats read_stats(connection& conn, const keys& names);
 
+/// The `recovered` counter: entries moved back from a dead consumer's
+/// processing list to their queue, ever. A read of the lists that it
+/// changed across may have missed an entry that moved twice meanwhile.
+std::int64_t read_recovered(connection& conn, const keys& names);
+
 } // namespace outbox::broker

@@ -4,18 +4,39 @@
 
 namespace outbox::storage::postgres {
 
+namespace {
+
+void append_quoted(std::string& text, const std::string& item) {
+  text += '"';
+  for (char c : item) {
+    if (c == '"' || c == '\\')
+      text += '\\';
+    text += c;
+  }
+  text += '"';
+}
+
+} // namespace
+
 std::string text_array(const std::vector<std::string>& items) {
   std::string text = "{";
   for (const auto& item : items) {
     if (text.size() > 1)
       text += ',';
-    text += '"';
-    for (char c : item) {
-      if (c == '"' || c == '\\')
-        text += '\\';
-      text += c;
-    }
-    text += '"';
+    append_quoted(text, item);
+  }
+  return text + "}";
+}
+
+std::string text_array(const std::vector<std::optional<std::string>>& items) {
+  std::string text = "{";
+  for (const auto& item : items) {
+    if (text.size() > 1)
+      text += ',';
+    if (item)
+      append_quoted(text, *item);
+    else
+      text += "NULL";
   }
   return text + "}";
 }

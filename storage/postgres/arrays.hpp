@@ -5,6 +5,7 @@
 
 #include "storage/lease_records.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct lease_arrays {
   std::string epochs;
 };
 lease_arrays to_arrays(const std::vector<event_lease>& leases);
+
+/// As text_array, an absent item as NULL: {"a",NULL}.
+std::string text_array(const std::vector<std::optional<std::string>>& items);
 
 /// {1,2,3}
 std::string integer_array(const std::vector<std::int64_t>& items);

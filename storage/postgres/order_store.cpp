@@ -1,5 +1,6 @@
 #include "storage/postgres/order_store.hpp"
 
+#include "storage/postgres/arrays.hpp"
 #include "storage/postgres/session.hpp"
 #include "storage/store_error.hpp"
 #include "text/event_headers.hpp"
@@ -92,6 +93,92 @@ placed_order order_store::place(const order_request& request, millis now) {
   return result;
 }
 
+void order_store::place_group(const std::vector<order_request>& requests,
+                              const std::vector<std::size_t>& order, millis now,
+                              std::vector<placed_order>& out) {
+  std::vector<std::optional<std::string>> keys;
+  std::vector<std::optional<std::string>> prints;
+  std::vector<std::string> skus;
+  std::vector<std::int64_t> qtys;
+  std::vector<std::string> event_ids;
+  std::vector<std::string> headers;
+  for (const auto& r : requests) {
+    keys.push_back(r.request_id);
+    prints.push_back(r.request_id ? std::optional{request_fingerprint(r)}
+                                  : std::nullopt);
+    skus.push_back(r.sku);
+    qtys.push_back(r.qty);
+    event_ids.push_back(event_ids_.next());
+    headers.push_back(traces_.with_traceparent(r.headers));
+  }
+  auto placed =
+      link_.run("place_order", "place_orders",
+                {text_array(keys), text_array(prints), text_array(skus),
+                 integer_array(qtys), text_array(event_ids),
+                 text_array(headers), link_.time(now)});
+  std::vector<bool> written(requests.size(), false);
+  for (int row = 0; row < placed.rows(); ++row) {
+    auto i = static_cast<std::size_t>(placed.int64(row, 0) - 1);
+    auto& result = out.at(i);
+    result.order_id = placed.int64(row, 1);
+    result.aggregate_id = placed.text(row, 2);
+    result.event_id = placed.text(row, 3);
+    result.trace_id = text::trace_id_of(headers[i]).value_or("");
+    written[i] = true;
+  }
+  // A key taken before (or twice in this group), or whose holder rolled
+  // back while the statement waited: one at a time, in the keys' order,
+  // as place_order_key and find_request_key decide.
+  for (auto i : order)
+    if (!written[i])
+      out[i] = place(requests[i], now);
+}
+
+appended_event order_store::append(const event_request& r,
+                                   const std::string& event_id,
+                                   const std::string& headers, millis now) {
+  auto made = link_.run("append_event", "append_event",
+                        {r.aggregate_id, r.event_type, r.payload, event_id,
+                         link_.time(now), headers});
+  return {made.text(0, 0), r.aggregate_id, made.int64(0, 1),
+          made.text(0, 2) == "t"};
+}
+
+void order_store::append_group(const std::vector<event_request>& requests,
+                               const std::vector<std::size_t>& order,
+                               millis now, std::vector<appended_event>& out) {
+  // The arrays in locking order; row n of the answer is requests[order[n-1]].
+  std::vector<std::string> aggregates, types, payloads, event_ids, headers;
+  for (auto i : order) {
+    const auto& r = requests[i];
+    aggregates.push_back(r.aggregate_id);
+    types.push_back(r.event_type);
+    payloads.push_back(r.payload);
+    // The caller's id, kept by its retries; else one made here, so that a
+    // lost COMMIT can still be looked up.
+    event_ids.push_back(r.event_id.empty() ? event_ids_.next() : r.event_id);
+    headers.push_back(traces_.with_traceparent(r.headers));
+  }
+  auto made = link_.run("append_event", "append_events",
+                        {text_array(aggregates), text_array(types),
+                         text_array(payloads), text_array(event_ids),
+                         text_array(headers), link_.time(now)});
+  std::vector<bool> written(order.size(), false);
+  for (int row = 0; row < made.rows(); ++row) {
+    auto at = static_cast<std::size_t>(made.int64(row, 0) - 1);
+    const auto& r = requests[order.at(at)];
+    out[order[at]] = {made.text(row, 1), r.aggregate_id, made.int64(row, 2),
+                      false};
+    written[at] = true;
+  }
+  // An event_id there already, or twice in this group: append_event finds
+  // the row (replayed) or names the clash, in the same locking order.
+  for (std::size_t at = 0; at < order.size(); ++at)
+    if (!written[at])
+      out[order[at]] =
+          append(requests[order[at]], event_ids[at], headers[at], now);
+}
+
 bool order_store::old_session_gone(const backend_identity& lost) {
   // Ends the session the COMMIT was lost with, waiting up to 5 s for it to
   // go (PostgreSQL 14's pg_terminate_backend with a timeout): a
@@ -180,8 +267,7 @@ order_store::place_orders(const std::vector<order_request>& requests,
   return write_group<placed_order>(
       "place_order", requests.size(),
       [&](std::vector<placed_order>& out) {
-        for (auto i : order)
-          out[i] = place(requests[i], now);
+        place_group(requests, order, now, out);
       },
       keyed ? "send the same requests again (their request keys make that "
               "safe), never new ones for them"
@@ -205,18 +291,7 @@ order_store::append_events(const std::vector<event_request>& requests,
   return write_group<appended_event>(
       "append_event", requests.size(),
       [&](std::vector<appended_event>& out) {
-        for (auto i : order) {
-          const auto& r = requests[i];
-          // The caller's id, kept by its retries; else one made here, so
-          // that a lost COMMIT can still be looked up.
-          auto made =
-              link_.run("append_event", "append_event",
-                        {r.aggregate_id, r.event_type, r.payload,
-                         r.event_id.empty() ? event_ids_.next() : r.event_id,
-                         link_.time(now), traces_.with_traceparent(r.headers)});
-          out[i] = {made.text(0, 0), r.aggregate_id, made.int64(0, 1),
-                    made.text(0, 2) == "t"};
-        }
+        append_group(requests, order, now, out);
       },
       "send the same events again with their event ids (that makes it "
       "safe), never new ones for them");

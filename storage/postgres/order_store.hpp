@@ -32,6 +32,22 @@ public:
 
 private:
   placed_order place(const order_request& request, millis now);
+  /// Every request of a group in one statement (place_orders), then one at
+  /// a time those it did not write (their keys were taken before). `order`
+  /// is the requests' positions in their keys' order.
+  void place_group(const std::vector<order_request>& requests,
+                   const std::vector<std::size_t>& order, millis now,
+                   std::vector<placed_order>& out);
+  /// One event through append_event (its own statement).
+  appended_event append(const event_request& request,
+                        const std::string& event_id, const std::string& headers,
+                        millis now);
+  /// Every event of a group in one statement (append_events), then one at
+  /// a time those it did not write (ids there already). `order` is the
+  /// events' positions in their aggregates' order.
+  void append_group(const std::vector<event_request>& requests,
+                    const std::vector<std::size_t>& order, millis now,
+                    std::vector<appended_event>& out);
   /// One transaction. A COMMIT whose answer was lost is looked up: the
   /// results when it committed, busy when it did not, outcome_unknown when
   /// that cannot be found out now, with `retry_advice` (how the caller may

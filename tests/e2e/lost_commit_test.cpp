@@ -108,13 +108,13 @@ protected:
 };
 
 TEST_F(E2ELostCommit, AFollowUpGroupIsNeverAppendedTwice) {
-  pg_cut_proxy proxy{pg_.port(), cut_after("append_event")};
+  pg_cut_proxy proxy{pg_.port(), cut_after("append_events")};
   auto r = run_through(proxy, "1.0");
   expect_written_once(r, proxy);
 }
 
 TEST_F(E2ELostCommit, AKeyedOrderGroupIsNeverPlacedTwice) {
-  pg_cut_proxy proxy{pg_.port(), cut_after("place_order_key")};
+  pg_cut_proxy proxy{pg_.port(), cut_after("place_orders")};
   auto r = run_through(proxy, "0");
   expect_written_once(r, proxy);
 }

@@ -181,6 +181,63 @@ TEST_P(StorageOrderStore, DuplicateKeysInOneBatchActAsRetries) {
   EXPECT_EQ(1, request_keys());
 }
 
+// A group is written at once (on PostgreSQL one statement); a request
+// whose key was taken before is answered from it, the others placed.
+TEST_P(StorageOrderStore, AGroupWithAKeyTakenBeforePlacesTheOthers) {
+  auto before = store_.place_order({"b", "SKU-1", 1}, 1);
+  auto results = store_.place_orders({{"c", "SKU-3", 3},
+                                      {"b", "SKU-1", 1},
+                                      {std::nullopt, "SKU-4", 4},
+                                      {"a", "SKU-2", 2}},
+                                     2);
+  ASSERT_EQ(4u, results.size());
+  EXPECT_EQ(placed_order::outcome::placed, results[0].result);
+  EXPECT_EQ(placed_order::outcome::replayed, results[1].result);
+  EXPECT_EQ(before.event_id, results[1].event_id);
+  EXPECT_EQ(placed_order::outcome::placed, results[2].result);
+  EXPECT_EQ(placed_order::outcome::placed, results[3].result);
+  // Each result names its own order, event and aggregate.
+  const char* skus[] = {"SKU-3", "SKU-1", "SKU-4", "SKU-2"};
+  for (std::size_t i : {0, 2, 3}) {
+    const auto& r = results[i];
+    EXPECT_EQ("order-" + std::to_string(r.order_id), r.aggregate_id);
+    EXPECT_EQ(r.aggregate_id,
+              text("SELECT aggregate_id FROM outbox WHERE " +
+                   sql_->as_text("event_id") + " = '" + r.event_id + "'"));
+    EXPECT_EQ(skus[i], text("SELECT sku FROM orders WHERE id = " +
+                            std::to_string(r.order_id)));
+    EXPECT_FALSE(r.trace_id.empty());
+  }
+  EXPECT_EQ(4, orders());
+  EXPECT_EQ(4, outbox_rows());
+  EXPECT_EQ(3, request_keys());
+}
+
+// What the group's arrays carry arrives as written: quotes, backslashes,
+// commas and braces in skus, keys and headers.
+TEST_P(StorageOrderStore, AGroupKeepsQuotesAndBackslashesAsWritten) {
+  std::string key = R"(a"b\c,{d} é)";
+  std::string sku = R"(a"b\c,{d})";
+  auto results = store_.place_orders(
+      {{key, sku, 1, R"({"tenant": "x\"y\\z,{}"})"}, {"plain", "SKU", 2}}, 1);
+  ASSERT_EQ(placed_order::outcome::placed, results[0].result);
+  EXPECT_EQ(sku, text("SELECT sku FROM orders WHERE id = " +
+                      std::to_string(results[0].order_id)));
+  EXPECT_EQ(key, text("SELECT request_id FROM request_keys WHERE order_id = " +
+                      std::to_string(results[0].order_id)));
+  auto payload = nlohmann::json::parse(text(
+      "SELECT " + sql_->as_text("payload") +
+      " FROM outbox WHERE aggregate_id = '" + results[0].aggregate_id + "'"));
+  EXPECT_EQ(sku, payload.at("sku"));
+  auto headers = nlohmann::json::parse(text(
+      "SELECT " + sql_->as_text("headers") +
+      " FROM outbox WHERE aggregate_id = '" + results[0].aggregate_id + "'"));
+  EXPECT_EQ("x\"y\\z,{}", headers.at("tenant"));
+  EXPECT_TRUE(headers.contains("traceparent"));
+  EXPECT_EQ(placed_order::outcome::replayed,
+            store_.place_order({key, sku, 1}, 2).result);
+}
+
 TEST_P(StorageOrderStore, InvalidRequestInABatchWritesNothing) {
   try {
     store_.place_orders({{std::nullopt, "SKU-1", 1}, {std::nullopt, "SKU", 0}},
@@ -246,6 +303,38 @@ TEST_P(StorageOrderStore, AppendEventAllocatesConsecutiveSeqs) {
   EXPECT_EQ(4, batch[2].seq);
   EXPECT_EQ(R"({"amount":10})",
             text("SELECT payload FROM outbox WHERE event_type = 'OrderPaid'"));
+}
+
+// A group of appends writes each event_id once: given twice in one group
+// or sent again by a retry, it is that row (replayed), and no seq is spent.
+TEST_P(StorageOrderStore, AnAppendGroupWritesEachEventIdOnce) {
+  const std::string e1 = "018f0000-0000-7000-8000-000000000001";
+  const std::string e2 = "018f0000-0000-7000-8000-000000000002";
+  const std::string e3 = "018f0000-0000-7000-8000-000000000003";
+  auto first = store_.append_events(
+      {{"b-1", "T", "{}", e2}, {"a-1", "T", "{}", e1}, {"a-1", "T", "{}", e1}},
+      1);
+  ASSERT_EQ(3u, first.size());
+  EXPECT_FALSE(first[0].replayed);
+  EXPECT_FALSE(first[1].replayed);
+  EXPECT_TRUE(first[2].replayed);
+  EXPECT_EQ(e1, first[2].event_id);
+  EXPECT_EQ(1, first[1].seq);
+  EXPECT_EQ(1, first[2].seq);
+  auto retry =
+      store_.append_events({{"b-1", "T", "{}", e2}, {"a-1", "U", "{}", e3}}, 2);
+  EXPECT_TRUE(retry[0].replayed);
+  EXPECT_EQ(1, retry[0].seq);
+  EXPECT_FALSE(retry[1].replayed);
+  EXPECT_EQ(2, retry[1].seq) << "no seq spent on a-1 by the repeat";
+  EXPECT_EQ(2, store_.append_event({"b-1", "T", "{}"}, 3).seq)
+      << "no seq spent on b-1 by the retry";
+  EXPECT_EQ(4, outbox_rows());
+  // An id that names another aggregate's event: refused, nothing written.
+  EXPECT_THROW(
+      store_.append_events({{"c-1", "T", "{}"}, {"a-2", "T", "{}", e1}}, 4),
+      store_error);
+  EXPECT_EQ(4, outbox_rows());
 }
 
 TEST_P(StorageOrderStore, AppendEventRejectsBadEvents) {
