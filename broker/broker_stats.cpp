@@ -20,6 +20,14 @@ std::int64_t integer_of(const reply& r, const char* what) {
   return r->integer;
 }
 
+/// The answer to HGET <counters> recovered: 0 before any recovery.
+std::int64_t recovered_in(const redisReply& reply) {
+  throw_if_error(reply, "HGET");
+  return reply.type == REDIS_REPLY_STRING
+             ? std::strtoll(reply_text(reply).c_str(), nullptr, 10)
+             : 0;
+}
+
 } // namespace
 
 std::int64_t broker_stats::queued_total() const {
@@ -42,11 +50,7 @@ std::int64_t broker_stats::counter(const std::string& name) const {
 }
 
 std::int64_t read_recovered(connection& conn, const keys& names) {
-  auto reply = conn.command({"HGET", names.counters, "recovered"});
-  throw_if_error(*reply, "HGET");
-  return reply->type == REDIS_REPLY_STRING
-             ? std::strtoll(reply_text(*reply).c_str(), nullptr, 10)
-             : 0;
+  return recovered_in(*conn.command({"HGET", names.counters, "recovered"}));
 }
 
 broker_stats read_stats(connection& conn, const keys& names) {
@@ -65,11 +69,7 @@ broker_stats read_stats(connection& conn, const keys& names) {
   for (auto& list : queues)
     first.push_back({"LLEN", list});
   auto before = conn.pipeline(first);
-  throw_if_error(*before[0], "HGET");
-  auto recovered_before =
-      before[0]->type == REDIS_REPLY_STRING
-          ? std::strtoll(reply_text(*before[0]).c_str(), nullptr, 10)
-          : 0;
+  auto recovered_before = recovered_in(*before[0]);
   broker_stats stats;
   for (std::size_t i = 0; i < queues.size(); ++i)
     stats.queues[queues[i]] = integer_of(before[i + 1], "LLEN");

@@ -126,9 +126,9 @@ void order_store::place_group(const std::vector<order_request>& requests,
     result.trace_id = text::trace_id_of(headers[i]).value_or("");
     written[i] = true;
   }
-  // A key taken before (or twice in this group), or whose holder rolled
-  // back while the statement waited: one at a time, in the keys' order,
-  // as place_order_key and find_request_key decide.
+  // A key taken before, or twice in this group: one at a time, in the
+  // keys' order, as place_order_key and find_request_key decide (replayed
+  // or conflict; a key purged meanwhile is taken anew).
   for (auto i : order)
     if (!written[i])
       out[i] = place(requests[i], now);
