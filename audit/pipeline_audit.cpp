@@ -6,19 +6,20 @@
 #include "storage/sqlite/database.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace outbox::audit {
 
 namespace {
 
-bool failed(const verdict& v, const char* name) {
-  return std::any_of(v.checks.begin(), v.checks.end(), [name](const check& c) {
-    return c.name == name && c.result == check::state::failed;
+bool has(const verdict& v, const char* name, check::state result) {
+  return std::any_of(v.checks.begin(), v.checks.end(), [&](const check& c) {
+    return c.name == name && c.result == result;
   });
 }
 
 /// How many times the queues and the inbox are read at most while an
-/// event looks lost and a consumer's recovery moved entries meanwhile.
+/// event looks lost or the counts are not settled.
 constexpr int max_reads = 5;
 
 /// A read's verdict, and whether a recovery moved entries back to their
@@ -57,19 +58,28 @@ verdict audit_with(audit_tables& tables, broker::connection& redis,
   // A row whose entry was applied just after its record was read looks
   // unprocessed for an instant; from there only a recovery moves it back,
   // so one more read finds it. While recoveries run, an entry can also be
-  // missed in every list (above): read again, a few times. An event still
-  // missing on the last read is reported, recoveries or not: a loss is
-  // never excused by them, only read again.
+  // missed in every list (above), or the counts are not settled and the
+  // check skipped: read again, a few times. A loss is never excused by
+  // recoveries, only read again: if the reads end on a skip, the last read
+  // that found an event missing is the verdict.
+  std::optional<verdict> last_loss;
   bool confirmed = false;
-  for (int reads = 1;
-       reads < max_reads && failed(read.v, "published_processed"); ++reads) {
-    if (!read.recovery_ran) {
-      if (confirmed)
-        break;
+  for (int reads = 1; reads < max_reads; ++reads) {
+    bool lost = has(read.v, "published_processed", check::state::failed);
+    if (lost)
+      last_loss = read.v;
+    else if (!has(read.v, "published_processed", check::state::skipped))
+      break;
+    if (read.recovery_ran)
+      confirmed = false;
+    else if (lost && confirmed)
+      break;
+    else if (lost)
       confirmed = true;
-    }
     read = read_after(tables, redis, names);
   }
+  if (last_loss && has(read.v, "published_processed", check::state::skipped))
+    return *last_loss;
   return read.v;
 }
 
