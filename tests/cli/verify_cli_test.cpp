@@ -1,11 +1,9 @@
 #include "cli/audit_fixture.hpp"
 
-#include <atomic>
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
 #include <set>
 #include <string>
-#include <thread>
 #include <variant>
 #include <vector>
 
@@ -113,45 +111,6 @@ TEST_F(CliAudit, VerifyAccountsForQueuedEventsAndNamesThoseRemovedByHand) {
     shown += named.find(id) != std::string::npos ? 1 : 0;
   EXPECT_EQ(shown, 5) << "the first five of the ten removed are named: "
                       << detail;
-}
-
-// A consumer that retries an outage of Redis or of its effects' database
-// recovers its own batch at each retry: the batch goes from its queue to a
-// processing list and back, over and over. A read of the lists (lists,
-// queues, lists) can then miss it in all three; a read that a recovery ran
-// across is read again, and never calls the batch lost.
-TEST_F(CliAudit, AnEntryBouncingBetweenItsQueueAndAProcessingListIsNotLost) {
-  place("apple", 2);
-  relay_all();
-  std::atomic<bool> done{false};
-  std::thread bouncer{[&] {
-    broker::connection own{redis_.connection_options()};
-    broker::reliable_queue queue{own};
-    while (!done)
-      for (std::size_t p = 0; p < names_.partitions; ++p) {
-        auto list = names_.partition(p);
-        auto processing = names_.processing_for(list, "bouncer");
-        queue.pop(list, processing, 0);
-        queue.recover(processing, list, names_.counters);
-      }
-  }};
-  int lost = 0;
-  for (int i = 0; i < 20; ++i) {
-    auto r = outbox_r({"verify", "--json"});
-    auto out = json_of(r);
-    for (const auto& check : out.at("checks"))
-      if (check.at("name") == "published_processed" &&
-          check.at("result") == "failed") {
-        ++lost;
-        ADD_FAILURE() << "read " << i << ": " << check.dump();
-      }
-  }
-  done = true;
-  bouncer.join();
-  EXPECT_EQ(lost, 0);
-  auto recovered = conn_.command({"HGET", names_.counters, "recovered"});
-  ASSERT_EQ(recovered->type, REDIS_REPLY_STRING);
-  EXPECT_GT(std::stoll(recovered->str), 20) << "the entry did not bounce";
 }
 
 TEST_F(CliAudit, VerifyJsonStillPrintsItsJsonWhenRedisIsDown) {
