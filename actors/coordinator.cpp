@@ -378,6 +378,9 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
   st.setup = std::move(setup);
   st.started_at = st.setup.clock();
   st.last_movement = st.started_at;
+  // The first progress after one interval: a count at once would read the
+  // whole backlog before the run has done anything to report.
+  st.last_progress = st.started_at;
   // A refusal counts as standing once it has come back for as long as the
   // stall rule waits: the same patience for both.
   st.setup.metrics->refusals.set_horizon(stall_timeout(st));

@@ -73,13 +73,17 @@ public:
   /// unpublished rows in constant time, where stats() counts every row.
   virtual bool has_pending_or_sending() = 0;
 
-  /// A number that stays the same between two calls on this connection
-  /// exactly when no other connection committed to the database in
-  /// between (SQLite's data_version), in constant time: what a bounded run
-  /// asks, ten times a second, to tell whether anything still moves, where
-  /// stats() counts every row. Nothing on a backend without such a mark
-  /// (PostgreSQL: its WAL position moves with any write to the cluster,
-  /// and its table statistics lag), where the run counts instead.
+  /// A number that moves when another connection changed the database,
+  /// in constant time: what a bounded run asks, ten times a second, to
+  /// tell whether anything still moves, where stats() counts every row.
+  /// SQLite: data_version, which stays the same between two calls on this
+  /// connection exactly when no other connection committed in between.
+  /// PostgreSQL: the outbox's rows inserted, updated and deleted as the
+  /// cumulative statistics count them, which move about a second after
+  /// the change (each backend flushes its counts when it goes idle, at
+  /// most once a second): late, never wrong, which only delays a stall's
+  /// verdict. Nothing where no mark is kept (PostgreSQL with track_counts
+  /// off), where the run counts instead.
   virtual std::optional<std::int64_t> change_mark() = 0;
 
   /// Up to `limit` FAILED rows with a rowid above `after_rowid`, oldest first,

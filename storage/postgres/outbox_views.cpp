@@ -79,7 +79,10 @@ outbox_stats outbox_views::stats(millis now) {
 }
 
 std::optional<std::int64_t> outbox_views::change_mark() {
-  return std::nullopt;
+  auto mark = link_.run("stats", "change_mark", {});
+  if (mark.null(0, 0))
+    return std::nullopt;
+  return mark.int64(0, 0);
 }
 
 bool outbox_views::has_pending_or_sending() {

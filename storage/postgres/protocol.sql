@@ -496,6 +496,21 @@ SELECT EXISTS (SELECT 1 FROM outbox
                  AND status IN ('PENDING', 'SENDING')
                ORDER BY aggregate_id, seq LIMIT 1);
 
+-- The change mark of a bounded run's stall rule, in constant time (where
+-- stats_counts reads the backlog and the history): the outbox's rows
+-- inserted, updated and deleted since the statistics were last reset, as
+-- PostgreSQL's cumulative statistics count them (pg_stat_user_tables). It
+-- moves with every change, committed or rolled back, once the backend
+-- that made it has flushed its counts: when it goes idle, at most once a
+-- second (pgstat_report_stat), far inside the stall timeout's tens of
+-- seconds. A claim that takes nothing changes no row. NULL when
+-- track_counts is off, where the counters stand still: the run counts.
+PREPARE change_mark AS
+SELECT CASE WHEN current_setting('track_counts')::boolean THEN
+         pg_stat_get_tuples_inserted(t.rel) + pg_stat_get_tuples_updated(t.rel)
+         + pg_stat_get_tuples_deleted(t.rel) END
+FROM (SELECT 'outbox'::regclass::oid AS rel) AS t;
+
 -- Through outbox_unpublished (a SENDING row is unpublished).
 PREPARE leases_by_owner AS
 SELECT owner, count(*), outbox_ms(min(lease_until)),

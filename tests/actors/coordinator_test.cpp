@@ -238,9 +238,10 @@ TEST_F(ActorCoordinatorRun, TheDatabasesChangeMarkRestartsTheStallClock) {
   EXPECT_TRUE(failed_with(*report, "not published"));
 }
 
-// Without a change mark (PostgreSQL), the counts say whether anything
-// moved: a bounded run counts in full once a second, a run whose counts
-// move goes on, and one whose counts stand still ends as stalled.
+// Without a change mark (PostgreSQL with track_counts off), the counts say
+// whether anything moved: a bounded run counts in full once a second, a run
+// whose counts move goes on, and one whose counts stand still ends as
+// stalled.
 TEST_F(ActorCoordinatorRun, WithoutAChangeMarkTheCountsTellMovement) {
   pipeline_->marked = false;
   pipeline_->snapshot.pending = 2;
