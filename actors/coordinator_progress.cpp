@@ -325,10 +325,11 @@ bool full_read_due(const coordinator_state& st, storage::millis now,
                    bool marked) {
   // Without a change mark (PostgreSQL with track_counts off) the counts
   // say whether anything moved: a second between them is enough for a
-  // stall timeout of seconds. But a count grows with the outbox (a million published rows take the
-  // server most of a second), so they are at least full_count_spacing
-  // times what the last one took apart, and at most half the stall
-  // timeout: a stall is still seen within one and a half timeouts.
+  // stall timeout of seconds. But a count grows with the outbox (a
+  // million published rows take the server most of a second), so they are
+  // at least full_count_spacing times what the last one took apart, and at
+  // most half the stall timeout: a stall is still seen within one and a
+  // half timeouts.
   auto unmarked_interval = std::clamp<storage::millis>(
       full_count_spacing * st.full_read_took, 1000,
       std::max<storage::millis>(stall_timeout(st) / 2, 1000));
