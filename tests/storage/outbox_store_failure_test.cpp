@@ -251,9 +251,8 @@ TEST_P(StorageOutboxStore, TheChangeMarkMovesWithEveryCommit) {
 /// The mark once it differs from `before`, or `before` after 10 s:
 /// PostgreSQL's statistics arrive when the changing backend flushes them
 /// (when it goes idle, at most once a second), and nothing announces it.
-std::optional<std::int64_t>
-mark_after(outbox::storage::outbox_views& views,
-           std::optional<std::int64_t> before) {
+std::optional<std::int64_t> mark_after(outbox::storage::outbox_views& views,
+                                       std::optional<std::int64_t> before) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   auto mark = views.change_mark();
   while (mark == before && std::chrono::steady_clock::now() < deadline) {
@@ -288,8 +287,8 @@ TEST_P(StorageOutboxStore, TheChangeMarkMovesWithTheOutboxsStatistics) {
 
   auto uncounted = options();
   uncounted.path += "&options=-c%20track_counts%3Doff";
-  auto blind = outbox::storage::connect(uncounted,
-                                        outbox::storage::open_mode::existing);
+  auto blind =
+      outbox::storage::connect(uncounted, outbox::storage::open_mode::existing);
   EXPECT_FALSE(blind->views()->change_mark().has_value())
       << "track_counts off: no mark";
 }
