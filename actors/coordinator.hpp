@@ -106,6 +106,10 @@ struct coordinator_state {
   caf::actor load;
   std::vector<worker_slot> slots;
   bool load_done = false;
+  /// The load generator was told to start (start_load).
+  bool load_started = false;
+  /// Relays that told they are ready (their first cycle has run).
+  int relays_ready = 0;
   bool stopping = false;
   /// Why the run failed (restart budget, writer died...); empty if it did not.
   std::string failure;

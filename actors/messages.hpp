@@ -179,8 +179,12 @@ CAF_ADD_ATOM(outbox, outbox::actors, claim_atom, "claim")
 CAF_ADD_ATOM(outbox, outbox::actors, resume_atom, "resume")
 /// consumer to itself: pop and apply the next entries.
 CAF_ADD_ATOM(outbox, outbox::actors, pop_atom, "pop")
-/// coordinator to load generator: start placing orders.
+/// coordinator to load generator: start placing orders. Coordinator to
+/// itself: start the load now, the relays ready or not.
 CAF_ADD_ATOM(outbox, outbox::actors, start_atom, "start")
+/// relay to coordinator: its first claim cycle has run (connected, its
+/// statements prepared): the run's load may start.
+CAF_ADD_ATOM(outbox, outbox::actors, ready_atom, "ready")
 /// load generator to coordinator: every order and follow-up is committed.
 CAF_ADD_ATOM(outbox, outbox::actors, done_atom, "done")
 /// coordinator to itself: check progress and whether the run is finished.

@@ -310,6 +310,10 @@ caf::behavior relay(relay_actor* self, relay_setup setup) {
           return;
         st.claim_queued = false;
         guarded_cycle(self);
+        if (!st.told_ready && st.setup.report_to) {
+          st.told_ready = true;
+          self->send(st.setup.report_to, ready_atom_v);
+        }
       },
       [self](nudge_atom) {
         auto& st = self->state;

@@ -9,6 +9,7 @@
 #include "storage/database.hpp"
 #include "storage/lease_store.hpp"
 
+#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 #include <caf/stateful_actor.hpp>
 
@@ -38,6 +39,10 @@ struct relay_setup {
   /// jumps with the wall clock and counts a suspended host's sleep
   /// (CLOCK_BOOTTIME when empty). Tests drive it.
   clock_function monotonic = {};
+  /// Told `ready` once this relay's first claim cycle has run, so that a
+  /// run's load starts on relays that are running (README "outbox run").
+  /// Empty: nobody is told.
+  caf::actor report_to = {};
 };
 
 /// A batch whose outcome the database has not taken yet: the ack of rows
@@ -93,6 +98,8 @@ struct relay_state {
   /// on every retry.
   outage redis;
   outage database;
+  /// setup.report_to was told its first cycle has run.
+  bool told_ready = false;
 };
 
 using relay_actor = caf::stateful_actor<relay_state>;
