@@ -298,7 +298,7 @@ void check(coordinator_actor* self) {
     st.setup.progress(progress_of(st, st.last_known, now));
   }
   if (st.setup.until_drained && drained(st, snap)) {
-    if (st.setup.progress)
+    if (st.setup.progress && !progress_due)
       st.setup.progress(progress_of(st, snap, now));
     stop(self, "");
     return;
@@ -404,6 +404,7 @@ caf::behavior coordinator(coordinator_actor* self, coordinator_setup setup) {
   // The first progress after one interval: a count at once would read the
   // whole backlog before the run has done anything to report.
   st.last_progress = st.started_at;
+  st.rate_at = st.started_at;
   // A refusal counts as standing once it has come back for as long as the
   // stall rule waits: the same patience for both.
   st.setup.metrics->refusals.set_horizon(stall_timeout(st));

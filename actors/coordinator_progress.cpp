@@ -196,7 +196,10 @@ between_counts(const coordinator_state& st,
 }
 
 bool refusal_met(const coordinator_state& st, storage::millis now) {
-  return st.setup.metrics->refusals.latest(now).has_value();
+  // The writer's refused groups move PostgreSQL's mark too (its counters
+  // count rolled-back rows): the counts tell then.
+  return st.setup.metrics->refusals.latest(now).has_value() ||
+         st.setup.metrics->writer_refusals.latest(now).has_value();
 }
 
 void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,

@@ -84,7 +84,8 @@ storage::millis stall_timeout(const coordinator_state& st);
 /// rule: at every check once nothing has moved for the stall timeout, so a
 /// stalled run ends when it would with every check counting, naming what
 /// it waits for; and once a second when the light read has no change mark
-/// (`marked` false: PostgreSQL), whose counts then say whether anything
+/// to go by (`marked` false: PostgreSQL with track_counts off, or a
+/// refusal churning the mark), whose counts then say whether anything
 /// moved. Never for an unbounded run.
 bool full_read_due(const coordinator_state& st, storage::millis now,
                    bool marked);

@@ -46,10 +46,10 @@ struct pipeline_snapshot {
   /// SENDING rows by the relay that leases them, with the earliest
   /// lease_until (wall clock ms) of each: whom a stuck run waits for.
   std::vector<lease_holding> leases;
-  /// storage::outbox_views::change_mark(): unchanged between two reads
-  /// exactly when nothing was committed to the database in between; none
-  /// on a backend without one (PostgreSQL), or when the database did not
-  /// answer.
+  /// storage::outbox_views::change_mark(): it moves when the database
+  /// changed between two reads (on PostgreSQL late, from its statistics);
+  /// none where the database keeps no mark (PostgreSQL with track_counts
+  /// off), or when it did not answer.
   std::optional<std::int64_t> database_mark;
   /// Empty when both stores answered; else what went wrong.
   std::string trouble;

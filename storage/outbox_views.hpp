@@ -78,12 +78,13 @@ public:
   /// tell whether anything still moves, where stats() counts every row.
   /// SQLite: data_version, which stays the same between two calls on this
   /// connection exactly when no other connection committed in between.
-  /// PostgreSQL: the outbox's rows inserted, updated and deleted as the
-  /// cumulative statistics count them, which move about a second after
-  /// the change (each backend flushes its counts when it goes idle, at
-  /// most once a second): late, never wrong, which only delays a stall's
+  /// PostgreSQL: the outbox's rows inserted, updated and deleted,
+  /// committed or rolled back, as the cumulative statistics count them.
+  /// They arrive late (each backend flushes its counts when it goes idle,
+  /// at most once a second; what came within that second waits for its
+  /// next statement or, idle, up to 10 s), which only delays a stall's
   /// verdict. Nothing where no mark is kept (PostgreSQL with track_counts
-  /// off), where the run counts instead.
+  /// off) or it cannot be read, where the run counts instead.
   virtual std::optional<std::int64_t> change_mark() = 0;
 
   /// Up to `limit` FAILED rows with a rowid above `after_rowid`, oldest first,

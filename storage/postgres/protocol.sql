@@ -501,9 +501,10 @@ SELECT EXISTS (SELECT 1 FROM outbox
 -- inserted, updated and deleted since the statistics were last reset, as
 -- PostgreSQL's cumulative statistics count them (pg_stat_user_tables). It
 -- moves with every change, committed or rolled back, once the backend
--- that made it has flushed its counts: when it goes idle, at most once a
--- second (pgstat_report_stat), far inside the stall timeout's tens of
--- seconds. A claim that takes nothing changes no row. NULL when
+-- that made it has flushed its counts (pgstat_report_stat): when it goes
+-- idle, at most once a second; what it changed within that second waits
+-- for its next statement or, idle, up to 10 s. Late only delays a stall's
+-- verdict. A claim that takes nothing changes no row. NULL when
 -- track_counts is off, where the counters stand still: the run counts.
 PREPARE change_mark AS
 SELECT CASE WHEN current_setting('track_counts')::boolean THEN
