@@ -291,6 +291,15 @@ TEST(BenchCommand, UnknownStageIsAUsageErrorNamingTheStages) {
                          "end_to_end growth trim"));
 }
 
+TEST(BenchCommand, SoakWithAStageIsAUsageError) {
+  auto r = test::run_outbox({"bench", "--soak", "1000", "--stage", "relay",
+                             "--redis", "127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err,
+              testing::HasSubstr("outbox bench: --soak and --stage: a soak "
+                                 "runs its own"));
+}
+
 TEST(BenchCommand, UnknownOrMalformedTargetIsAUsageError) {
   for (const char* flag :
        {"latency=3", "latency_p99", "latency_p99=fast", "latency_p99=inf"}) {
