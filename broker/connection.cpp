@@ -72,6 +72,8 @@ redisContext* connection::context() {
   if (context_ != nullptr)
     return context_.get();
   ignore_sigpipe_once();
+  if (options_.sentinel)
+    follow_master();
   auto where = options_.where.to_string();
   std::unique_ptr<redisContext, context_deleter> c{
       redisConnectWithTimeout(options_.where.host.c_str(), options_.where.port,
@@ -99,6 +101,8 @@ redisContext* connection::context() {
   context_ = std::move(c);
   try {
     introduce();
+    if (options_.sentinel)
+      confirm_master();
   } catch (...) {
     reset();
     throw;
@@ -138,6 +142,7 @@ void connection::fail(const std::string& what) {
 
 reply connection::command(const std::vector<std::string>& argv) {
   auto r = send(argv);
+  forget_master_on(*r);
   throw_if_error(*r, argv.empty() ? "" : argv.front().c_str(), &options_.where);
   return r;
 }
@@ -163,6 +168,7 @@ reply connection::blocking_command(const std::vector<std::string>& argv,
   auto r = send(argv);
   if (redisSetTimeout(c, to_timeval(options_.io_timeout_ms)) != REDIS_OK)
     fail("setting a timeout");
+  forget_master_on(*r);
   throw_if_error(*r, argv.empty() ? "" : argv.front().c_str(), &options_.where);
   return r;
 }
@@ -198,6 +204,9 @@ connection::pipeline(const std::vector<std::vector<std::string>>& commands) {
       fail("during a pipeline");
     replies.push_back(std::move(r));
   }
+  // After every reply is read: the context must not go with replies unread.
+  for (const auto& r : replies)
+    forget_master_on(*r);
   return replies;
 }
 

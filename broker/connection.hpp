@@ -1,5 +1,8 @@
 #pragma once
 
+#include "broker/endpoint.hpp"
+#include "broker/sentinel_set.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,25 +13,6 @@ struct redisContext;
 struct redisReply;
 
 namespace outbox::broker {
-
-/// Where Redis listens.
-struct endpoint {
-  std::string host = "127.0.0.1";
-  int port = 6379;
-
-  /// "host:port" for messages and logs, secrets masked (redact_secrets).
-  std::string to_string() const;
-};
-
-/// True for a host name or an IP address: letters, digits and . - _ : %
-/// only. Refuses a URI or user information ("redis://u:pw@h", "u:pw@h"):
-/// such a host would go to the resolver, password included (a URI is read
-/// by parse_redis_address, broker/redis_address.hpp).
-bool valid_host(std::string_view host);
-
-/// Parses "HOST:PORT"; nothing when malformed (no colon, port not 1..65535,
-/// not a valid_host).
-std::optional<endpoint> parse_endpoint(std::string_view text);
 
 struct connection_options {
   endpoint where;
@@ -47,6 +31,12 @@ struct connection_options {
   std::string password;
   /// The logical database, SELECTed on every connection when not 0.
   int db = 0;
+  /// A master under Sentinel: `where` is asked of these sentinels on every
+  /// connection (never a remembered address: a killed master restarting
+  /// answers as a master from its stale data until Sentinel demotes it),
+  /// and the connection is dropped, to ask again, when the server turns out
+  /// to be a replica (READONLY, MASTERDOWN, NOREPLICAS, UNBLOCKED).
+  std::optional<sentinel_set> sentinel;
 };
 
 struct reply_deleter {
@@ -95,6 +85,10 @@ public:
 
   const connection_options& options() const { return options_; }
 
+  /// Under Sentinel: how many times the master's address changed since
+  /// this connection first asked (a failover), 0 otherwise.
+  int master_switches() const { return master_switches_; }
+
 private:
   redisContext* context();
   /// AUTH (a password or a user given) and SELECT (a database other than
@@ -106,10 +100,21 @@ private:
   /// Sends one command; error replies are returned, not thrown.
   reply send(const std::vector<std::string>& argv);
   [[noreturn]] void fail(const std::string& what);
+  /// Under Sentinel, before connecting: `options_.where` as the sentinels
+  /// name the master now.
+  void follow_master();
+  /// Under Sentinel, once connected: throws broker_error(unavailable), the
+  /// context dropped, unless the server says ROLE master.
+  void confirm_master();
+  /// Under Sentinel: drops the context when `r` says the server is no
+  /// longer the master, so that the next command asks the sentinels again.
+  void forget_master_on(const redisReply& r);
 
   connection_options options_;
   /// Null while not connected.
   std::unique_ptr<redisContext, context_deleter> context_;
+  bool master_known_ = false;
+  int master_switches_ = 0;
 };
 
 /// Text of a string/status/error reply; empty for other types.

@@ -1,4 +1,4 @@
-#include "broker/connection.hpp"
+#include "broker/endpoint.hpp"
 
 #include "broker/redact.hpp"
 

@@ -261,7 +261,7 @@ end
 -- it. The same list as server_state.cpp.
 local server_states = {LOADING = true, BUSY = true, MASTERDOWN = true,
   TRYAGAIN = true, READONLY = true, OOM = true, NOREPLICAS = true,
-  CLUSTERDOWN = true, MISCONF = true}
+  CLUSTERDOWN = true, MISCONF = true, UNBLOCKED = true}
 local function server_state(err)
   return server_states[string.match(err, '^(%u+)') or ''] == true
 end

@@ -9,6 +9,7 @@ namespace {
 
 constexpr std::string_view plain_scheme = "redis://";
 constexpr std::string_view tls_scheme = "rediss://";
+constexpr std::string_view sentinel_scheme = "redis-sentinel://";
 
 bool starts_with_any_case(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size())
@@ -60,12 +61,11 @@ int parse_db(std::string_view digits) {
   return db;
 }
 
-redis_address parse_uri(std::string_view rest) {
-  redis_address result;
-  if (rest.find_first_of("?#") != std::string_view::npos)
-    throw address_error("a query or fragment (?...) is not supported: give "
-                        "the user, password and database in the URI itself "
-                        "or in the redis section of the config");
+/// The parts every redis URI has once its scheme is gone:
+/// [USER[:PASSWORD]@]AUTHORITY[/DB], the user information applied to
+/// `result`, the database too. Returns the authority.
+std::string_view read_userinfo_and_db(std::string_view rest,
+                                      redis_address& result) {
   // The userinfo ends at the last '@' (a password with an '@' in it is
   // taken whole, as redact_secrets masks it); the path at the '/' after it.
   auto at = rest.rfind('@');
@@ -93,14 +93,26 @@ redis_address parse_uri(std::string_view rest) {
   }
   if (!path.empty())
     result.db = parse_db(path);
-  // HOST alone takes Redis's usual port, as every client does.
+  return authority;
+}
+
+/// HOST[:PORT], `port` when left out, as every client does.
+std::optional<endpoint> host_and_port(std::string_view authority, int port) {
   bool bracketed =
       !authority.empty() && authority.front() == '[' && authority.back() == ']';
   std::string host_port{authority};
-  auto colon = authority.rfind(':');
-  if (bracketed || colon == std::string_view::npos)
-    host_port += ":6379";
-  auto where = parse_endpoint(host_port);
+  if (bracketed || authority.rfind(':') == std::string_view::npos)
+    host_port += ":" + std::to_string(port);
+  return parse_endpoint(host_port);
+}
+
+redis_address parse_uri(std::string_view rest) {
+  redis_address result;
+  if (rest.find_first_of("?#") != std::string_view::npos)
+    throw address_error("a query or fragment (?...) is not supported: give "
+                        "the user, password and database in the URI itself "
+                        "or in the redis section of the config");
+  auto where = host_and_port(read_userinfo_and_db(rest, result), 6379);
   if (!where)
     throw address_error("expected a host name or an IP address and a port "
                         "in 1..65535 after the '@' (or after redis://)");
@@ -108,7 +120,56 @@ redis_address parse_uri(std::string_view rest) {
   return result;
 }
 
+redis_address parse_sentinel_uri(std::string_view rest) {
+  redis_address result;
+  auto hash = rest.rfind('#');
+  if (hash == std::string_view::npos || hash + 1 == rest.size())
+    throw address_error(
+        "a redis-sentinel:// address names the master after a '#': "
+        "redis-sentinel://HOST[:PORT][,HOST[:PORT]...]#MASTER_NAME");
+  auto name = rest.substr(hash + 1);
+  if (!valid_master_name(name))
+    throw address_error("the master's name after the '#' must be letters, "
+                        "digits and . - _ only");
+  rest = rest.substr(0, hash);
+  if (rest.find('?') != std::string_view::npos)
+    throw address_error("a query (?...) is not supported: give the "
+                        "sentinels' credentials in the redis section of "
+                        "the config");
+  sentinel_set set;
+  set.master_name = std::string{name};
+  auto hosts = read_userinfo_and_db(rest, result);
+  while (true) {
+    auto comma = hosts.find(',');
+    auto one = hosts.substr(0, comma);
+    auto where = parse_sentinel_endpoint(one);
+    if (!where)
+      throw address_error("expected sentinels as HOST[:PORT] separated by "
+                          "commas (a host name or an IP address, a port in "
+                          "1..65535, 26379 when left out)");
+    set.sentinels.push_back(*where);
+    if (comma == std::string_view::npos)
+      break;
+    hosts = hosts.substr(comma + 1);
+  }
+  result.sentinel = std::move(set);
+  return result;
+}
+
 } // namespace
+
+bool valid_master_name(std::string_view name) {
+  if (name.empty())
+    return false;
+  for (unsigned char c : name)
+    if (std::isalnum(c) == 0 && c != '.' && c != '-' && c != '_')
+      return false;
+  return true;
+}
+
+std::optional<endpoint> parse_sentinel_endpoint(std::string_view text) {
+  return host_and_port(text, default_sentinel_port);
+}
 
 bool asks_for_tls(std::string_view text) {
   return starts_with_any_case(text, tls_scheme);
@@ -122,9 +183,12 @@ redis_address parse_redis_address(std::string_view text) {
         "give its local end as redis://[USER:PASSWORD@]127.0.0.1:PORT");
   if (starts_with_any_case(text, plain_scheme))
     return parse_uri(text.substr(plain_scheme.size()));
+  if (starts_with_any_case(text, sentinel_scheme))
+    return parse_sentinel_uri(text.substr(sentinel_scheme.size()));
   if (text.find("://") != std::string_view::npos)
-    throw address_error("unknown scheme: expected HOST:PORT or "
-                        "redis://[USER:PASSWORD@]HOST[:PORT][/DB]");
+    throw address_error("unknown scheme: expected HOST:PORT, "
+                        "redis://[USER:PASSWORD@]HOST[:PORT][/DB] or "
+                        "redis-sentinel://HOST[:PORT][,...]#MASTER_NAME");
   auto where = parse_endpoint(text);
   if (!where)
     throw address_error(

@@ -2,7 +2,8 @@
 
 // How a user names a Redis: HOST:PORT, or the URI every Redis client takes,
 // redis://[USER:PASSWORD@]HOST[:PORT][/DB], for the managed and shared
-// servers that want a password, an ACL user and a logical database.
+// servers that want a password, an ACL user and a logical database, or
+// redis-sentinel://...#NAME for a master that Sentinel fails over.
 
 #include "broker/connection.hpp"
 
@@ -17,6 +18,9 @@ namespace outbox::broker {
 /// config's value stays (redis.username, redis.db...).
 struct redis_address {
   endpoint where;
+  /// A redis-sentinel:// address: the sentinels and the master's name
+  /// (`where` is then whatever they name).
+  std::optional<sentinel_set> sentinel;
   std::optional<std::string> username;
   std::optional<std::string> password;
   std::optional<int> db;
@@ -32,9 +36,23 @@ public:
 /// True when `text` asks for TLS (rediss://), which this build cannot do.
 bool asks_for_tls(std::string_view text);
 
-/// Parses HOST:PORT or redis://[USER[:PASSWORD]@]HOST[:PORT][/DB] (the port
+/// The port a sentinel listens on when an address leaves it out.
+inline constexpr int default_sentinel_port = 26379;
+
+/// True for a name Sentinel monitors a master under that we accept:
+/// letters, digits and . - _ (what goes into `sentinel monitor NAME`).
+bool valid_master_name(std::string_view name);
+
+/// Parses a sentinel's HOST[:PORT] (26379 when left out); nothing when
+/// malformed.
+std::optional<endpoint> parse_sentinel_endpoint(std::string_view text);
+
+/// Parses HOST:PORT, redis://[USER[:PASSWORD]@]HOST[:PORT][/DB] (the port
 /// 6379 when left out; USER and PASSWORD percent-decoded; userinfo without
-/// a ':' is a password alone, as redis-cli reads it). Throws address_error.
+/// a ':' is a password alone, as redis-cli reads it), or
+/// redis-sentinel://[USER[:PASSWORD]@]HOST[:PORT][,HOST[:PORT]...][/DB]#NAME
+/// (the form Lettuce takes; each port 26379 when left out; the user and
+/// password are the master's, as in redis://). Throws address_error.
 redis_address parse_redis_address(std::string_view text);
 
 } // namespace outbox::broker

@@ -18,6 +18,7 @@ server_state server_state_of(std::string_view error) {
       {"NOREPLICAS", server_state::no_replicas},
       {"CLUSTERDOWN", server_state::cluster_down},
       {"MISCONF", server_state::cannot_persist},
+      {"UNBLOCKED", server_state::unblocked},
   };
   auto end = error.find(' ');
   auto code = error.substr(0, end);
@@ -49,6 +50,8 @@ const char* describe(server_state state) {
     return "reports its cluster down";
   case server_state::cannot_persist:
     return "refuses writes: it cannot persist (MISCONF)";
+  case server_state::unblocked:
+    return "ended a blocked command: it is no longer a master (UNBLOCKED)";
   }
   return "is unavailable";
 }

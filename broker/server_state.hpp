@@ -31,6 +31,9 @@ enum class server_state {
   cluster_down,
   /// MISCONF: writes refused since the last RDB save failed.
   cannot_persist,
+  /// UNBLOCKED: a blocked command (BLPOP) ended because the server stopped
+  /// being a master (Sentinel demoted it).
+  unblocked,
 };
 
 /// The state an error reply's text names by its error code (its first

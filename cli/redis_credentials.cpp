@@ -75,9 +75,55 @@ std::string read_password_file(const std::string& path, const char* key) {
   return password;
 }
 
+namespace {
+
+/// The sentinels and master name of the config, when it names them.
+std::optional<broker::sentinel_set>
+configured_sentinels(const config::settings& s) {
+  if (s.redis_sentinels.empty() && s.redis_master_name.empty())
+    return std::nullopt;
+  if (s.redis_master_name.empty())
+    throw config::config_error("redis.master_name",
+                               "is needed with redis.sentinels: the name the "
+                               "sentinels monitor the master under");
+  if (s.redis_sentinels.empty())
+    throw config::config_error("redis.sentinels",
+                               "is needed with redis.master_name: the "
+                               "sentinels to ask, as HOST[:PORT]");
+  if (!broker::valid_master_name(s.redis_master_name))
+    throw config::config_error("redis.master_name",
+                               "must be letters, digits and . - _ only");
+  broker::sentinel_set set;
+  set.master_name = s.redis_master_name;
+  for (const auto& text : s.redis_sentinels) {
+    auto where = broker::parse_sentinel_endpoint(text);
+    if (!where)
+      throw config::config_error(
+          "redis.sentinels",
+          "expected HOST[:PORT] (a host name or an IP address, a port in "
+          "1..65535, 26379 when left out), got '" +
+              broker::redact_secrets(text) + "'");
+    set.sentinels.push_back(*where);
+  }
+  return set;
+}
+
+} // namespace
+
 void apply_redis_credentials(config::settings& s, const std::string& flag) {
   const char* origin = nullptr;
   auto given = given_address(flag, origin);
+  // An address given on the command line or in the environment replaces
+  // the config's, whether it names sentinels or a fixed server.
+  s.redis.sentinel = given ? given->sentinel : configured_sentinels(s);
+  if (s.redis.sentinel) {
+    s.redis.sentinel->username = s.redis_sentinel_username;
+    s.redis.sentinel->password =
+        s.redis_sentinel_password_file.empty()
+            ? s.redis_sentinel_password
+            : read_password_file(s.redis_sentinel_password_file,
+                                 "redis.sentinel_password_file");
+  }
   if (given) {
     s.redis.where = given->where;
     if (given->username)

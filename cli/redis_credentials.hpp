@@ -23,7 +23,12 @@ inline constexpr const char* password_file_variable =
 /// - the address: `flag` (--redis) when not empty, else $OUTBOX_REDIS when
 ///   set and not empty; HOST:PORT or redis://[USER:PASSWORD@]HOST[:PORT][/DB],
 ///   each part it gives replacing redis.host, redis.port, redis.username,
-///   redis.db;
+///   redis.db; or redis-sentinel://...#NAME, which replaces
+///   redis.sentinels and redis.master_name too;
+/// - the sentinels (redis.sentinel): the address's, else the config's
+///   redis.sentinels and redis.master_name (none when an address without
+///   them was given), with redis.sentinel_username and the password of
+///   redis.sentinel_password_file, else redis.sentinel_password;
 /// - the password: the address's own, else $OUTBOX_REDIS_PASSWORD, else the
 ///   file $OUTBOX_REDIS_PASSWORD_FILE names, else the file
 ///   redis.password_file, else redis.password.

@@ -37,8 +37,11 @@ constexpr std::size_t settings_error_width = 100;
 redis_setup read_redis_setup(broker::connection& conn,
                              const broker::keys& names) {
   redis_setup setup;
+  // Connected first: under Sentinel the address is the one they name.
+  conn.ensure_connected();
   const auto& options = conn.options();
   setup.address = options.where.to_string();
+  setup.sentinel = options.sentinel;
   if (!options.username.empty())
     setup.user = options.username;
   setup.db = options.db;
@@ -76,6 +79,15 @@ nlohmann::json redis_setup_json(const redis_setup& setup) {
     partitions["error"] = setup.partitions_error;
   nlohmann::json connection{
       {"address", setup.address}, {"user", setup.user}, {"db", setup.db}};
+  if (setup.sentinel) {
+    nlohmann::json sentinels = nlohmann::json::array();
+    for (const auto& sentinel : setup.sentinel->sentinels)
+      sentinels.push_back(sentinel.to_string());
+    connection["sentinel"] = {{"master_name", setup.sentinel->master_name},
+                              {"sentinels", sentinels}};
+  } else {
+    connection["sentinel"] = nullptr;
+  }
   return {{"connection", connection},
           {"settings", settings},
           {"partitions", partitions}};
@@ -85,6 +97,8 @@ std::string redis_setup_text(const redis_setup& setup) {
   const auto& s = setup.settings;
   text_table table{{"REDIS SETTING", "VALUE"}};
   table.add_row({"address", setup.address});
+  if (setup.sentinel)
+    table.add_row({"sentinels", setup.sentinel->to_string()});
   table.add_row({"user", setup.user});
   table.add_row({"database", std::to_string(setup.db)});
   if (!s.config_error.empty()) {

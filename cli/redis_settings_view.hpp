@@ -23,6 +23,10 @@ struct redis_setup {
   /// Who this command is to which Redis: "HOST:PORT", the ACL user
   /// ("default" without one) and the logical database. Never the password.
   std::string address;
+  /// Under Sentinel: the master's name and the sentinels asked, in the
+  /// order the next ask goes (the one that answered first); else nothing.
+  /// `address` is then where they named the master.
+  std::optional<broker::sentinel_set> sentinel;
   std::string user = "default";
   int db = 0;
   broker::redis_settings settings;

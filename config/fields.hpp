@@ -31,8 +31,9 @@ inline constexpr std::int64_t int64_max =
 
 /// The JSON type a key takes. Integers are any C++ integer member (read and
 /// written as int64); numbers are doubles and accept JSON integers too;
-/// booleans take only true or false (not 0, 1 or "yes").
-enum class kind { integer, number, string, boolean };
+/// booleans take only true or false (not 0, 1 or "yes"); text lists are
+/// arrays of non-empty strings.
+enum class kind { integer, number, string, boolean, text_list };
 
 /// One config key and how to reach its member of `settings`.
 struct field {
@@ -60,6 +61,8 @@ struct field {
   void (*set_string)(settings&, std::string) = nullptr;
   bool (*get_boolean)(const settings&) = nullptr;
   void (*set_boolean)(settings&, bool) = nullptr;
+  const std::vector<std::string>& (*get_list)(const settings&) = nullptr;
+  void (*set_list)(settings&, std::vector<std::string>) = nullptr;
 
   /// The dotted path: "lease.ttl_ms".
   std::string path() const { return std::string{section} + "." + key; }
@@ -77,6 +80,7 @@ const std::vector<std::string>& sections();
 void check_integer(const field& f, std::int64_t value);
 void check_number(const field& f, double value);
 void check_string(const field& f, const std::string& value);
+void check_list(const field& f, const std::vector<std::string>& value);
 
 /// Checks the stored value of `f` in `s` with the functions above.
 void check_field(const field& f, const settings& s);

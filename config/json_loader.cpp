@@ -247,6 +247,21 @@ void apply_value(const field& f, const json& value, settings& s) {
     f.set_string(s, std::move(text));
     break;
   }
+  case kind::text_list: {
+    if (!value.is_array())
+      throw config_error(f.path(), "expected an array of strings, got " +
+                                       describe(value));
+    std::vector<std::string> items;
+    for (const auto& item : value) {
+      if (!item.is_string())
+        throw config_error(f.path(), "expected an array of strings, got " +
+                                         describe(item) + " in it");
+      items.push_back(item.get<std::string>());
+    }
+    detail::check_list(f, items);
+    f.set_list(s, std::move(items));
+    break;
+  }
   case kind::boolean:
     // A switch that loses data when on: only an explicit true turns it on.
     if (!value.is_boolean())

@@ -80,6 +80,18 @@ field secret_bearing(field f) {
 }
 
 template <auto... Path>
+field text_list(const char* section, const char* key) {
+  field f{section, key, kind::text_list};
+  f.get_list = [](const settings& s) -> const std::vector<std::string>& {
+    return member<Path...>(s);
+  };
+  f.set_list = [](settings& s, std::vector<std::string> value) {
+    member<Path...>(s) = std::move(value);
+  };
+  return f;
+}
+
+template <auto... Path>
 field flag(const char* section, const char* key) {
   field f{section, key, kind::boolean};
   f.get_boolean = [](const settings& s) -> bool { return member<Path...>(s); };
@@ -119,6 +131,13 @@ std::vector<field> make_fields() {
       integer<&S::redis, &conn::io_timeout_ms>("redis", "io_timeout_ms", 1,
                                                dur),
       flag<&S::allow_evicting_redis>("redis", "allow_evicting"),
+      // Checked as addresses where they are used (cli/redis_credentials).
+      text_list<&S::redis_sentinels>("redis", "sentinels"),
+      optional(text<&S::redis_master_name>("redis", "master_name")),
+      optional(text<&S::redis_sentinel_username>("redis", "sentinel_username")),
+      secret(text<&S::redis_sentinel_password>("redis", "sentinel_password")),
+      optional(text<&S::redis_sentinel_password_file>(
+          "redis", "sentinel_password_file")),
 
       optional(text<&S::key_prefix>("broker", "key_prefix")),
       text<&S::broker, &keys::queue>("broker", "queue"),
@@ -268,6 +287,12 @@ void check_string(const field& f, const std::string& value) {
                                    broker::redact_secrets(value) + "\"");
 }
 
+void check_list(const field& f, const std::vector<std::string>& value) {
+  for (const auto& item : value)
+    if (item.empty())
+      throw config_error(f.path(), "must not hold an empty string");
+}
+
 void check_field(const field& f, const settings& s) {
   switch (f.type) {
   case kind::integer:
@@ -280,6 +305,9 @@ void check_field(const field& f, const settings& s) {
     check_string(f, f.get_string(s));
     break;
   case kind::boolean: // either value is valid
+    break;
+  case kind::text_list:
+    check_list(f, f.get_list(s));
     break;
   }
 }
@@ -309,6 +337,11 @@ std::string to_json(const settings& s) {
       break;
     case detail::kind::boolean:
       slot = f.get_boolean(s);
+      break;
+    case detail::kind::text_list:
+      slot = nlohmann::ordered_json::array();
+      for (const auto& item : f.get_list(s))
+        slot.push_back(broker::redact_secrets(item));
       break;
     }
   }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace outbox::config {
 
@@ -99,6 +100,17 @@ struct settings {
   /// A file holding the Redis password (redis.password_file), read when the
   /// settings are resolved (cli/redis_credentials.hpp) into redis.password.
   std::string redis_password_file;
+  /// A master under Sentinel (redis.sentinels as HOST[:PORT], each 26379
+  /// when left out, and redis.master_name), and who we are to the sentinels
+  /// (redis.sentinel_username, redis.sentinel_password or the file
+  /// redis.sentinel_password_file): resolved with the rest of the address
+  /// (cli/redis_credentials.hpp) into redis.sentinel. A redis-sentinel://
+  /// address in --redis or $OUTBOX_REDIS replaces the first two.
+  std::vector<std::string> redis_sentinels;
+  std::string redis_master_name;
+  std::string redis_sentinel_username;
+  std::string redis_sentinel_password;
+  std::string redis_sentinel_password_file;
   /// Start even when Redis may evict keys (a maxmemory-policy other than
   /// noeviction), which drops queued events or dedup records once Redis is
   /// full. Off: `outbox run` and `outbox lab` refuse such a Redis

@@ -94,3 +94,42 @@ TEST(BrokerRedisAddress, TlsIsRefusedNamingWhatToUseInstead) {
   EXPECT_THAT(why, testing::HasSubstr("redis://"));
   EXPECT_THAT(why, testing::Not(testing::HasSubstr("s3cret")));
 }
+
+TEST(BrokerRedisAddress, SentinelUriNamesTheSentinelsAndTheMaster) {
+  auto a = parse_redis_address(
+      "redis-sentinel://app:s3cret@10.0.0.1,10.0.0.2:26380,[::1]/2#orders");
+  ASSERT_TRUE(a.sentinel.has_value());
+  EXPECT_EQ(a.sentinel->master_name, "orders");
+  ASSERT_EQ(a.sentinel->sentinels.size(), 3u);
+  EXPECT_EQ(a.sentinel->sentinels[0].host, "10.0.0.1");
+  EXPECT_EQ(a.sentinel->sentinels[0].port, default_sentinel_port);
+  EXPECT_EQ(a.sentinel->sentinels[1].port, 26380);
+  EXPECT_EQ(a.sentinel->sentinels[2].host, "::1");
+  // The user information and the database are the master's.
+  EXPECT_EQ(a.username, "app");
+  EXPECT_EQ(a.password, "s3cret");
+  EXPECT_EQ(a.db, 2);
+  EXPECT_TRUE(a.sentinel->username.empty());
+  EXPECT_TRUE(a.sentinel->password.empty());
+  EXPECT_FALSE(parse_redis_address("redis://h:1").sentinel.has_value());
+  EXPECT_TRUE(parse_redis_address("REDIS-SENTINEL://h#m").sentinel.has_value());
+}
+
+TEST(BrokerRedisAddress, SentinelUriWithoutAMasterOrWithBadHostsIsRefused) {
+  EXPECT_THAT(refusal("redis-sentinel://app:s3cret@h:26379"),
+              testing::HasSubstr("#MASTER_NAME"));
+  EXPECT_THAT(refusal("redis-sentinel://h:26379#"),
+              testing::HasSubstr("#MASTER_NAME"));
+  EXPECT_THAT(refusal("redis-sentinel://h#my master"),
+              testing::HasSubstr("letters, digits"));
+  for (const std::string text :
+       {"redis-sentinel://app:s3cret@h:0#m", "redis-sentinel://app:s3cret@h,#m",
+        "redis-sentinel://app:s3cret@,h#m",
+        "redis-sentinel://app:s3cret@h?x=1#m"}) {
+    auto why = refusal(text);
+    EXPECT_FALSE(why.empty()) << text;
+    EXPECT_THAT(why, testing::Not(testing::HasSubstr("s3cret"))) << text;
+  }
+  EXPECT_THAT(refusal("sentinel://h#m"),
+              testing::HasSubstr("redis-sentinel://"));
+}

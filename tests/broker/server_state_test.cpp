@@ -39,6 +39,9 @@ TEST(BrokerServerState, ErrorCodesNameTheServersState) {
             server_state::cannot_persist);
   EXPECT_EQ(server_state_of("MASTERDOWN Link with MASTER is down"),
             server_state::master_down);
+  EXPECT_EQ(server_state_of("UNBLOCKED force unblock from blocking operation, "
+                            "instance state changed (master -> replica?)"),
+            server_state::unblocked);
   EXPECT_EQ(server_state_of("BUSY Redis is busy running a script"),
             server_state::busy);
   EXPECT_EQ(server_state_of("TRYAGAIN Multiple keys request during rehashing"),

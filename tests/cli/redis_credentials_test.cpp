@@ -150,4 +150,62 @@ TEST_F(CliRedisCredentials, AMalformedOrTlsAddressNamesItsOrigin) {
   EXPECT_THAT(env, testing::Not(testing::HasSubstr("s3cret")));
 }
 
+TEST_F(CliRedisCredentials, TheConfigsSentinelsAreUsedUnlessAnAddressIsGiven) {
+  auto s = config::apply_json(
+      R"({"redis": {"sentinels": ["10.0.0.1", "10.0.0.2:26380"],
+                    "master_name": "orders", "sentinel_username": "watch",
+                    "sentinel_password": "s3cret", "password": "m4ster"}})",
+      "test");
+  config::validate(s);
+  auto configured = s;
+  cli::apply_redis_credentials(configured, "");
+  ASSERT_TRUE(configured.redis.sentinel.has_value());
+  EXPECT_EQ(configured.redis.sentinel->master_name, "orders");
+  ASSERT_EQ(configured.redis.sentinel->sentinels.size(), 2u);
+  EXPECT_EQ(configured.redis.sentinel->sentinels[0].port, 26379);
+  EXPECT_EQ(configured.redis.sentinel->sentinels[1].port, 26380);
+  EXPECT_EQ(configured.redis.sentinel->username, "watch");
+  EXPECT_EQ(configured.redis.sentinel->password, "s3cret");
+  // The master's own password stays the master's.
+  EXPECT_EQ(configured.redis.password, "m4ster");
+  EXPECT_THAT(config::to_json(configured),
+              testing::Not(testing::HasSubstr("s3cret")));
+
+  // A fixed address given replaces them; a sentinel address replaces the
+  // config's sentinels and name, and keeps who we are to them.
+  auto fixed = s;
+  cli::apply_redis_credentials(fixed, "127.0.0.1:6390");
+  EXPECT_FALSE(fixed.redis.sentinel.has_value());
+  auto given = s;
+  ::setenv("OUTBOX_REDIS", "redis-sentinel://h1,h2:1#billing", 1);
+  cli::apply_redis_credentials(given, "");
+  ASSERT_TRUE(given.redis.sentinel.has_value());
+  EXPECT_EQ(given.redis.sentinel->master_name, "billing");
+  EXPECT_EQ(given.redis.sentinel->sentinels.size(), 2u);
+  EXPECT_EQ(given.redis.sentinel->password, "s3cret");
+}
+
+TEST_F(CliRedisCredentials, HalfASentinelConfigIsRefusedNamingTheMissingKey) {
+  auto name_only =
+      config::apply_json(R"({"redis": {"master_name": "orders"}})", "test");
+  EXPECT_THAT(refusal([&] { cli::apply_redis_credentials(name_only, ""); }),
+              testing::HasSubstr("redis.sentinels"));
+  auto sentinels_only =
+      config::apply_json(R"({"redis": {"sentinels": ["h"]}})", "test");
+  EXPECT_THAT(
+      refusal([&] { cli::apply_redis_credentials(sentinels_only, ""); }),
+      testing::HasSubstr("redis.master_name"));
+  auto bad_host = config::apply_json(
+      R"({"redis": {"sentinels": ["h:0"], "master_name": "m"}})", "test");
+  EXPECT_THAT(refusal([&] { cli::apply_redis_credentials(bad_host, ""); }),
+              testing::HasSubstr("redis.sentinels: expected HOST[:PORT]"));
+  auto with_file = config::apply_json(
+      R"({"redis": {"sentinels": ["h"], "master_name": "m",
+                    "sentinel_password_file": ")" +
+          password_file("pw\n", 0600) + R"("}})",
+      "test");
+  cli::apply_redis_credentials(with_file, "");
+  EXPECT_EQ(with_file.redis.sentinel->password, "pw");
+}
+
 } // namespace

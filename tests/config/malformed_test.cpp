@@ -69,6 +69,12 @@ const std::vector<bad_case> bad_cases = {
      "lease.poll_interval_ms", "did you mean run.poll_interval_ms?"},
     {"duplicate_key", R"({"lease": {"batch": 1, "batch": 2}})", "lease.batch",
      "duplicate key"},
+    {"sentinels_not_a_list", R"({"redis": {"sentinels": "h:26379"}})",
+     "redis.sentinels", "expected an array of strings, got string"},
+    {"sentinels_not_strings", R"({"redis": {"sentinels": ["h", 26379]}})",
+     "redis.sentinels", "expected an array of strings, got 26379 in it"},
+    {"sentinels_empty_string", R"({"redis": {"sentinels": [""]}})",
+     "redis.sentinels", "must not hold an empty string"},
     // Ranges.
     {"negative_relays", R"({"run": {"relays": -1}})", "run.relays",
      "must be between 0 and 64, got -1"},

@@ -178,13 +178,12 @@ bool redis_server::launch() {
     for (const auto& line : options_.config_lines)
       conf << line << '\n';
   }
-  std::vector<std::string> args = {redis_binary,  config_file,
-                                   "--port",      std::to_string(port_),
-                                   "--bind",      options_.bind_address,
-                                   "--daemonize", "no",
-                                   "--save",      "",
-                                   "--dir",       dir_,
-                                   "--logfile",   "redis.log"};
+  std::vector<std::string> args = {redis_binary, config_file};
+  if (options_.sentinel)
+    args.push_back("--sentinel");
+  args.insert(args.end(), {"--port", std::to_string(port_), "--bind",
+                           options_.bind_address, "--daemonize", "no", "--save",
+                           "", "--dir", dir_, "--logfile", "redis.log"});
   if (options_.bind_address != "127.0.0.1")
     args.insert(args.end(), {"--protected-mode", "no"});
   if (options_.aof) {

@@ -39,6 +39,10 @@ public:
     /// network namespaces. Off loopback, protected mode is turned off (it
     /// refuses every non-loopback client of a server without a password).
     std::string bind_address = "127.0.0.1";
+    /// Runs it as a Redis Sentinel (`--sentinel`); its `sentinel monitor`
+    /// lines go in config_lines (the file is its own and writable: a
+    /// sentinel rewrites it).
+    bool sentinel = false;
   };
 
   /// Starts the server; throws std::runtime_error if it does not answer

@@ -1,0 +1,69 @@
+// A Redis under Sentinel named by a redis-sentinel:// address: every
+// command finds the master through the sentinels (broker/sentinel.hpp).
+
+#include "cli/cli_fixture.hpp"
+#include "support/sentinel_group.hpp"
+
+#include <gmock/gmock.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace outbox::test {
+namespace {
+
+/// redis-sentinel://S1,S2,S3#NAME for `group`, or with another name.
+std::string sentinel_address(sentinel_group& group, const std::string& name) {
+  std::string hosts;
+  for (std::size_t i = 0; i < 3; ++i)
+    hosts += (i == 0 ? "" : ",") + group.sentinel(i).endpoint().to_string();
+  return "redis-sentinel://" + hosts + "#" + name;
+}
+
+using CliSentinel = cli_fixture;
+
+TEST_F(CliSentinel, ARunVerifyAndStatusFindTheMasterThroughTheSentinels) {
+  sentinel_group group;
+  auto address = sentinel_address(group, group.master_name());
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  auto run = outbox({"run", "--until-drained", "--orders", "20"},
+                    {"--redis", address});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto verify = outbox({"verify"}, {"--redis", address});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+
+  auto status = outbox({"status", "--json"}, {"--redis", address});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  auto connection = nlohmann::json::parse(status.out)["redis"]["connection"];
+  EXPECT_EQ(connection["address"], group.first_master().endpoint().to_string());
+  EXPECT_EQ(connection["sentinel"]["master_name"], group.master_name());
+  EXPECT_EQ(connection["sentinel"]["sentinels"].size(), 3u);
+  // What it wrote is on the master the sentinels name.
+  broker::connection master{group.first_master().connection_options()};
+  EXPECT_GT(master.command({"HLEN", "pipeline:processed"})->integer, 0);
+}
+
+TEST_F(CliSentinel, AnUnknownMasterOrAnAddressWithoutOneIsNamed) {
+  sentinel_group group;
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  auto unknown =
+      outbox({"status"}, {"--redis", sentinel_address(group, "nope")});
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.out << unknown.err;
+  // status shows what it could read, and why Redis could not be.
+  EXPECT_THAT(unknown.out, testing::HasSubstr("know no master named nope"));
+  EXPECT_THAT(unknown.out,
+              testing::HasSubstr(group.sentinel(2).endpoint().to_string()));
+  auto run = outbox({"run", "--until-drained", "--orders", "1"},
+                    {"--redis", sentinel_address(group, "nope")});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_THAT(run.err, testing::HasSubstr("know no master named nope"));
+  auto nameless = outbox(
+      {"status"}, {"--redis", "redis-sentinel://" +
+                                  group.sentinel(0).endpoint().to_string()});
+  EXPECT_EQ(nameless.exit_code, 2) << nameless.out << nameless.err;
+  EXPECT_THAT(nameless.err, testing::HasSubstr("--redis: a redis-sentinel:// "
+                                               "address names the master"));
+}
+
+} // namespace
+} // namespace outbox::test
