@@ -18,6 +18,23 @@ std::string write_process_config(stage_context& ctx, const config::settings& s,
   doc["redis"]["password"] = s.redis.password;
   // The password is above; a file would only be read again.
   doc["redis"]["password_file"] = "";
+  // The sentinels as resolved from every source (a redis-sentinel://
+  // address given to bench), or none: the children take no address but
+  // this file's.
+  auto sentinels = nlohmann::json::array();
+  std::string master_name, sentinel_user, sentinel_password;
+  if (s.redis.sentinel) {
+    for (const auto& sentinel : s.redis.sentinel->sentinels)
+      sentinels.push_back(sentinel.to_string());
+    master_name = s.redis.sentinel->master_name;
+    sentinel_user = s.redis.sentinel->username;
+    sentinel_password = s.redis.sentinel->password;
+  }
+  doc["redis"]["sentinels"] = sentinels;
+  doc["redis"]["master_name"] = master_name;
+  doc["redis"]["sentinel_username"] = sentinel_user;
+  doc["redis"]["sentinel_password"] = sentinel_password;
+  doc["redis"]["sentinel_password_file"] = "";
   auto path = (std::filesystem::path{ctx.space.folder()} / name).string();
   storage::write_file_replacing(path, doc.dump(2));
   return path;

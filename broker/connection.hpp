@@ -114,6 +114,8 @@ private:
   /// Null while not connected.
   std::unique_ptr<redisContext, context_deleter> context_;
   bool master_known_ = false;
+  /// The last master this connection found saying ROLE master.
+  endpoint confirmed_;
   int master_switches_ = 0;
 };
 

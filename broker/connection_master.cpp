@@ -9,18 +9,34 @@
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
 
+#include <mutex>
+#include <string>
+
 namespace outbox::broker {
+
+namespace {
+
+/// Says once per process, however many connections follow it, that the
+/// master moved to `master`.
+void announce_switch(const std::string& name, const std::string& master,
+                     const std::string& before) {
+  static std::mutex mutex;
+  static std::string announced;
+  std::lock_guard<std::mutex> lock{mutex};
+  if (announced == name + " " + master)
+    return;
+  announced = name + " " + master;
+  spdlog::warn("redis: the sentinels name {} master {} now (was {})", master,
+               name, before);
+}
+
+} // namespace
 
 void connection::follow_master() {
   auto master = ask_sentinels(*options_.sentinel);
-  bool moved =
-      master.host != options_.where.host || master.port != options_.where.port;
-  if (master_known_ && moved) {
-    ++master_switches_;
-    spdlog::warn("redis: the sentinels name {} master {} now (was {})",
-                 master.to_string(), options_.sentinel->master_name,
-                 options_.where.to_string());
-  }
+  // The first master a connection finds is not a move.
+  if (!master_known_)
+    confirmed_ = master;
   options_.where = master;
   master_known_ = true;
 }
@@ -32,8 +48,18 @@ void connection::confirm_master() {
   if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
     return;
   auto role = reply_text(*r->element[0]);
-  if (role == "master")
+  if (role == "master") {
+    // A move counts once the new master says it is one: sentinels that
+    // disagree in the middle of a failover do not count.
+    const auto& now = options_.where;
+    if (now.host != confirmed_.host || now.port != confirmed_.port) {
+      ++master_switches_;
+      announce_switch(options_.sentinel->master_name, now.to_string(),
+                      confirmed_.to_string());
+      confirmed_ = now;
+    }
     return;
+  }
   auto where = options_.where.to_string();
   reset();
   // Sentinel answers with the old address until its failover ends, and a

@@ -35,6 +35,22 @@ std::string mask_user_info(std::string_view text) {
       out += text[i++];
       continue;
     }
+    // Right after a scheme's "//", the user information runs to the last
+    // '@' before a space or a quote, whatever it holds: a password with a
+    // ',' or a '/' in it is masked whole too.
+    if (i >= 2 && text[i - 1] == '/' && text[i - 2] == '/') {
+      auto stop = i;
+      while (stop < text.size() &&
+             std::isspace(static_cast<unsigned char>(text[stop])) == 0 &&
+             text[stop] != '\'' && text[stop] != '"')
+        ++stop;
+      auto last_at = text.substr(i, stop - i).rfind('@');
+      if (last_at != std::string_view::npos && i + last_at > end) {
+        end = i + last_at;
+        while (end < text.size() && !ends_token(text[end]))
+          ++end;
+      }
+    }
     auto token = text.substr(i, end - i);
     auto at = token.rfind('@');
     auto colon = token.substr(0, at).find(':');

@@ -72,6 +72,15 @@ endpoint ask_sentinels(sentinel_set& set) {
       auto redis = why.find("Redis at ");
       if (redis != std::string::npos)
         why.replace(redis, 5, "sentinel");
+      // Its credentials are the sentinels' own, not the master's the
+      // handshake's hints name.
+      auto hint = why.find(" (NOAUTH): ");
+      if (hint != std::string::npos)
+        why = why.substr(0, hint) + " (NOAUTH)";
+      if (hint != std::string::npos ||
+          why.find(" refused user ") != std::string::npos)
+        why += " (the sentinels' credentials: redis.sentinel_username, "
+               "redis.sentinel_password_file or redis.sentinel_password)";
       silent.push_back(why);
       continue;
     }

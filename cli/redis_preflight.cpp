@@ -83,7 +83,7 @@ std::optional<int> check_commands(broker::connection& conn,
   const auto& o = s.redis;
   auto user = o.username.empty() ? std::string{"default"} : o.username;
   std::ostringstream said;
-  said << "Redis at " << o.where.to_string() << " refuses user \""
+  said << "Redis at " << conn.options().where.to_string() << " refuses user \""
        << text::escaped(user)
        << "\" commands this run needs (not an outage: fix the ACL or the "
           "proxy): "

@@ -27,6 +27,11 @@ TEST(BrokerRedactSecrets, MasksThePasswordOfUserInformation) {
   // Inside a message, quoted.
   EXPECT_EQ(redact_secrets("got 'redis://u:s3cret@h:1' here"),
             "got 'redis://u:***@h:1' here");
+  // A password holding a ',' or a '/', which end an address elsewhere.
+  EXPECT_EQ(redact_secrets("got 'redis-sentinel://u:p,w@h,g#bad name'"),
+            "got 'redis-sentinel://u:***@h,g#bad name'");
+  EXPECT_EQ(redact_secrets("redis://u:a/b@h:1/2 and more"),
+            "redis://u:***@h:1/2 and more");
 }
 
 TEST(BrokerRedactSecrets, MasksPasswordParameters) {

@@ -143,3 +143,29 @@ TEST(BrokerSentinel, AReplyThatTheServerIsNoLongerAMasterAsksAgain) {
   outage([&] { fixed.command({"SET", "k", "2"}); });
   EXPECT_EQ(fixed.command({"CLIENT", "ID"})->integer, fixed_id);
 }
+
+TEST(BrokerSentinel, SentinelsWithAPasswordAreAskedWithTheirOwn) {
+  outbox::test::redis_server master;
+  auto at = master.endpoint();
+  outbox::test::redis_server::options guarded;
+  guarded.sentinel = true;
+  guarded.password = "s3ntinel";
+  guarded.config_lines = {"requirepass s3ntinel",
+                          "sentinel monitor guarded " + at.host + " " +
+                              std::to_string(at.port) + " 1"};
+  outbox::test::redis_server sentinel{guarded};
+  broker::sentinel_set set;
+  set.master_name = "guarded";
+  set.sentinels = {sentinel.endpoint()};
+  set.timeout_ms = 300;
+  auto why = outage([&] { broker::ask_sentinels(set); });
+  EXPECT_THAT(why, testing::HasSubstr("(NOAUTH)"));
+  EXPECT_THAT(why, testing::HasSubstr("redis.sentinel_password"));
+  EXPECT_THAT(why, testing::Not(testing::HasSubstr("OUTBOX_REDIS_PASSWORD")));
+  set.password = "wrong";
+  EXPECT_THAT(outage([&] { broker::ask_sentinels(set); }),
+              testing::AllOf(testing::HasSubstr("wrong password"),
+                             testing::Not(testing::HasSubstr("wrong\""))));
+  set.password = "s3ntinel";
+  EXPECT_EQ(broker::ask_sentinels(set).port, at.port);
+}

@@ -65,5 +65,23 @@ TEST_F(CliSentinel, AnUnknownMasterOrAnAddressWithoutOneIsNamed) {
                                                "address names the master"));
 }
 
+TEST_F(CliSentinel, TheConfigFileNamesTheSentinelsToo) {
+  sentinel_group group;
+  std::string sentinels;
+  for (std::size_t i = 0; i < 3; ++i)
+    sentinels += std::string{i == 0 ? "" : ", "} + "\"" +
+                 group.sentinel(i).endpoint().to_string() + "\"";
+  auto config = write_config(
+      "sentinel.json", R"({"redis": {"host": "192.0.2.1", "sentinels": [)" +
+                           sentinels + R"(], "master_name": ")" +
+                           group.master_name() + R"("}})");
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  auto status = outbox({"status", "--json"}, {"--config", config});
+  ASSERT_EQ(status.exit_code, 0) << status.out << status.err;
+  auto connection = nlohmann::json::parse(status.out)["redis"]["connection"];
+  EXPECT_EQ(connection["address"], group.first_master().endpoint().to_string());
+  EXPECT_EQ(connection["sentinel"]["master_name"], group.master_name());
+}
+
 } // namespace
 } // namespace outbox::test
