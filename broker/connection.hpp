@@ -37,6 +37,12 @@ struct connection_options {
   /// and the connection is dropped, to ask again, when the server turns out
   /// to be a replica (READONLY, MASTERDOWN, NOREPLICAS, UNBLOCKED).
   std::optional<sentinel_set> sentinel;
+  /// A relay's push counts as acknowledged once this many replicas have it
+  /// (WAIT on the push's connection, for at most replica_ack_timeout_ms):
+  /// replication is asynchronous, and a master that dies before a replica
+  /// copied a push takes it along. 0: the master's word (broker/publisher).
+  int min_replica_acks = 0;
+  int replica_ack_timeout_ms = 1000;
 };
 
 struct reply_deleter {

@@ -122,6 +122,32 @@ void publisher::publish(const std::vector<event_entry>& entries) {
       r->integer != static_cast<long long>(entries.size()))
     throw broker_error(broker_errc::rejected,
                        "unexpected reply to a multi-list publish");
+  wait_for_replicas();
+}
+
+void publisher::wait_for_replicas() {
+  const auto& options = conn_.options();
+  if (options.min_replica_acks <= 0)
+    return;
+  // WAIT covers every write this connection sent before it: the push.
+  auto wanted = options.min_replica_acks;
+  auto timeout = options.replica_ack_timeout_ms;
+  auto r = conn_.blocking_command(
+      {"WAIT", std::to_string(wanted), std::to_string(timeout)}, timeout);
+  if (r->type != REDIS_REPLY_INTEGER)
+    throw broker_error(broker_errc::rejected, "unexpected reply to WAIT");
+  if (r->integer >= wanted)
+    return;
+  // An outage, not the rows' fault: the relay hands them back uncharged
+  // and pushes them again (a duplicate the inbox absorbs).
+  auto where = options.where.to_string();
+  throw broker_error(broker_errc::unavailable,
+                     "Redis at " + where + ": " + std::to_string(r->integer) +
+                         " of the " + std::to_string(wanted) +
+                         " replicas redis.min_replica_acks asks for had the "
+                         "push within " +
+                         std::to_string(timeout) + " ms",
+                     server_state::no_replicas, where);
 }
 
 void publisher::publish_encoded(const std::string& list,
@@ -144,6 +170,7 @@ void publisher::publish_encoded(const std::string& list,
   throw_if_error(*replies.front(), "RPUSH", &conn_.options().where);
   // RPUSH answers the list's new length: at least what we pushed.
   expect_count(*replies.front(), encoded.size());
+  wait_for_replicas();
 }
 
 } // namespace outbox::broker

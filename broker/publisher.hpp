@@ -22,7 +22,11 @@ public:
   /// Either all are enqueued or none. On a connection error the outcome is
   /// unknown: the caller must treat the batch as maybe published (the relay
   /// hands the rows back; a second publish is a duplicate the inbox
-  /// absorbs). An entry whose encoding exceeds names.max_entry_bytes
+  /// absorbs). With redis.min_replica_acks, the push is acknowledged only
+  /// once that many replicas have it (WAIT): fewer within
+  /// redis.replica_ack_timeout_ms throws broker_error(unavailable), the
+  /// entries pushed but not acknowledged. An entry whose encoding exceeds
+  /// names.max_entry_bytes
   /// makes the whole call throw broker_error(rejected), naming its event_id
   /// and both sizes, before anything is sent. Throws broker_error.
   void publish(const std::vector<event_entry>& entries);
@@ -32,6 +36,9 @@ public:
                        const std::vector<std::string>& encoded);
 
 private:
+  /// WAIT for connection_options::min_replica_acks, when it is set.
+  void wait_for_replicas();
+
   connection& conn_;
   keys names_;
   lua_script push_script_;

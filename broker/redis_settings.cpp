@@ -54,6 +54,9 @@ redis_settings read_redis_settings(connection& conn) {
   const auto& role = *replies[4];
   if (role.type == REDIS_REPLY_ARRAY && role.elements > 0)
     settings.role = reply_text(*role.element[0]);
+  if (settings.role == "master" && role.elements > 2 &&
+      role.element[2]->type == REDIS_REPLY_ARRAY)
+    settings.replicas = role.element[2]->elements;
   return settings;
 }
 

@@ -26,6 +26,9 @@ struct redis_settings {
   /// The first element of ROLE: master, slave or sentinel; "" when ROLE
   /// was refused too.
   std::string role;
+  /// A master's replicas connected now (ROLE's third element); nothing for
+  /// another role or when ROLE was refused.
+  std::optional<std::size_t> replicas;
 
   /// True when Redis may delete keys under memory pressure: any policy but
   /// noeviction. False when unknown (CONFIG unavailable).

@@ -34,7 +34,7 @@ std::string eviction_risk(const std::string& policy) {
 } // namespace
 
 redis_verdict judge_redis(const broker::redis_settings& seen,
-                          bool allow_evicting) {
+                          bool allow_evicting, int min_replica_acks) {
   redis_verdict verdict;
   if (!seen.config_error.empty())
     verdict.warnings.push_back(
@@ -57,14 +57,27 @@ redis_verdict judge_redis(const broker::redis_settings& seen,
         "Redis has no persistence (appendonly no, save \"\"): a Redis restart "
         "loses every queued event and every dedup record (redeliveries are "
         "then applied twice). Fix: CONFIG SET appendonly yes");
+  auto replicas = seen.replicas.value_or(0);
+  if (replicas > 0 && min_replica_acks == 0)
+    verdict.warnings.push_back(
+        "Redis has " + std::to_string(replicas) + " replica" +
+        (replicas == 1 ? "" : "s") +
+        " and redis.min_replica_acks is 0: a push the master acknowledged "
+        "but had not copied yet is lost if it fails over before it does "
+        "(replication is asynchronous). Fix: redis.min_replica_acks 1");
+  if (seen.replicas && static_cast<std::size_t>(min_replica_acks) > replicas)
+    verdict.warnings.push_back(
+        "redis.min_replica_acks is " + std::to_string(min_replica_acks) +
+        " but Redis has " + std::to_string(replicas) +
+        " replicas connected: the relays wait until that many are");
   return verdict;
 }
 
 std::optional<int> check_redis_settings(broker::connection& conn,
                                         const config::settings& s,
                                         const std::string& command) {
-  auto verdict =
-      judge_redis(broker::read_redis_settings(conn), s.allow_evicting_redis);
+  auto verdict = judge_redis(broker::read_redis_settings(conn),
+                             s.allow_evicting_redis, s.redis.min_replica_acks);
   for (const auto& line : verdict.warnings)
     warning(command, line);
   if (verdict.refusal.empty())

@@ -29,7 +29,7 @@ struct redis_verdict {
 /// warning); settings that cannot be read, or no persistence at all, are
 /// warnings. Every line names the setting, its value and the fix.
 redis_verdict judge_redis(const broker::redis_settings& seen,
-                          bool allow_evicting);
+                          bool allow_evicting, int min_replica_acks = 0);
 
 /// Reads the settings, prints the warnings on stderr after `command` ("outbox
 /// run"), and returns the exit code when the command must stop (the refusal

@@ -131,6 +131,10 @@ std::vector<field> make_fields() {
       integer<&S::redis, &conn::io_timeout_ms>("redis", "io_timeout_ms", 1,
                                                dur),
       flag<&S::allow_evicting_redis>("redis", "allow_evicting"),
+      integer<&S::redis, &conn::min_replica_acks>("redis", "min_replica_acks",
+                                                  0, 100),
+      integer<&S::redis, &conn::replica_ack_timeout_ms>(
+          "redis", "replica_ack_timeout_ms", 1, dur),
       // Checked as addresses where they are used (cli/redis_credentials).
       text_list<&S::redis_sentinels>("redis", "sentinels"),
       optional(text<&S::redis_master_name>("redis", "master_name")),

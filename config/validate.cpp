@@ -57,6 +57,16 @@ void check_lock_ttl(const settings& s) {
 
 /// Rules between keys. Each names the key a user would most likely change.
 void check_relations(const settings& s) {
+  // A relay waiting for its push's replicas holds its rows' lease: past
+  // it, another relay takes them over and pushes them again.
+  if (s.redis.min_replica_acks > 0 &&
+      s.redis.replica_ack_timeout_ms >= s.lease.ttl)
+    throw config_error("redis.replica_ack_timeout_ms",
+                       "must be below lease.ttl_ms (" + number(s.lease.ttl) +
+                           ") with redis.min_replica_acks, got " +
+                           number(s.redis.replica_ack_timeout_ms) +
+                           ": a relay would wait for replicas past its "
+                           "rows' lease");
   // Only a host: a URI or user information ("u:pw@host") would go to the
   // resolver, password included. Credentials have keys of their own, and
   // --redis takes the URI form.

@@ -1,10 +1,14 @@
+#include "broker/connection.hpp"
 #include "cli/redis_guard_fixture.hpp"
 
 #include "cli/status_tables.hpp"
 
 #include <filesystem>
 #include <gmock/gmock.h>
+
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 // Redis settings that lose data, through the binary: an evicting
@@ -75,6 +79,34 @@ TEST_F(CliRedisSettings, AofIsQuiet) {
   auto r = outbox_r(short_run());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.err, testing::Not(testing::HasSubstr("warning")));
+}
+
+TEST_F(CliRedisSettings, AReplicaWithoutReplicaAcksIsWarnedAbout) {
+  start_redis({true});
+  redis_server::options of_master;
+  of_master.extra_args = {"--replicaof", redis_->endpoint().host,
+                          std::to_string(redis_->endpoint().port)};
+  redis_server replica{of_master};
+  // The master lists the replica once it has connected.
+  broker::connection master{redis_->connection_options()};
+  for (int i = 0; i < 200; ++i) {
+    auto role = master.command({"ROLE"});
+    if (role->elements > 2 && role->element[2]->elements > 0)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+  }
+  auto r = outbox_r(short_run());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(occurrences(r.err, "Redis has 1 replica and "
+                               "redis.min_replica_acks is 0"),
+            1u)
+      << r.err;
+  // Asked for: every push waits for the replica, and the run is quiet.
+  auto config =
+      write_config("acks.json", R"({"redis": {"min_replica_acks": 1}})");
+  auto acked = outbox_r(short_run({"--config", config}));
+  EXPECT_EQ(acked.exit_code, 0) << acked.out << acked.err;
+  EXPECT_THAT(acked.err, testing::Not(testing::HasSubstr("replica")));
 }
 
 TEST_F(CliRedisSettings, RenamedConfigIsSaidOnceAndTheRunGoesOn) {

@@ -46,6 +46,8 @@ void expect_same(const settings& a, const settings& b) {
   EXPECT_EQ(a.redis.password, b.redis.password);
   EXPECT_EQ(a.redis_password_file, b.redis_password_file);
   EXPECT_EQ(a.redis_sentinels, b.redis_sentinels);
+  EXPECT_EQ(a.redis.min_replica_acks, b.redis.min_replica_acks);
+  EXPECT_EQ(a.redis.replica_ack_timeout_ms, b.redis.replica_ack_timeout_ms);
   EXPECT_EQ(a.redis_master_name, b.redis_master_name);
   EXPECT_EQ(a.redis_sentinel_username, b.redis_sentinel_username);
   EXPECT_EQ(a.redis_sentinel_password, b.redis_sentinel_password);
