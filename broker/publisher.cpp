@@ -132,10 +132,24 @@ void publisher::wait_for_replicas() {
   // WAIT covers every write this connection sent before it: the push.
   auto wanted = options.min_replica_acks;
   auto timeout = options.replica_ack_timeout_ms;
-  auto r = conn_.blocking_command(
-      {"WAIT", std::to_string(wanted), std::to_string(timeout)}, timeout);
+  reply r;
+  try {
+    r = conn_.blocking_command(
+        {"WAIT", std::to_string(wanted), std::to_string(timeout)}, timeout);
+  } catch (const broker_error& e) {
+    // Refused ("WAIT cannot be used with replica instances" from a master
+    // demoted since the push, an ACL without WAIT): the push went through
+    // unconfirmed, which is never the rows' fault.
+    if (e.code() != broker_errc::rejected)
+      throw;
+    throw broker_error(broker_errc::unavailable,
+                       std::string{e.what()} +
+                           " (redis.min_replica_acks: the push is not "
+                           "acknowledged)",
+                       e.state(), e.where(), e.words());
+  }
   if (r->type != REDIS_REPLY_INTEGER)
-    throw broker_error(broker_errc::rejected, "unexpected reply to WAIT");
+    throw broker_error(broker_errc::unavailable, "unexpected reply to WAIT");
   if (r->integer >= wanted)
     return;
   // An outage, not the rows' fault: the relay hands them back uncharged
@@ -147,7 +161,7 @@ void publisher::wait_for_replicas() {
                          " replicas redis.min_replica_acks asks for had the "
                          "push within " +
                          std::to_string(timeout) + " ms",
-                     server_state::no_replicas, where);
+                     server_state::none, where);
 }
 
 void publisher::publish_encoded(const std::string& list,

@@ -57,6 +57,9 @@ redis_verdict judge_redis(const broker::redis_settings& seen,
         "Redis has no persistence (appendonly no, save \"\"): a Redis restart "
         "loses every queued event and every dedup record (redeliveries are "
         "then applied twice). Fix: CONFIG SET appendonly yes");
+  // Negative: this process pushes nothing (no relays), nothing to warn of.
+  if (min_replica_acks < 0)
+    return verdict;
   auto replicas = seen.replicas.value_or(0);
   if (replicas > 0 && min_replica_acks == 0)
     verdict.warnings.push_back(
@@ -76,8 +79,9 @@ redis_verdict judge_redis(const broker::redis_settings& seen,
 std::optional<int> check_redis_settings(broker::connection& conn,
                                         const config::settings& s,
                                         const std::string& command) {
-  auto verdict = judge_redis(broker::read_redis_settings(conn),
-                             s.allow_evicting_redis, s.redis.min_replica_acks);
+  auto verdict =
+      judge_redis(broker::read_redis_settings(conn), s.allow_evicting_redis,
+                  s.run.relays > 0 ? s.redis.min_replica_acks : -1);
   for (const auto& line : verdict.warnings)
     warning(command, line);
   if (verdict.refusal.empty())

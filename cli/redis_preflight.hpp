@@ -27,7 +27,9 @@ struct redis_verdict {
 
 /// An evicting maxmemory-policy is refused unless `allow_evicting` (then a
 /// warning); settings that cannot be read, or no persistence at all, are
-/// warnings. Every line names the setting, its value and the fix.
+/// warnings, and so, for a process with relays (`min_replica_acks` not
+/// negative), are replicas whose copy of a push is not waited for. Every
+/// line names the setting, its value and the fix.
 redis_verdict judge_redis(const broker::redis_settings& seen,
                           bool allow_evicting, int min_replica_acks = 0);
 

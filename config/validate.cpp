@@ -57,12 +57,14 @@ void check_lock_ttl(const settings& s) {
 
 /// Rules between keys. Each names the key a user would most likely change.
 void check_relations(const settings& s) {
-  // A relay waiting for its push's replicas holds its rows' lease: past
-  // it, another relay takes them over and pushes them again.
+  // A relay waiting for its push's replicas holds its rows' lease, and
+  // renews it only once a third of it is left: past it, another relay
+  // takes the rows over (charging them an attempt) and pushes them again.
   if (s.redis.min_replica_acks > 0 &&
-      s.redis.replica_ack_timeout_ms >= s.lease.ttl)
+      s.redis.replica_ack_timeout_ms * 3 >= s.lease.ttl)
     throw config_error("redis.replica_ack_timeout_ms",
-                       "must be below lease.ttl_ms (" + number(s.lease.ttl) +
+                       "must be below a third of lease.ttl_ms (" +
+                           number(s.lease.ttl) +
                            ") with redis.min_replica_acks, got " +
                            number(s.redis.replica_ack_timeout_ms) +
                            ": a relay would wait for replicas past its "

@@ -89,12 +89,14 @@ TEST_F(CliRedisSettings, AReplicaWithoutReplicaAcksIsWarnedAbout) {
   redis_server replica{of_master};
   // The master lists the replica once it has connected.
   broker::connection master{redis_->connection_options()};
-  for (int i = 0; i < 200; ++i) {
+  bool listed = false;
+  for (int i = 0; i < 200 && !listed; ++i) {
     auto role = master.command({"ROLE"});
-    if (role->elements > 2 && role->element[2]->elements > 0)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    listed = role->elements > 2 && role->element[2]->elements > 0;
+    if (!listed)
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
   }
+  ASSERT_TRUE(listed) << "the replica never connected";
   auto r = outbox_r(short_run());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(occurrences(r.err, "Redis has 1 replica and "
@@ -107,6 +109,8 @@ TEST_F(CliRedisSettings, AReplicaWithoutReplicaAcksIsWarnedAbout) {
   auto acked = outbox_r(short_run({"--config", config}));
   EXPECT_EQ(acked.exit_code, 0) << acked.out << acked.err;
   EXPECT_THAT(acked.err, testing::Not(testing::HasSubstr("replica")));
+  auto stats = master.command({"INFO", "commandstats"});
+  EXPECT_THAT(broker::reply_text(*stats), testing::HasSubstr("cmdstat_wait:"));
 }
 
 TEST_F(CliRedisSettings, RenamedConfigIsSaidOnceAndTheRunGoesOn) {
