@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <charconv>
 
 namespace outbox::broker {
 
@@ -22,21 +21,14 @@ std::string joined(const std::vector<std::string>& parts,
 }
 
 /// The address in a GET-MASTER-ADDR-BY-NAME reply ([host, port]), or
-/// nothing when it is not one.
+/// nothing when it is not one (read as every HOST:PORT is).
 std::optional<endpoint> named_address(const redisReply& r) {
   if (r.type != REDIS_REPLY_ARRAY || r.elements != 2 ||
       r.element[0]->type != REDIS_REPLY_STRING ||
       r.element[1]->type != REDIS_REPLY_STRING)
     return std::nullopt;
-  auto host = reply_text(*r.element[0]);
-  auto port_text = reply_text(*r.element[1]);
-  int port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(),
-                                   port_text.data() + port_text.size(), port);
-  if (ec != std::errc{} || end != port_text.data() + port_text.size() ||
-      port < 1 || port > 65535 || !valid_host(host))
-    return std::nullopt;
-  return endpoint{host, port};
+  return parse_endpoint(reply_text(*r.element[0]) + ":" +
+                        reply_text(*r.element[1]));
 }
 
 } // namespace
