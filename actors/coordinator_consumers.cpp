@@ -1,6 +1,7 @@
 #include "actors/coordinator_consumers.hpp"
 
 #include "actors/coordinator_recovery.hpp"
+#include "actors/lock_token.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
 #include "actors/refusal.hpp"
@@ -96,8 +97,8 @@ bool hold_lock(coordinator_actor* self) {
   }
   if (any_consumer_running(st))
     return false; // stopped ones are still going down
-  auto token = st.setup.consumer_lock_holder + "#" +
-               std::to_string(st.lock_acquisitions + 1);
+  auto token = acquisition_token(st.setup.consumer_lock_holder,
+                                 st.lock_acquisitions + 1);
   auto holder = st.probe->acquire_consumer_lock(token, s.lease.ttl);
   if (holder != token) {
     if (holder != st.standby_behind)

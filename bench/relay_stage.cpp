@@ -10,6 +10,7 @@
 #include "bench/timed_actors.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/connection.hpp"
+#include "broker/redis_settings.hpp"
 #include "text/plural.hpp"
 
 #include <caf/all.hpp>
@@ -56,6 +57,36 @@ double relay_rate(stage_context& ctx, const config::settings& s, int relays,
   return static_cast<double>(events) / seconds;
 }
 
+/// One relay whose every push waits for a replica (redis.min_replica_acks
+/// 1), as a share of relay_1, measured in the same run: what acknowledged-
+/// means-replicated costs. Only where the master has a replica to wait
+/// for (scripts/redis sentinel start gives one); else said, not faked.
+void measure_replica_acks(stage_context& ctx, std::int64_t events) {
+  broker::connection conn{ctx.space.base().redis};
+  auto replicas = broker::read_redis_settings(conn).replicas.value_or(0);
+  if (replicas == 0) {
+    ctx.progress("relay: with redis.min_replica_acks 1: not measured, " +
+                 conn.options().where.to_string() +
+                 " has no replica to wait for");
+    return;
+  }
+  ctx.progress("relay: 1 relay, min_replica_acks 1");
+  auto s = ctx.space.fresh("relay", ctx.space.base().db.synchronous);
+  s.redis.min_replica_acks = 1;
+  fill_outbox(s.db, events, events / 2, "PENDING", "relay");
+  cpu_meter cpu{s};
+  ctx.out.add({"relay", "relay_acks_1",
+               "1 relay, each push WAITs for a replica (min_replica_acks 1)",
+               relay_rate(ctx, s, 1, events), "events/s", "relay_1"},
+              "relay_1 is the same relay waiting for no replica: a share "
+              "over 100% is noise between the two runs");
+  ctx.out.add({"relay", "relay_acks_1_cpu",
+               "CPU per event, 1 relay, min_replica_acks 1 (outbox + master)",
+               1e6 * (cpu.own_seconds() + cpu.redis_seconds()) /
+                   static_cast<double>(events),
+               "us", ""});
+}
+
 } // namespace
 
 void measure_relays(stage_context& ctx) {
@@ -86,6 +117,7 @@ void measure_relays(stage_context& ctx) {
                        static_cast<double>(events),
                    "us", ""});
   }
+  measure_replica_acks(ctx, events);
   ctx.space.clear_redis();
 }
 

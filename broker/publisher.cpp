@@ -155,13 +155,18 @@ void publisher::wait_for_replicas() {
   // An outage, not the rows' fault: the relay hands them back uncharged
   // and pushes them again (a duplicate the inbox absorbs).
   auto where = options.where.to_string();
+  // Under Sentinel a master its replicas left may be one the sentinels
+  // promoted around (woken from a freeze, cut off): the next push asks
+  // them again rather than go on writing where a resync will wipe it.
+  if (options.sentinel)
+    conn_.reset();
   throw broker_error(broker_errc::unavailable,
                      "Redis at " + where + ": " + std::to_string(r->integer) +
                          " of the " + std::to_string(wanted) +
                          " replicas redis.min_replica_acks asks for had the "
                          "push within " +
                          std::to_string(timeout) + " ms",
-                     server_state::none, where);
+                     server_state::replicas_behind, where);
 }
 
 void publisher::publish_encoded(const std::string& list,

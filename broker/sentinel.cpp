@@ -40,17 +40,22 @@ std::string sentinel_set::to_string() const {
   return joined(addresses, ", ") + " (master " + master_name + ")";
 }
 
+connection_options sentinel_options(const sentinel_set& set,
+                                    const endpoint& where) {
+  connection_options options;
+  options.where = where;
+  options.connect_timeout_ms = set.timeout_ms;
+  options.io_timeout_ms = set.timeout_ms;
+  options.username = set.username;
+  options.password = set.password;
+  return options;
+}
+
 endpoint ask_sentinels(sentinel_set& set) {
   std::vector<std::string> silent, unaware;
   for (std::size_t i = 0; i < set.sentinels.size(); ++i) {
     const auto where = set.sentinels[i];
-    connection_options options;
-    options.where = where;
-    options.connect_timeout_ms = set.timeout_ms;
-    options.io_timeout_ms = set.timeout_ms;
-    options.username = set.username;
-    options.password = set.password;
-    connection sentinel{options};
+    connection sentinel{sentinel_options(set, where)};
     reply r;
     try {
       // A pipeline returns an error reply rather than throwing it.

@@ -6,6 +6,7 @@
 // server there says it is a master (connection.cpp checks ROLE). hiredis has
 // no Sentinel code of its own.
 
+#include "broker/connection.hpp"
 #include "broker/sentinel_set.hpp"
 
 namespace outbox::broker {
@@ -17,5 +18,10 @@ namespace outbox::broker {
 /// answered (each one's reason), or those that answered know no master of
 /// that name (a misspelt name, or sentinels that monitor another).
 endpoint ask_sentinels(sentinel_set& set);
+
+/// How to connect to the sentinel at `where` of `set`: its timeout for
+/// both connecting and each answer, the sentinels' own credentials.
+connection_options sentinel_options(const sentinel_set& set,
+                                    const endpoint& where);
 
 } // namespace outbox::broker

@@ -52,6 +52,9 @@ const char* describe(server_state state) {
     return "refuses writes: it cannot persist (MISCONF)";
   case server_state::unblocked:
     return "ended a blocked command: it is no longer a master (UNBLOCKED)";
+  case server_state::replicas_behind:
+    return "has fewer replicas with each push than redis.min_replica_acks "
+           "asks for";
   }
   return "is unavailable";
 }

@@ -34,6 +34,9 @@ enum class server_state {
   /// UNBLOCKED: a blocked command (BLPOP) ended because the server stopped
   /// being a master (Sentinel demoted it).
   unblocked,
+  /// No error reply: WAIT counted fewer replicas with a push than
+  /// redis.min_replica_acks asks for (broker/publisher.hpp).
+  replicas_behind,
 };
 
 /// The state an error reply's text names by its error code (its first

@@ -4,6 +4,8 @@
 #include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
 #include "cli/text_table.hpp"
+#include "storage/clock.hpp"
+#include "text/utc_time.hpp"
 
 namespace outbox::cli {
 
@@ -32,6 +34,21 @@ std::string partitions_text(const redis_setup& setup) {
 /// beginning with: ..."): cut like the FAILED table's errors.
 constexpr std::size_t settings_error_width = 100;
 
+/// "<moment>, <N> s ago (failover epoch E, per sentinel H:P)": when the
+/// master last changed, as far as the sentinels know.
+std::string master_since_text(const redis_setup& setup) {
+  if (!setup.master)
+    return fit("unknown: " + setup.master_error, settings_error_width);
+  const auto& m = *setup.master;
+  auto text = text::utc_time(setup.now_ms - m.master_for_ms) + ", " +
+              std::to_string(m.master_for_ms / 1000) + " s ago (failover " +
+              "epoch " + std::to_string(m.failover_epoch) + ", per sentinel " +
+              m.asked.to_string() + ")";
+  if (m.flags != "master")
+    text += "; flags " + m.flags;
+  return text;
+}
+
 } // namespace
 
 redis_setup read_redis_setup(broker::connection& conn,
@@ -42,6 +59,16 @@ redis_setup read_redis_setup(broker::connection& conn,
   const auto& options = conn.options();
   setup.address = options.where.to_string();
   setup.sentinel = options.sentinel;
+  if (setup.sentinel) {
+    setup.now_ms = storage::wall_clock_now();
+    try {
+      setup.master = broker::describe_master(*setup.sentinel);
+    } catch (const broker::broker_error& e) {
+      // The master answered a moment ago: the sentinels' own view is
+      // extra, and its absence is shown, not fatal.
+      setup.master_error = e.what();
+    }
+  }
   if (!options.username.empty())
     setup.user = options.username;
   setup.db = options.db;
@@ -85,6 +112,18 @@ nlohmann::json redis_setup_json(const redis_setup& setup) {
       sentinels.push_back(sentinel.to_string());
     connection["sentinel"] = {{"master_name", setup.sentinel->master_name},
                               {"sentinels", sentinels}};
+    if (setup.master) {
+      const auto& m = *setup.master;
+      connection["sentinel"]["master_since"] =
+          text::utc_time(setup.now_ms - m.master_for_ms);
+      connection["sentinel"]["master_for_ms"] = m.master_for_ms;
+      connection["sentinel"]["failover_epoch"] = m.failover_epoch;
+      connection["sentinel"]["flags"] = m.flags;
+      connection["sentinel"]["asked"] = m.asked.to_string();
+    } else {
+      connection["sentinel"]["master_since"] = nullptr;
+      connection["sentinel"]["error"] = setup.master_error;
+    }
   } else {
     connection["sentinel"] = nullptr;
   }
@@ -97,8 +136,10 @@ std::string redis_setup_text(const redis_setup& setup) {
   const auto& s = setup.settings;
   text_table table{{"REDIS SETTING", "VALUE"}};
   table.add_row({"address", setup.address});
-  if (setup.sentinel)
+  if (setup.sentinel) {
     table.add_row({"sentinels", setup.sentinel->to_string()});
+    table.add_row({"master since", master_since_text(setup)});
+  }
   table.add_row({"user", setup.user});
   table.add_row({"database", std::to_string(setup.db)});
   if (!s.config_error.empty()) {

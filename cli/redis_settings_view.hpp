@@ -6,10 +6,12 @@
 
 #include "broker/keys.hpp"
 #include "broker/redis_settings.hpp"
+#include "broker/sentinel_master.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -27,6 +29,12 @@ struct redis_setup {
   /// order the next ask goes (the one that answered first); else nothing.
   /// `address` is then where they named the master.
   std::optional<broker::sentinel_set> sentinel;
+  /// Under Sentinel: since when the master is one, as a sentinel saw it,
+  /// and `now_ms`, when that was asked; nothing when no sentinel
+  /// described it (`master_error` says why).
+  std::optional<broker::sentinel_master> master;
+  std::int64_t now_ms = 0;
+  std::string master_error;
   std::string user = "default";
   int db = 0;
   broker::redis_settings settings;

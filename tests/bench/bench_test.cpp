@@ -6,6 +6,7 @@
 #include "broker/connection.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/sentinel_group.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -123,6 +125,31 @@ TEST(BenchStages,
   EXPECT_EQ(conn.command({"KEYS", "bench.*"})->elements, 0u);
   EXPECT_EQ(conn.command({"HLEN", "processed"})->integer, 1);
   EXPECT_EQ(conn.command({"LLEN", "outbox.events.0"})->integer, 1);
+}
+
+TEST(BenchStages, ARelayWaitingForAReplicaIsMeasuredBesideOneThatDoesNot) {
+  // Under Sentinel, as a deployment with replicas runs: the bench follows
+  // the master through the sentinels too.
+  test::sentinel_group group;
+  test::temp_dir dir{"outbox-bench"};
+  bench_options o;
+  o.settings.redis = group.connection_options();
+  o.settings.db.path = dir.file("outbox.db");
+  o.scratch_parent = dir.path().string();
+  o.scale = bench_scale::tiny();
+  o.stages = {"relay"};
+  auto report = run_bench(o);
+
+  ASSERT_TRUE(report.at("ok").get<bool>()) << report.at("errors").dump();
+  std::map<std::string, nlohmann::json> figures;
+  for (const auto& m : report.at("measurements"))
+    figures[m.at("name").get<std::string>()] = m;
+  ASSERT_EQ(figures.count("relay_acks_1"), 1u) << report.dump();
+  EXPECT_GT(figures["relay_acks_1"].at("value").get<double>(), 0);
+  EXPECT_EQ(figures["relay_acks_1"].at("ceiling"), "relay_1");
+  EXPECT_GT(figures["relay_acks_1"].at("ratio").get<double>(), 0);
+  ASSERT_EQ(figures.count("relay_acks_1_cpu"), 1u);
+  EXPECT_GT(figures["relay_acks_1_cpu"].at("value").get<double>(), 0);
 }
 
 TEST(BenchResults, SharesNameTheirCeilingInWordsAndExplainOver100Percent) {

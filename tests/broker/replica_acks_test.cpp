@@ -69,6 +69,8 @@ TEST(BrokerReplicaAcks, APushCountsOnlyOnceAReplicaHasIt) {
     FAIL() << "acknowledged without a replica";
   } catch (const broker::broker_error& e) {
     EXPECT_EQ(e.code(), broker::broker_errc::unavailable) << e.what();
+    // Its own state: announced once per master as what the relays wait for.
+    EXPECT_EQ(e.state(), broker::server_state::replicas_behind);
     EXPECT_THAT(e.what(), testing::HasSubstr("0 of the 1 replicas "
                                              "redis.min_replica_acks asks"));
   }

@@ -14,10 +14,9 @@ namespace {
 
 /// redis-sentinel://S1,S2,S3#NAME for `group`, or with another name.
 std::string sentinel_address(sentinel_group& group, const std::string& name) {
-  std::string hosts;
-  for (std::size_t i = 0; i < 3; ++i)
-    hosts += (i == 0 ? "" : ",") + group.sentinel(i).endpoint().to_string();
-  return "redis-sentinel://" + hosts + "#" + name;
+  auto set = group.sentinels();
+  set.master_name = name;
+  return sentinel_uri(set);
 }
 
 using CliSentinel = cli_fixture;
@@ -41,6 +40,32 @@ TEST_F(CliSentinel, ARunVerifyAndStatusFindTheMasterThroughTheSentinels) {
   // What it wrote is on the master the sentinels name.
   broker::connection master{group.first_master().connection_options()};
   EXPECT_GT(master.command({"HLEN", "pipeline:processed"})->integer, 0);
+}
+
+TEST_F(CliSentinel, StatusSaysWhenTheMasterLastChanged) {
+  sentinel_group group;
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  auto sentinel_view = [&] {
+    auto status = outbox({"status", "--json"}, {"--redis", group.uri()});
+    EXPECT_EQ(status.exit_code, 0) << status.err;
+    return nlohmann::json::parse(status.out)["redis"]["connection"];
+  };
+  auto before = sentinel_view();
+  EXPECT_EQ(before["sentinel"]["failover_epoch"], 0) << before.dump();
+  EXPECT_EQ(before["sentinel"]["flags"], "master");
+  auto first_since = before["sentinel"]["master_since"].get<std::string>();
+
+  group.fail_over();
+  auto after = sentinel_view();
+  EXPECT_EQ(after["address"], group.first_replica().endpoint().to_string());
+  EXPECT_GE(after["sentinel"]["failover_epoch"].get<int>(), 1) << after.dump();
+  // ISO 8601 in UTC compares as text: the promotion came later.
+  EXPECT_GT(after["sentinel"]["master_since"].get<std::string>(), first_since)
+      << after.dump();
+
+  auto text = outbox({"status"}, {"--redis", group.uri()});
+  EXPECT_THAT(text.out, testing::HasSubstr("master since"));
+  EXPECT_THAT(text.out, testing::HasSubstr("failover epoch"));
 }
 
 TEST_F(CliSentinel, AnUnknownMasterOrAnAddressWithoutOneIsNamed) {

@@ -4,6 +4,7 @@
 #include "config/settings.hpp"
 #include "storage/db_options.hpp"
 #include "support/process.hpp"
+#include "support/sentinel_group.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -157,6 +158,7 @@ void check_redis(const pipeline_location& where, const config::settings& s,
   auto& broke = out.violations;
   broker::connection_options options;
   options.where = where.redis;
+  options.sentinel = where.sentinel;
   options.connect_timeout_ms = 2000;
   options.io_timeout_ms = 10'000;
   broker::connection redis{options};
@@ -251,10 +253,15 @@ void check_redis(const pipeline_location& where, const config::settings& s,
         examples("entries left in processing lists", f.in_processing, holding));
 }
 
+/// What --redis names for `where`.
+std::string redis_address(const pipeline_location& where) {
+  return where.sentinel ? sentinel_uri(*where.sentinel)
+                        : where.redis.to_string();
+}
+
 void check_verify(const pipeline_location& where, pipeline_check& out) {
-  std::vector<std::string> args{"verify",  "--json",
-                                "--db",    where.db_path,
-                                "--redis", where.redis.to_string()};
+  std::vector<std::string> args{"verify",      "--json",  "--db",
+                                where.db_path, "--redis", redis_address(where)};
   if (!where.config_path.empty())
     args.insert(args.end(), {"--config", where.config_path});
   auto verify = run_outbox(args, where.cwd, 60'000);

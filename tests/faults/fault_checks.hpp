@@ -3,6 +3,7 @@
 #include "broker/connection.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct pipeline_location {
   std::string config_path;
   /// Working directory for `outbox verify` (empty: the test's own).
   std::string cwd;
+  /// Under Sentinel: the sentinels that name the master (`redis` is then
+  /// where it was first).
+  std::optional<broker::sentinel_set> sentinel = {};
 };
 
 /// What was read from outside (the database, Redis) after a scenario.

@@ -5,6 +5,7 @@
 #include "config/settings.hpp"
 
 #include <csignal>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -51,10 +52,18 @@ void fault_fixture::SetUp() {
 
 void fault_fixture::TearDown() {
   redis_.reset();
+  sentinels_.reset();
 }
 
 void fault_fixture::limit_attempts(int max_attempts, int ttl_ms) {
   write_config(fault_config(max_attempts, 40, ttl_ms));
+}
+
+void fault_fixture::patch_config(const nlohmann::json& patch) {
+  std::ifstream in{config_path_};
+  auto config = nlohmann::json::parse(in);
+  config.merge_patch(patch);
+  dir_.write("fault.json", config.dump(2));
 }
 
 std::int64_t fault_fixture::count(const std::string& query) const {
@@ -201,7 +210,7 @@ nlohmann::json fault_fixture::status() const {
 bool fault_fixture::wait_until_settled(int timeout_ms) const {
   auto settings = config::load_file(config_path_);
   config::apply_key_prefix(settings);
-  broker::connection redis{redis_->connection_options()};
+  broker::connection redis{redis_options()};
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (std::chrono::steady_clock::now() < deadline) {

@@ -67,6 +67,7 @@ class fault_fixture : public fault_world {
 protected:
   explicit fault_fixture(redis_server::options redis_options = {})
       : fault_world(std::move(redis_options)) {}
+  explicit fault_fixture(redis_kind kind) : fault_world(kind) {}
 
   void SetUp() override;
   void TearDown() override;
@@ -74,6 +75,10 @@ protected:
   /// Rewrites the config with `max_attempts` and short backoffs, for
   /// scenarios where rows charged for nothing would end FAILED at once.
   void limit_attempts(int max_attempts, int ttl_ms = 500);
+
+  /// Merges `patch` into the config file every command gets (JSON merge
+  /// patch), for settings a scenario adds to the fault config.
+  void patch_config(const nlohmann::json& patch);
 
   /// A one-number query (COUNT...) on the scenario's database, SQLite or
   /// PostgreSQL, on a connection of its own.

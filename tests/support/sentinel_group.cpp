@@ -127,18 +127,31 @@ broker::connection_options sentinel_group::connection_options() const {
   return options;
 }
 
+std::string sentinel_group::uri() const {
+  return sentinel_uri(sentinels());
+}
+
+std::string sentinel_uri(const broker::sentinel_set& set) {
+  std::string text = "redis-sentinel://";
+  for (const auto& sentinel : set.sentinels)
+    text += (text.back() == '/' ? "" : ",") + sentinel.to_string();
+  return text + "#" + set.master_name;
+}
+
+bool sentinel_group::names_master(const broker::endpoint& where) const {
+  for (const auto& sentinel : sentinels_) {
+    auto r = ask(sentinel->endpoint(),
+                 {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name_});
+    if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        broker::reply_text(*r->element[1]) != std::to_string(where.port))
+      return false;
+  }
+  return true;
+}
+
 void sentinel_group::wait_until_master(const broker::endpoint& where) {
-  for (auto& sentinel : sentinels_)
-    wait_for(
-        [&] {
-          auto r = ask(sentinel->endpoint(),
-                       {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name_});
-          return r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-                 broker::reply_text(*r->element[1]) ==
-                     std::to_string(where.port);
-        },
-        "sentinel " + sentinel->endpoint().to_string() + " to name " +
-            where.to_string() + " master");
+  wait_for([&] { return names_master(where); },
+           "every sentinel to name " + where.to_string() + " master");
 }
 
 void sentinel_group::fail_over() {
@@ -147,8 +160,12 @@ void sentinel_group::fail_over() {
     throw std::runtime_error("SENTINEL FAILOVER was refused: " +
                              (r ? broker::reply_text(*r) : "no reply"));
   wait_until_master(replica_->endpoint());
-  wait_for([&] { return role_of(master_->endpoint()) == "slave"; },
-           "the old master to become a replica");
+  wait_until_replica(master_->endpoint());
+}
+
+void sentinel_group::wait_until_replica(const broker::endpoint& where) {
+  wait_for([&] { return role_of(where) == "slave"; },
+           where.to_string() + " to become a replica");
 }
 
 } // namespace outbox::test

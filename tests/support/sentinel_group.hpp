@@ -30,14 +30,23 @@ public:
   broker::sentinel_set sentinels() const;
   /// Options for a connection that follows the master through them.
   broker::connection_options connection_options() const;
+  /// The redis-sentinel:// address naming them (for --redis).
+  std::string uri() const;
 
   /// SENTINEL FAILOVER; returns once every sentinel names `first_replica()`
   /// master and the old master answers ROLE as a replica (at most 30 s,
   /// else throws std::runtime_error).
   void fail_over();
 
+  /// True when every sentinel names `where` master now.
+  bool names_master(const broker::endpoint& where) const;
+
   /// Waits until every sentinel names `where` master (at most 30 s).
   void wait_until_master(const broker::endpoint& where);
+
+  /// Waits until the server at `where` answers ROLE as a replica (at most
+  /// 30 s): a restarted or woken old master once the sentinels demoted it.
+  void wait_until_replica(const broker::endpoint& where);
 
 private:
   std::string name_;
@@ -45,6 +54,9 @@ private:
   std::unique_ptr<redis_server> replica_;
   std::vector<std::unique_ptr<redis_server>> sentinels_;
 };
+
+/// The redis-sentinel:// address of `set` (its sentinels and master name).
+std::string sentinel_uri(const broker::sentinel_set& set);
 
 /// The first element of ROLE at `where`: master, slave or sentinel ("" when
 /// it cannot be read).

@@ -1,0 +1,62 @@
+#include "broker/sentinel_master.hpp"
+
+#include "broker/broker_error.hpp"
+#include "broker/connection.hpp"
+#include "broker/sentinel.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <map>
+#include <vector>
+
+namespace outbox::broker {
+
+namespace {
+
+/// A SENTINEL MASTER reply's field/value pairs (RESP2: a flat array).
+std::map<std::string, std::string> fields_of(const redisReply& r) {
+  std::map<std::string, std::string> fields;
+  for (std::size_t i = 0; i + 1 < r.elements; i += 2)
+    fields[reply_text(*r.element[i])] = reply_text(*r.element[i + 1]);
+  return fields;
+}
+
+std::int64_t number_or_zero(const std::string& text) {
+  try {
+    return std::stoll(text);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+} // namespace
+
+sentinel_master describe_master(const sentinel_set& set) {
+  std::string reasons;
+  for (const auto& where : set.sentinels) {
+    std::string why;
+    try {
+      connection sentinel{sentinel_options(set, where)};
+      auto r = std::move(
+          sentinel.pipeline({{"SENTINEL", "MASTER", set.master_name}}).front());
+      if (r->type == REDIS_REPLY_ARRAY) {
+        auto fields = fields_of(*r);
+        sentinel_master master;
+        master.asked = where;
+        master.master_for_ms = number_or_zero(fields["role-reported-time"]);
+        master.failover_epoch = number_or_zero(fields["config-epoch"]);
+        master.flags = fields["flags"];
+        return master;
+      }
+      why = where.to_string() + ": " + reply_text(*r);
+    } catch (const broker_error& e) {
+      why = e.what();
+    }
+    reasons += (reasons.empty() ? "" : "; ") + why;
+  }
+  throw broker_error(broker_errc::unavailable, "no sentinel of master " +
+                                                   set.master_name +
+                                                   " describes it: " + reasons);
+}
+
+} // namespace outbox::broker

@@ -1,0 +1,34 @@
+#pragma once
+
+// What the sentinels know of the master, for `outbox status`: since when it
+// is the master and how many failovers came before, as the first sentinel
+// that answers sees it (SENTINEL MASTER).
+
+#include "broker/sentinel_set.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace outbox::broker {
+
+struct sentinel_master {
+  /// The sentinel that answered.
+  endpoint asked;
+  /// How long ago it saw the master take that role (role-reported-time):
+  /// its promotion, or the sentinel's own start when no failover happened
+  /// since.
+  std::int64_t master_for_ms = 0;
+  /// The configuration epoch (config-epoch): it grows with every failover;
+  /// 0 while the sentinels never failed this master over.
+  std::int64_t failover_epoch = 0;
+  /// The sentinel's flags for it: "master", with "s_down", "o_down" or
+  /// "failover_in_progress" when it is down or being replaced.
+  std::string flags;
+};
+
+/// SENTINEL MASTER from the first sentinel of `set` that answers it (each
+/// asked as ask_sentinels does). Throws broker_error(unavailable) naming
+/// each sentinel's reason when none does.
+sentinel_master describe_master(const sentinel_set& set);
+
+} // namespace outbox::broker
