@@ -18,9 +18,13 @@ using argv = std::vector<std::string>;
 const std::string probe_sha(40, '0');
 
 /// What the relays send: RPUSH and the doorbells for one list, the script
-/// for several (broker/publisher.cpp), and loading it.
-std::vector<argv> relay_commands(const keys& names) {
+/// for several (broker/publisher.cpp), and loading it; WAIT after each
+/// push when they `wait_for_replicas` (redis.min_replica_acks): refused, it
+/// would hold every push back as an outage, pushed again and again.
+std::vector<argv> relay_commands(const keys& names, bool wait_for_replicas) {
   std::vector<argv> commands;
+  if (wait_for_replicas)
+    commands.push_back({"WAIT", "0", "0"});
   argv script{"EVALSHA", probe_sha, "0"};
   std::vector<std::string> bells;
   for (std::size_t i = 0; i < names.partitions; ++i) {
@@ -132,7 +136,8 @@ std::vector<refused_command> refused_commands(connection& conn,
                                               bool consumers) {
   std::vector<std::pair<argv, pipeline_side>> asked;
   if (relays)
-    for (auto& command : relay_commands(names))
+    for (auto& command :
+         relay_commands(names, conn.options().min_replica_acks > 0))
       asked.emplace_back(std::move(command), pipeline_side::relays);
   if (consumers)
     for (auto& command : consumer_commands(names))

@@ -35,7 +35,8 @@ struct refused_command {
 };
 
 /// The commands the relays (publish: RPUSH, the doorbells, the multi-list
-/// script) and the consumers (their scripts and every command in them,
+/// script, and WAIT when the connection's min_replica_acks asks for
+/// replicas) and the consumers (their scripts and every command in them,
 /// the consumers' lock and notes, the doorbells they wait on, the
 /// recovery's SCAN), on the keys of `names`, that Redis refuses this
 /// connection (broker::refuses_the_command: not a server state such as a

@@ -112,5 +112,28 @@ TEST_F(FaultRedisRefusalUnknownCommand, AServerWithoutTheCommandExits2) {
   expect_unhealthy("EVALSHA", "ERR unknown command");
 }
 
+class FaultRedisRefusalWait : public FaultRedisRefusalAtStart {
+protected:
+  FaultRedisRefusalWait()
+      : FaultRedisRefusalAtStart(refusing_server("-wait")) {}
+};
+
+/// Relays that wait for replicas need WAIT: without it every push would be
+/// held back as an outage and pushed again, forever. Relays that do not
+/// wait never send it.
+TEST_F(FaultRedisRefusalWait, RelaysThatWaitForReplicasNeedWait) {
+  write_config({{"redis",
+                 {{"username", "app"},
+                  {"password", start_app_password},
+                  {"min_replica_acks", 1},
+                  {"replica_ack_timeout_ms", 100}}}});
+  expect_refused_at_start(
+      "WAIT", "NOPERM this user has no permissions to run the 'wait'", {});
+  write_config(
+      {{"redis", {{"username", "app"}, {"password", start_app_password}}}});
+  auto run = outbox({"run", "--until-drained", "--orders", "5"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+}
+
 } // namespace
 } // namespace outbox::test
