@@ -13,7 +13,10 @@
 #include <hiredis/hiredis.h>
 
 #include <chrono>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 using namespace outbox;
 using outbox::test::redis_server;
@@ -89,4 +92,53 @@ TEST(BrokerReplicaAcks, APushCountsOnlyOnceAReplicaHasIt) {
   broker::connection plain{plain_options};
   broker::publisher unreplicated{plain, names};
   EXPECT_NO_THROW(unreplicated.publish({entry(3)}));
+}
+
+/// Entries of several aggregates go to several lists in one script call:
+/// WAIT covers them all, refused or acknowledged as one push.
+TEST(BrokerReplicaAcks, APushToSeveralListsCountsOnlyOnceAReplicaHasIt) {
+  redis_server master;
+  auto at = master.endpoint();
+  redis_server::options of_master;
+  of_master.extra_args = {"--replicaof", at.host, std::to_string(at.port)};
+  redis_server replica{of_master};
+  ASSERT_TRUE(linked(replica));
+
+  broker::keys names;
+  names.partitions = 8;
+  std::vector<broker::event_entry> entries;
+  std::set<std::string> lists;
+  for (int order = 1; order <= 16; ++order) {
+    auto aggregate = "order-" + std::to_string(order);
+    entries.push_back(outbox::test::event_of("several-" + std::to_string(order),
+                                             aggregate, 1, "OrderPlaced",
+                                             R"({"sku":"A","qty":1})"));
+    lists.insert(names.queue_for(aggregate));
+  }
+  ASSERT_GT(lists.size(), 1u) << "every aggregate on one list";
+  auto queued = [&](const redis_server& server) {
+    broker::connection conn{server.connection_options()};
+    long long total = 0;
+    for (const auto& list : lists)
+      total += conn.command({"LLEN", list})->integer;
+    return total;
+  };
+
+  auto options = master.connection_options();
+  options.min_replica_acks = 1;
+  options.replica_ack_timeout_ms = 300;
+  broker::connection conn{options};
+  broker::publisher publisher{conn, names};
+  publisher.publish(entries);
+  EXPECT_EQ(queued(replica), 16);
+
+  replica.kill();
+  try {
+    publisher.publish(entries);
+    FAIL() << "acknowledged without a replica";
+  } catch (const broker::broker_error& e) {
+    EXPECT_EQ(e.code(), broker::broker_errc::unavailable) << e.what();
+    EXPECT_EQ(e.state(), broker::server_state::replicas_behind);
+  }
+  EXPECT_EQ(queued(master), 32) << "the master took the push unconfirmed";
 }
