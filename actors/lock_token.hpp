@@ -6,7 +6,8 @@
 // a counter kept there (INCR) goes backwards when a failover promotes a
 // replica that missed its last increments, and would hand a second holder
 // the token the first still fences with. `holder` names the process
-// (host, pid and start time: coordinator_setup::consumer_lock_holder) and
+// (host, pid, start time and random bits: coordinator_setup::
+// consumer_lock_holder) and
 // `acquisition` only grows within it, so no two acquisitions, in one
 // process or in two, before or after a failover, share a token.
 

@@ -142,11 +142,15 @@ void publisher::wait_for_replicas() {
     // unconfirmed, which is never the rows' fault.
     if (e.code() != broker_errc::rejected)
       throw;
-    throw broker_error(broker_errc::unavailable,
-                       std::string{e.what()} +
-                           " (redis.min_replica_acks: the push is not "
-                           "acknowledged)",
-                       e.state(), e.where(), e.words());
+    // A demoted master: under Sentinel, ask them again at the next push.
+    auto demoted = e.words().find("replica") != std::string::npos;
+    if (demoted && options.sentinel)
+      conn_.reset();
+    throw broker_error(
+        broker_errc::unavailable,
+        std::string{e.what()} + " (redis.min_replica_acks: the push is not "
+                                "acknowledged)",
+        demoted ? server_state::read_only : e.state(), e.where(), e.words());
   }
   if (r->type != REDIS_REPLY_INTEGER)
     throw broker_error(broker_errc::unavailable, "unexpected reply to WAIT");

@@ -31,7 +31,8 @@ std::int64_t number_or_zero(const std::string& text) {
 
 } // namespace
 
-sentinel_master describe_master(const sentinel_set& set) {
+sentinel_master describe_master(const sentinel_set& set,
+                                const endpoint& master) {
   std::string reasons;
   for (const auto& where : set.sentinels) {
     std::string why;
@@ -41,22 +42,28 @@ sentinel_master describe_master(const sentinel_set& set) {
           sentinel.pipeline({{"SENTINEL", "MASTER", set.master_name}}).front());
       if (r->type == REDIS_REPLY_ARRAY) {
         auto fields = fields_of(*r);
-        sentinel_master master;
-        master.asked = where;
-        master.master_for_ms = number_or_zero(fields["role-reported-time"]);
-        master.failover_epoch = number_or_zero(fields["config-epoch"]);
-        master.flags = fields["flags"];
-        return master;
+        auto described = fields["ip"] + ":" + fields["port"];
+        auto at = parse_endpoint(described);
+        if (at && at->host == master.host && at->port == master.port) {
+          sentinel_master seen;
+          seen.asked = where;
+          seen.master_for_ms = number_or_zero(fields["role-reported-time"]);
+          seen.failover_epoch = number_or_zero(fields["config-epoch"]);
+          seen.flags = fields["flags"];
+          return seen;
+        }
+        why = where.to_string() + " describes " + described + " as the master";
+      } else {
+        why = where.to_string() + ": " + reply_text(*r);
       }
-      why = where.to_string() + ": " + reply_text(*r);
     } catch (const broker_error& e) {
       why = e.what();
     }
     reasons += (reasons.empty() ? "" : "; ") + why;
   }
-  throw broker_error(broker_errc::unavailable, "no sentinel of master " +
-                                                   set.master_name +
-                                                   " describes it: " + reasons);
+  throw broker_error(broker_errc::unavailable,
+                     "no sentinel of master " + set.master_name +
+                         " describes " + master.to_string() + ": " + reasons);
 }
 
 } // namespace outbox::broker

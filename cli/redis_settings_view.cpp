@@ -34,16 +34,15 @@ std::string partitions_text(const redis_setup& setup) {
 /// beginning with: ..."): cut like the FAILED table's errors.
 constexpr std::size_t settings_error_width = 100;
 
-/// "<moment>, <N> s ago (failover epoch E, per sentinel H:P)": when the
-/// master last changed, as far as the sentinels know.
+/// "<moment>, <N> s ago (failover epoch E)": when the master last
+/// changed, as far as the sentinel that answered knows (--json names it).
 std::string master_since_text(const redis_setup& setup) {
   if (!setup.master)
     return fit("unknown: " + setup.master_error, settings_error_width);
   const auto& m = *setup.master;
   auto text = text::utc_time(setup.now_ms - m.master_for_ms) + ", " +
               std::to_string(m.master_for_ms / 1000) + " s ago (failover " +
-              "epoch " + std::to_string(m.failover_epoch) + ", per sentinel " +
-              m.asked.to_string() + ")";
+              "epoch " + std::to_string(m.failover_epoch) + ")";
   if (m.flags != "master")
     text += "; flags " + m.flags;
   return text;
@@ -62,7 +61,7 @@ redis_setup read_redis_setup(broker::connection& conn,
   if (setup.sentinel) {
     setup.now_ms = storage::wall_clock_now();
     try {
-      setup.master = broker::describe_master(*setup.sentinel);
+      setup.master = broker::describe_master(*setup.sentinel, options.where);
     } catch (const broker::broker_error& e) {
       // The master answered a moment ago: the sentinels' own view is
       // extra, and its absence is shown, not fatal.
@@ -137,7 +136,12 @@ std::string redis_setup_text(const redis_setup& setup) {
   text_table table{{"REDIS SETTING", "VALUE"}};
   table.add_row({"address", setup.address});
   if (setup.sentinel) {
-    table.add_row({"sentinels", setup.sentinel->to_string()});
+    // Rows of their own, each within an 80-column terminal.
+    std::string sentinels;
+    for (const auto& sentinel : setup.sentinel->sentinels)
+      sentinels += (sentinels.empty() ? "" : ", ") + sentinel.to_string();
+    table.add_row({"sentinels", sentinels});
+    table.add_row({"master name", setup.sentinel->master_name});
     table.add_row({"master since", master_since_text(setup)});
   }
   table.add_row({"user", setup.user});

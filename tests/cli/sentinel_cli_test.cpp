@@ -3,6 +3,7 @@
 
 #include "cli/cli_fixture.hpp"
 #include "support/sentinel_group.hpp"
+#include "support/tmux_pane.hpp"
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
@@ -66,6 +67,32 @@ TEST_F(CliSentinel, StatusSaysWhenTheMasterLastChanged) {
   auto text = outbox({"status"}, {"--redis", group.uri()});
   EXPECT_THAT(text.out, testing::HasSubstr("master since"));
   EXPECT_THAT(text.out, testing::HasSubstr("failover epoch"));
+}
+
+/// The REDIS SETTING rows under Sentinel in a real 80-column terminal: a
+/// row wider than the pane would wrap into the next.
+TEST_F(CliSentinel, StatusRowsFitAnEightyColumnTerminal) {
+  sentinel_group group;
+  ASSERT_EQ(outbox({"init"}).exit_code, 0);
+  tmux_pane pane{
+      dir_.file("tmux.sock"), 80, 200,
+      outbox_argv({"status", "--db", db_path(), "--redis", group.uri()})};
+  ASSERT_TRUE(pane.wait_done(60'000));
+  std::string all;
+  std::vector<std::string> rows;
+  for (const auto& row : pane.screen()) {
+    all += row + "\n";
+    for (const char* label : {"sentinels ", "master name ", "master since "})
+      if (row.rfind(label, 0) == 0)
+        rows.push_back(row);
+  }
+  ASSERT_EQ(rows.size(), 3u) << all;
+  EXPECT_THAT(rows[0],
+              testing::EndsWith(group.sentinel(2).endpoint().to_string()))
+      << all;
+  EXPECT_THAT(rows[1], testing::EndsWith(group.master_name())) << all;
+  EXPECT_THAT(rows[2], testing::EndsWith("(failover epoch 0)")) << all;
+  EXPECT_THAT(all, testing::HasSubstr("exit=0"));
 }
 
 TEST_F(CliSentinel, AnUnknownMasterOrAnAddressWithoutOneIsNamed) {
