@@ -43,15 +43,27 @@ bool linked(const redis_server& replica) {
   return false;
 }
 
+redis_server::options replica_of(const redis_server& master) {
+  auto at = master.endpoint();
+  redis_server::options options;
+  options.extra_args = {"--replicaof", at.host, std::to_string(at.port)};
+  return options;
+}
+
+/// A master and one replica of it, linked before the test starts.
+class BrokerReplicaAcks : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_TRUE(linked(replica_)); }
+
+  redis_server master_;
+  redis_server replica_{replica_of(master_)};
+};
+
 } // namespace
 
-TEST(BrokerReplicaAcks, APushCountsOnlyOnceAReplicaHasIt) {
-  redis_server master;
-  auto at = master.endpoint();
-  redis_server::options of_master;
-  of_master.extra_args = {"--replicaof", at.host, std::to_string(at.port)};
-  redis_server replica{of_master};
-  ASSERT_TRUE(linked(replica));
+TEST_F(BrokerReplicaAcks, APushCountsOnlyOnceAReplicaHasIt) {
+  auto& master = master_;
+  auto& replica = replica_;
 
   broker::keys names;
   names.partitions = 1;
@@ -96,13 +108,9 @@ TEST(BrokerReplicaAcks, APushCountsOnlyOnceAReplicaHasIt) {
 
 /// Entries of several aggregates go to several lists in one script call:
 /// WAIT covers them all, refused or acknowledged as one push.
-TEST(BrokerReplicaAcks, APushToSeveralListsCountsOnlyOnceAReplicaHasIt) {
-  redis_server master;
-  auto at = master.endpoint();
-  redis_server::options of_master;
-  of_master.extra_args = {"--replicaof", at.host, std::to_string(at.port)};
-  redis_server replica{of_master};
-  ASSERT_TRUE(linked(replica));
+TEST_F(BrokerReplicaAcks, APushToSeveralListsCountsOnlyOnceAReplicaHasIt) {
+  auto& master = master_;
+  auto& replica = replica_;
 
   broker::keys names;
   names.partitions = 8;
