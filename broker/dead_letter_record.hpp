@@ -62,11 +62,4 @@ bool is_utf8(const std::string& text);
 /// replaced by U+FFFD.
 std::string to_utf8(const std::string& text);
 
-/// Lua source defining `dead_letter_record(text, reason, max_kept)`: the
-/// record's JSON, with at most `max_kept` bytes of `text` (cut on a UTF-8
-/// character boundary) and its real size. Every script that dead-letters
-/// writes its records with it, so they all have one shape; prepend it to a
-/// script's source.
-const char* lua_dead_letter_record();
-
 } // namespace outbox::broker

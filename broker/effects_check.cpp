@@ -4,6 +4,7 @@
 #include "broker/connection.hpp"
 #include "broker/dead_letter_record.hpp"
 #include "broker/lua_effects.hpp"
+#include "broker/lua_files.hpp"
 #include "broker/lua_script.hpp"
 
 #include <hiredis/hiredis.h>
@@ -22,20 +23,7 @@ constexpr const char* refusal_mark = "OUTBOX_EFFECTS ";
 const std::string& check_source() {
   // no-writes: Redis refuses any write the file's top level might try.
   static const std::string source = "#!lua flags=no-writes\n" + lua_effects() +
-                                    R"lua(
--- ARGV: the effects file's text, its name. Returns the event types it
--- gives an effect, sorted, or an error reply saying why it cannot be used.
-local effects, why = load_effects(ARGV[1], ARGV[2])
-if not effects then
-  return redis.error_reply('OUTBOX_EFFECTS ' .. why)
-end
-local types = {}
-for event_type in pairs(effects) do
-  types[#types + 1] = event_type
-end
-table.sort(types)
-return types
-)lua";
+                                    lua_source({lua_files::effects_check});
   return source;
 }
 

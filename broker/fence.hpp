@@ -21,13 +21,8 @@ struct fence {
   bool active() const { return !holder.empty(); }
 };
 
-/// How a fenced script's refusal starts; throw_if_error turns it into
-/// broker_error(fenced).
+/// How a fenced script's refusal starts (broker/lua/fence_refusal.lua
+/// writes it); throw_if_error turns it into broker_error(fenced).
 inline constexpr const char* fenced_error_prefix = "OUTBOX_FENCED";
-
-/// Lua defining `fence_refusal(lock, holder)`: nil when the call may go on
-/// (no holder given, or the lock is `holder`'s), else the error reply to
-/// return before any write (the lock is another's, or lapsed).
-const std::string& lua_fence_check();
 
 } // namespace outbox::broker

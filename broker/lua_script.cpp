@@ -15,21 +15,6 @@ bool is_noscript(const redisReply& r) {
 
 } // namespace
 
-const char* lua_key_type_check() {
-  return R"lua(
-local function wrong_key_type(expected)
-  for _, key in ipairs(expected) do
-    local kind = redis.call('TYPE', key[1]).ok
-    if kind ~= 'none' and kind ~= key[2] then
-      return redis.error_reply('WRONGTYPE key ' .. key[1] .. ' holds a '
-        .. kind .. ', expected a ' .. key[2])
-    end
-  end
-  return nil
-end
-)lua";
-}
-
 void lua_script::load(connection& conn) {
   auto r = conn.command({"SCRIPT", "LOAD", source_});
   sha_ = reply_text(*r);

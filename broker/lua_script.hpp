@@ -37,10 +37,4 @@ private:
   std::string sha_;
 };
 
-/// Lua source defining `wrong_key_type(expected)`: for a list of
-/// {key, type} pairs, an error reply naming the first key that exists with
-/// another type, else nil. Scripts are not rolled back on error, so they
-/// check before their first write; prepend it to a script's source.
-const char* lua_key_type_check();
-
 } // namespace outbox::broker

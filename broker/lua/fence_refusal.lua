@@ -1,9 +1,3 @@
-#include "broker/fence.hpp"
-
-namespace outbox::broker {
-
-const std::string& lua_fence_check() {
-  static const std::string source = std::string{R"lua(
 local function fence_refusal(lock, holder)
   if holder == '' then
     return nil
@@ -12,15 +6,8 @@ local function fence_refusal(lock, holder)
   -- taken it, recovered our entries and lost it again since.
   local current = redis.call('GET', lock)
   if current ~= holder then
-    return redis.error_reply(')lua"} +
-                                    fenced_error_prefix +
-                                    R"lua( the consumers lock ' .. lock
+    return redis.error_reply('OUTBOX_FENCED the consumers lock ' .. lock
       .. ' is held by ' .. (current or 'nobody') .. ', not by ' .. holder)
   end
   return nil
 end
-)lua";
-  return source;
-}
-
-} // namespace outbox::broker
