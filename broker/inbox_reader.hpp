@@ -45,7 +45,7 @@ struct inbox_snapshot {
   /// `outbox verify` needs them then to tell a trimmed record from a lost
   /// event: aggregate_seq (aggregate_id -> highest seq applied) and the
   /// gaps hash ((aggregate_id, seq) -> mark; seq 0 for an aggregate's
-  /// overflow marker). See inbox_script.cpp.
+  /// overflow marker). See broker/lua/inbox_options.lua.
   std::map<std::string, std::int64_t> applied_seqs{};
   std::map<std::pair<std::string, std::int64_t>, std::string> gaps{};
 };

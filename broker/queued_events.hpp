@@ -21,7 +21,7 @@ class connection;
 /// ones are skipped: the consumer
 /// dead-letters them without a record. Lists of an earlier, larger
 /// broker.partitions are not read; the inbox script's seq check still
-/// absorbs a copy from them (see inbox_script.cpp).
+/// absorbs a copy from them (see broker/lua/inbox_options.lua).
 std::unordered_set<std::string>
 queued_among(connection& conn, const keys& names,
              const std::unordered_set<std::string>& wanted,

@@ -1,6 +1,6 @@
 #pragma once
 
-// Redis's own clock. Dedup records carry it ("at", inbox_script.cpp) and
+// Redis's own clock. Dedup records carry it ("at", broker/lua/inbox_apply.lua) and
 // consumers' notes expire by it, so ages of what Redis holds are measured
 // on it, never on this host's clock.
 

@@ -74,7 +74,7 @@ void require_each_valid(const std::vector<Request>& requests,
 constexpr double max_exact_integer = 9007199254740992.0;
 
 /// Why the consumer would refuse an OrderPlaced with this payload (its
-/// inbox checks, word for word: broker/inbox_script.cpp), so that it is
+/// inbox checks, word for word: broker/lua/inbox_entry.lua), so that it is
 /// refused where it is written instead of dead-lettered later; else
 /// nothing.
 std::optional<std::string> order_placed_problem(const nlohmann::json& payload) {

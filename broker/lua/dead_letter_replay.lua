@@ -43,7 +43,7 @@ end
 -- The last first, so that each queue's head ends in dead-letter order.
 -- Each seq the inbox marked 'dead' is marked 'replay': the inbox applies
 -- this copy, while it absorbs any other copy of a dead-lettered event as a
--- duplicate (inbox_script.cpp). A seq without that mark is left alone: its
+-- duplicate (inbox_options.lua). A seq without that mark is left alone: its
 -- event was applied, or its copy is a duplicate anyway, and a mark nothing
 -- would clear must not outlive it.
 for i = #ARGV - per_record + 1, 1, -per_record do

@@ -14,7 +14,7 @@
 -- its own write transaction (storage/sqlite/order_store.cpp).
 
 -- Why the consumers would refuse an OrderPlaced with this payload, in
--- their words (broker/inbox_script.cpp; storage/order_rules.cpp checks the
+-- their words (broker/lua/inbox_entry.lua; storage/order_rules.cpp checks the
 -- same for outbox's own writers); NULL when they would take it. Refused at
 -- write time, such an event never reaches the dead letters.
 CREATE FUNCTION outbox_order_placed_problem(payload json) RETURNS text

@@ -25,7 +25,7 @@
 namespace outbox::test {
 
 /// The state of a fake Redis: lists, the inbox's hashes and counters (the
-/// keys of broker/inbox_script.cpp), and a log of every publish call.
+/// keys of broker/lua/inbox_options.lua), and a log of every publish call.
 struct fake_broker {
   /// Where fake_publish_port pushes encoded entries (one list, no partitions).
   std::string queue = "outbox.events";

@@ -20,7 +20,7 @@ namespace {
 
 using json = nlohmann::json;
 
-/// The inbox script's reasons (broker/inbox_script.cpp).
+/// The inbox script's reasons (broker/lua/inbox_entry.lua).
 const std::string not_json = "entry is not valid JSON";
 const std::string not_object = "entry must be a JSON object";
 const std::string bad_event_id =
