@@ -3,8 +3,8 @@
 // `outbox trim` in a consumer's own database (consumer.sink): its inbox
 // rows go under the rule Redis's dedup records go by (trim_rule.hpp), only
 // once Redis's record of the event is gone and Redis's seq rule absorbs a
-// redelivery without it (broker/lua/inbox_options.lua), so a row never goes before
-// what would answer for it.
+// redelivery without it (broker/lua/inbox_options.lua), so a row never goes
+// before what would answer for it.
 
 #include "broker/keys.hpp"
 

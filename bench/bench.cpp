@@ -1,11 +1,11 @@
 #include "bench/bench.hpp"
 
-#include "actors/system_config.hpp"
 #include "bench/process_memory.hpp"
 #include "bench/stages.hpp"
 #include "bench/targets.hpp"
 #include "broker/connection.hpp"
 #include "broker/redis_settings.hpp"
+#include "pipeline/spawn_pipeline.hpp"
 #include "storage/postgres/session.hpp"
 
 #include <caf/all.hpp>
@@ -178,8 +178,7 @@ nlohmann::json run_bench(const bench_options& options) {
   auto started = std::chrono::steady_clock::now();
 
   caf::actor_system_config cfg;
-  actors::register_outbox_types(cfg);
-  actors::tune_scheduler(cfg);
+  pipeline::configure_system(cfg);
   caf::actor_system system{cfg};
   workspace space{options.scratch_parent, options.settings};
   results out;

@@ -2,16 +2,11 @@
 // `outbox run` runs them: first as fast as they go, then at a fixed offered
 // load of a fifth of that for commit-to-processed latency.
 
-#include "actors/coordinator.hpp"
-#include "actors/messages.hpp"
-#include "adapters/pipeline_probe.hpp"
-#include "adapters/redis_ports.hpp"
 #include "bench/cpu_meter.hpp"
 #include "bench/stages.hpp"
-#include "storage/types.hpp"
+#include "pipeline/spawn_pipeline.hpp"
 #include "text/plural.hpp"
 
-#include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -22,34 +17,16 @@ namespace outbox::bench {
 namespace {
 
 /// One bounded run; returns its report (throws if it did not end well).
-nlohmann::json pipeline_run(stage_context& ctx, config::settings s) {
-  actors::coordinator_setup setup;
-  setup.until_drained = true;
-  setup.name_prefix = "bench";
-  setup.make_publisher = [s] {
-    return adapters::make_redis_publish_port(s.redis, s.broker);
-  };
-  setup.make_consume_port = [s](const std::string&) {
-    return adapters::make_redis_consume_port(s.redis, s.broker);
-  };
-  setup.make_probe = [s] { return adapters::make_pipeline_probe(s); };
-  setup.settings = std::move(s);
-  setup.clock = storage::wall_clock_now;
-  setup.metrics = std::make_shared<metrics::run_metrics>();
-  auto coordinator =
-      ctx.system.spawn<caf::detached>(actors::coordinator, std::move(setup));
-  caf::scoped_actor self{ctx.system};
-  std::string report;
-  std::string trouble;
-  self->request(coordinator, std::chrono::seconds(ctx.scale.stage_timeout_s),
-                actors::run_atom_v)
-      .receive([&](const std::string& r) { report = r; },
-               [&](caf::error& err) { trouble = ctx.system.render(err); });
-  if (report.empty()) // timed out or failed: its linked children go with it
-    self->send_exit(coordinator, caf::exit_reason::user_shutdown);
-  self->wait_for(coordinator);
+nlohmann::json pipeline_run(stage_context& ctx, const config::settings& s) {
+  pipeline::pipeline_hooks hooks;
+  hooks.until_drained = true;
+  hooks.name_prefix = "bench";
+  auto outcome = pipeline::await_report(
+      ctx.system, pipeline::spawn_pipeline(ctx.system, s, std::move(hooks)),
+      std::chrono::seconds(ctx.scale.stage_timeout_s));
+  const auto& report = outcome.report;
   if (report.empty())
-    throw std::runtime_error("end-to-end run failed: " + trouble);
+    throw std::runtime_error("end-to-end run failed: " + outcome.error);
   auto parsed = nlohmann::json::parse(report);
   if (!parsed.at("ok").get<bool>())
     throw std::runtime_error("end-to-end run broke an invariant: " + report);

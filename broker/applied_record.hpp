@@ -1,9 +1,9 @@
 #pragma once
 
 // The dedup record the inbox script writes in `processed` for each event it
-// applies (broker/lua/inbox_apply.lua): {"event_type", "aggregate_id", "seq", "sku"
-// and "qty" for an OrderPlaced, "at"}. The audit reads its effect from it,
-// `outbox trim` its age.
+// applies (broker/lua/inbox_apply.lua): {"event_type", "aggregate_id", "seq",
+// "sku" and "qty" for an OrderPlaced, "at"}. The audit reads its effect from
+// it, `outbox trim` its age.
 
 #include <cstdint>
 #include <optional>

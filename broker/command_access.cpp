@@ -57,8 +57,8 @@ std::vector<argv> relay_commands(const keys& names, bool wait_for_replicas) {
 
 /// What the consumers and their coordinator send: their scripts on each
 /// key (broker/lua/: pop_batch, remove_batch, recover, inbox_*,
-/// consumer_lock_*, fence_refusal) and every command those scripts call, the doorbells they
-/// block on, and the recovery's SCAN for processing lists.
+/// consumer_lock_*, fence_refusal) and every command those scripts call, the
+/// doorbells they block on, and the recovery's SCAN for processing lists.
 std::vector<argv> consumer_commands(const keys& names) {
   std::vector<argv> commands;
   auto queue = names.partition(0);

@@ -182,8 +182,8 @@ std::string encode(const event_entry& entry) {
 }
 
 std::variant<event_entry, malformed_entry> decode(const std::string& text) {
-  // The checks and reasons follow the inbox script (broker/lua/inbox_entry.lua) in
-  // the same order, so a bad entry gets the same reason on both sides.
+  // The checks and reasons follow the inbox script (broker/lua/inbox_entry.lua)
+  // in the same order, so a bad entry gets the same reason on both sides.
   if (nested_deeper_than(text, max_nesting))
     return malformed("entry is not valid JSON");
   auto object = ordered_json::parse(text, nullptr, false);

@@ -29,10 +29,10 @@ struct trim_result {
 /// cutoff is deleted, its sku/qty is added to `trimmed_reserved`, and the
 /// summary (`records`, `before` = the latest cutoff) and the count per
 /// aggregate (keys::trimmed_aggregates) are updated. Records of an
-/// aggregate whose gaps overflowed (see broker/lua/inbox_options.lua) are kept: only
-/// they tell its duplicates. Deciding
-/// which records are safe to forget (their event can no longer be
-/// delivered) is the caller's job: this only refuses younger records.
+/// aggregate whose gaps overflowed (see broker/lua/inbox_options.lua) are kept:
+/// only they tell its duplicates. Deciding which records are safe to forget
+/// (their event can no longer be delivered) is the caller's job: this only
+/// refuses younger records.
 class inbox_trim {
 public:
   inbox_trim(connection& conn, keys names);

@@ -1,7 +1,7 @@
 #pragma once
 
-// Redis's own clock. Dedup records carry it ("at", broker/lua/inbox_apply.lua) and
-// consumers' notes expire by it, so ages of what Redis holds are measured
+// Redis's own clock. Dedup records carry it ("at", broker/lua/inbox_apply.lua)
+// and consumers' notes expire by it, so ages of what Redis holds are measured
 // on it, never on this host's clock.
 
 #include "broker/connection.hpp"

@@ -2,7 +2,6 @@
 // real writer, relay and consumer actors.
 
 #include "actors/messages.hpp"
-#include "actors/system_config.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 #include "cli/command_registration.hpp"
@@ -13,6 +12,7 @@
 #include "cli/redis_preflight.hpp"
 #include "lab/coordinator.hpp"
 #include "lab/plan.hpp"
+#include "pipeline/spawn_pipeline.hpp"
 #include "storage/database.hpp"
 #include "storage/private_files.hpp"
 #include "storage/types.hpp"
@@ -132,8 +132,7 @@ std::string db_refused(const std::string& db, const lab::lab_files& files) {
 /// Runs the plan on a lab coordinator; returns its failure (empty: none).
 std::string run_plan(lab::lab_setup setup) {
   caf::actor_system_config cfg;
-  actors::register_outbox_types(cfg);
-  actors::tune_scheduler(cfg);
+  pipeline::configure_system(cfg);
   caf::actor_system system{cfg};
   auto coordinator =
       system.spawn<caf::detached>(lab::lab_coordinator, std::move(setup));

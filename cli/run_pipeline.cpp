@@ -1,11 +1,8 @@
 #include "cli/run_pipeline.hpp"
 
-#include "actors/coordinator.hpp"
 #include "actors/messages.hpp"
 #include "actors/progress_line.hpp"
-#include "actors/system_config.hpp"
 #include "adapters/pipeline_probe.hpp"
-#include "adapters/redis_ports.hpp"
 #include "bench/workspace.hpp"
 #include "broker/connection.hpp"
 #include "cli/effects_preflight.hpp"
@@ -19,6 +16,7 @@
 #include "cli/stop_signals.hpp"
 #include "metrics/metrics_exporter.hpp"
 #include "metrics/run_report.hpp"
+#include "pipeline/spawn_pipeline.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 #include "text/terminal_text.hpp"
@@ -147,10 +145,9 @@ std::size_t terminal_columns() {
 /// asked for in vain: the counts behind a line read the database's backlog
 /// (on PostgreSQL a relay process's first count of a 200k-row backlog took
 /// the server 0.6 s, inside the bench's timed window).
-void show_progress(actors::coordinator_setup& setup,
-                   const config::settings& s) {
+void show_progress(pipeline::pipeline_hooks& hooks, const config::settings& s) {
   if (::isatty(STDERR_FILENO) != 0) {
-    setup.progress = [](const actors::run_progress& progress) {
+    hooks.progress = [](const actors::run_progress& progress) {
       std::cerr << "\r\033[K"
                 << actors::progress_text(progress, terminal_columns())
                 << std::flush;
@@ -159,8 +156,8 @@ void show_progress(actors::coordinator_setup& setup,
   }
   if (!spdlog::should_log(spdlog::level::info))
     return;
-  setup.progress_interval_ms = s.log.summary_interval_ms;
-  setup.progress = [](const actors::run_progress& progress) {
+  hooks.progress_interval_ms = s.log.summary_interval_ms;
+  hooks.progress = [](const actors::run_progress& progress) {
     spdlog::info("summary: {}", actors::progress_text(progress, 0));
   };
 }
@@ -348,36 +345,25 @@ int run_in_process(const run_options& options) {
   db.reset();
 
   caf::actor_system_config cfg;
-  actors::register_outbox_types(cfg);
-  actors::tune_scheduler(cfg);
+  pipeline::configure_system(cfg);
   caf::actor_system system{cfg};
 
-  actors::coordinator_setup setup;
-  setup.settings = s;
+  pipeline::pipeline_hooks hooks;
   // A writer's job ends once its orders are committed.
   bool bounded = options.until_drained || options.role == pipeline_role::write;
-  setup.until_drained = bounded;
-  setup.role = role_name(options.role);
-  setup.name_prefix = process_name();
+  hooks.until_drained = bounded;
+  hooks.role = role_name(options.role);
+  hooks.name_prefix = process_name();
   // The start time tells this process from an earlier one that had the
   // same host and pid (a restarted container).
-  setup.consumer_lock_holder =
-      setup.name_prefix + "@" + std::to_string(storage::wall_clock_now());
-  setup.make_publisher = [s] {
-    return adapters::make_redis_publish_port(s.redis, s.broker);
-  };
-  setup.make_consume_port = [s, inbox, sink](const std::string& token) {
-    return adapters::make_redis_consume_port(
-        s.redis, s.broker, broker::fence{s.broker.consumer_lock(), token},
-        inbox, sink);
-  };
-  setup.make_probe = [s] { return adapters::make_pipeline_probe(s); };
-  setup.clock = storage::wall_clock_now;
-  setup.metrics = metrics;
-  show_progress(setup, s);
-  auto coordinator =
-      system.spawn<caf::detached>(actors::coordinator, std::move(setup));
-  std::string report;
+  hooks.consumer_lock_holder =
+      hooks.name_prefix + "@" + std::to_string(storage::wall_clock_now());
+  hooks.inbox = inbox;
+  hooks.sink = sink;
+  hooks.metrics = metrics;
+  show_progress(hooks, s);
+  auto coordinator = pipeline::spawn_pipeline(system, s, std::move(hooks));
+  pipeline::pipeline_outcome outcome;
   int stop_signal = 0;
   {
     signal_watch signals{coordinator, who,
@@ -385,15 +371,14 @@ int run_in_process(const run_options& options) {
     presence.started(std::string{role_name(options.role)} + " running");
     if (!bounded)
       notice(who, "running; SIGINT or SIGTERM stops it gracefully");
-    caf::scoped_actor self{system};
-    self->request(coordinator, caf::infinite, actors::run_atom_v)
-        .receive(
-            [&](const std::string& r) { report = r; },
-            [&](caf::error& err) { notice(who, system.render(err), "error"); });
+    outcome = pipeline::await_report(system, coordinator);
+    if (!outcome.error.empty())
+      notice(who, outcome.error, "error");
     stop_signal = signals.signal();
   }
   presence.stopping();
   end_progress_line();
+  const auto& report = outcome.report;
   if (report.empty())
     return exit_failure;
   if (options.json)

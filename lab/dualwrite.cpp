@@ -3,7 +3,7 @@
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 #include "broker/list_commands.hpp"
-#include "storage/sqlite/dualwrite_store.hpp"
+#include "lab/dualwrite_store.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -61,7 +61,7 @@ dualwrite_outcome naive_dual_write(const lab_files& files,
                                    broker::connection& redis) {
   dualwrite_outcome outcome;
   // The "business" write: its own table, committed on its own.
-  storage::sqlite::dualwrite_store orders{files.dualwrite_db().string()};
+  dualwrite_store orders{files.dualwrite_db().string()};
   outcome.order_id = orders.save_order("SKU-DUAL", 1);
   // The naive code publishes after its commit, outside any transaction.
   dead_port outage;

@@ -6,9 +6,9 @@
 #include "broker/list_commands.hpp"
 #include "broker/recovery_lists.hpp"
 #include "broker/reliable_queue.hpp"
+#include "lab/app_reads.hpp"
 #include "storage/database.hpp"
 #include "storage/sqlite/database.hpp"
-#include "storage/sqlite/lab_reads.hpp"
 #include "storage/sqlite/outbox_views.hpp"
 #include "storage/store_error.hpp"
 #include "storage/types.hpp"
@@ -164,7 +164,7 @@ std::size_t lab_view::recover_processing() {
 }
 
 lab_counts lab_view::counts() {
-  auto tables = storage::sqlite::count_orders_and_outbox(db());
+  auto tables = count_orders_and_outbox(db());
   lab_counts c;
   c.orders = tables.orders;
   c.outbox = tables.outbox;
@@ -174,9 +174,9 @@ lab_counts lab_view::counts() {
   return c;
 }
 
-std::vector<storage::aggregate_row>
+std::vector<aggregate_row>
 lab_view::aggregate_rows(const std::string& aggregate_id) {
-  return storage::sqlite::read_aggregate_rows(db(), aggregate_id);
+  return read_aggregate_rows(db(), aggregate_id);
 }
 
 } // namespace outbox::lab

@@ -8,8 +8,8 @@
 
 #include "broker/connection.hpp"
 #include "config/settings.hpp"
+#include "lab/app_reads.hpp"
 #include "lab/plan.hpp"
-#include "storage/lab_rows.hpp"
 #include "storage/outbox_views.hpp"
 
 #include <cstdint>
@@ -127,8 +127,7 @@ public:
   lab_counts counts();
 
   /// (seq, created_at) of an aggregate's outbox rows, by seq.
-  std::vector<storage::aggregate_row>
-  aggregate_rows(const std::string& aggregate_id);
+  std::vector<aggregate_row> aggregate_rows(const std::string& aggregate_id);
 
   /// The connection to the lab's Redis.
   broker::connection& redis() { return redis_; }

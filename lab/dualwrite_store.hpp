@@ -12,7 +12,7 @@ namespace SQLite {
 class Database;
 }
 
-namespace outbox::storage::sqlite {
+namespace outbox::lab {
 
 class dualwrite_store {
 public:
@@ -35,4 +35,4 @@ private:
   std::unique_ptr<SQLite::Database> db_;
 };
 
-} // namespace outbox::storage::sqlite
+} // namespace outbox::lab

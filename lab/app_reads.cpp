@@ -1,4 +1,4 @@
-#include "storage/sqlite/lab_reads.hpp"
+#include "lab/app_reads.hpp"
 
 #include "storage/sqlite/sqlite_error.hpp"
 #include "storage/store_error.hpp"
@@ -7,7 +7,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 
-namespace outbox::storage::sqlite {
+namespace outbox::lab {
 
 table_counts count_orders_and_outbox(SQLite::Database& db) {
   table_counts counts;
@@ -18,7 +18,7 @@ table_counts count_orders_and_outbox(SQLite::Database& db) {
     counts.orders = rows.getColumn(0).getInt64();
     counts.outbox = rows.getColumn(1).getInt64();
   } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("report counts", db.getFilename());
+    storage::sqlite::rethrow_as_store_error("report counts", db.getFilename());
   }
   return counts;
 }
@@ -34,9 +34,9 @@ read_aggregate_rows(SQLite::Database& db, const std::string& aggregate_id) {
       rows.push_back(
           {select.getColumn(0).getInt64(), select.getColumn(1).getInt64()});
   } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("aggregate rows", db.getFilename());
+    storage::sqlite::rethrow_as_store_error("aggregate rows", db.getFilename());
   }
   return rows;
 }
 
-} // namespace outbox::storage::sqlite
+} // namespace outbox::lab

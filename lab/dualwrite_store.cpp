@@ -1,4 +1,4 @@
-#include "storage/sqlite/dualwrite_store.hpp"
+#include "lab/dualwrite_store.hpp"
 
 #include "storage/private_files.hpp"
 #include "storage/sqlite/sqlite_error.hpp"
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace outbox::storage::sqlite {
+namespace outbox::lab {
 
 dualwrite_store::dualwrite_store(std::string path) : path_(std::move(path)) {}
 
@@ -19,7 +19,7 @@ dualwrite_store::~dualwrite_store() = default;
 
 std::int64_t dualwrite_store::save_order(const std::string& sku,
                                          std::int64_t qty) {
-  create_private_file(path_);
+  storage::create_private_file(path_);
   try {
     db_ = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE |
                                                         SQLite::OPEN_CREATE);
@@ -33,7 +33,7 @@ std::int64_t dualwrite_store::save_order(const std::string& sku,
     insert.exec();
     return db_->getLastInsertRowid();
   } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("dual write: save order", path_);
+    storage::sqlite::rethrow_as_store_error("dual write: save order", path_);
   }
 }
 
@@ -43,8 +43,8 @@ std::int64_t dualwrite_store::count_orders() {
   try {
     return db_->execAndGet("SELECT COUNT(*) FROM orders").getInt64();
   } catch (const SQLite::Exception&) {
-    rethrow_as_store_error("dual write: count orders", path_);
+    storage::sqlite::rethrow_as_store_error("dual write: count orders", path_);
   }
 }
 
-} // namespace outbox::storage::sqlite
+} // namespace outbox::lab

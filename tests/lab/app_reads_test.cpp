@@ -1,19 +1,22 @@
-#include "storage/sqlite/lab_reads.hpp"
+#include "lab/app_reads.hpp"
 
-#include "storage/sqlite/dualwrite_store.hpp"
+#include "lab/dualwrite_store.hpp"
 #include "storage/sqlite/order_store.hpp"
-#include "storage_fixture.hpp"
+#include "storage/storage_fixture.hpp"
+
+#include <SQLiteCpp/Database.h>
 
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
 
-namespace outbox::storage::sqlite {
+namespace outbox::lab {
 namespace {
 
-using StorageLabReads = test::storage_fixture;
+using LabAppReads = test::storage_fixture;
+using storage::sqlite::order_store;
 
-TEST_F(StorageLabReads, CountsOrdersAndOutboxRowsApart) {
+TEST_F(LabAppReads, CountsOrdersAndOutboxRowsApart) {
   EXPECT_EQ(count_orders_and_outbox(*db_).orders, 0);
   order_store orders{*db_};
   auto placed = orders.place_order({std::nullopt, "SKU-LAMP", 1}, 1000);
@@ -24,7 +27,7 @@ TEST_F(StorageLabReads, CountsOrdersAndOutboxRowsApart) {
   EXPECT_EQ(counts.outbox, 3);
 }
 
-TEST_F(StorageLabReads, AggregateRowsComeBySeqWithTheirCreationTimes) {
+TEST_F(LabAppReads, AggregateRowsComeBySeqWithTheirCreationTimes) {
   order_store orders{*db_};
   auto placed = orders.place_order({std::nullopt, "SKU-LAMP", 1}, 1000);
   orders.place_order({std::nullopt, "SKU-DESK", 1}, 1500);
@@ -40,7 +43,7 @@ TEST_F(StorageLabReads, AggregateRowsComeBySeqWithTheirCreationTimes) {
   EXPECT_TRUE(read_aggregate_rows(*db_, "order-none").empty());
 }
 
-TEST_F(StorageLabReads, TheDualWriteStoreKeepsBareOrdersInAPrivateFile) {
+TEST_F(LabAppReads, TheDualWriteStoreKeepsBareOrdersInAPrivateFile) {
   auto path = dir_.file("dualwrite.db");
   dualwrite_store store{path};
   EXPECT_THROW(store.count_orders(), std::logic_error);
@@ -59,4 +62,4 @@ TEST_F(StorageLabReads, TheDualWriteStoreKeepsBareOrdersInAPrivateFile) {
 }
 
 } // namespace
-} // namespace outbox::storage::sqlite
+} // namespace outbox::lab
