@@ -40,7 +40,7 @@ struct relay_setup {
   /// (CLOCK_BOOTTIME when empty). Tests drive it.
   clock_function monotonic = {};
   /// Told `ready` once this relay's first claim cycle has run, so that a
-  /// run's load starts on relays that are running (README "outbox run").
+  /// run's load starts on relays that are running (docs/run.md).
   /// Empty: nobody is told.
   caf::actor report_to = {};
 };

@@ -1,12 +1,12 @@
 #pragma once
 
-// A consumer whose effects run in its own database (consumer.sink, README
-// "Effects in your database"). Per batch: the inbox says which entries are
-// new (broker::inbox::classify); the sink applies those of its event types
-// in one transaction with their inbox rows; then the inbox records the
-// whole batch, setting aside the entries whose effect the sink refused.
-// A crash anywhere leaves the batch in the processing list: applied again,
-// the sink's inbox rows absorb what it committed, and the inbox records it.
+// A consumer whose effects run in its own database (consumer.sink,
+// docs/events.md "Effects in your database"). Per batch: the inbox says which
+// entries are new (broker::inbox::classify); the sink applies those of its
+// event types in one transaction with their inbox rows; then the inbox records
+// the whole batch, setting aside the entries whose effect the sink refused. A
+// crash anywhere leaves the batch in the processing list: applied again, the
+// sink's inbox rows absorb what it committed, and the inbox records it.
 
 #include "broker/inbox.hpp"
 #include "sink/sink.hpp"

@@ -31,8 +31,8 @@ struct bench_options {
   std::string scratch_parent;
   /// Told what is being measured, one line per step; may be empty.
   std::function<void(const std::string&)> progress;
-  /// Targets to check instead of the README's, by name (see target_names):
-  /// the value wanted.
+  /// Targets to check instead of docs/performance.md's, by name (see
+  /// target_names): the value wanted.
   std::map<std::string, double> targets;
   /// Only these stages, by name (see stage_names); all when empty. The
   /// targets of the stages left out are reported as not measured.

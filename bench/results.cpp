@@ -180,7 +180,7 @@ std::string results_table(const nlohmann::json& report) {
       out << "      over 100%: " << m.at("over_ceiling").get<std::string>()
           << '\n';
   }
-  out << "\ntargets (README \"Performance\"; --check exits 1 when one is not "
+  out << "\ntargets (docs/performance.md; --check exits 1 when one is not "
          "met)\n";
   for (const auto& t : report.at("targets")) {
     auto wanted = std::string{t.at("at_most").get<bool>() ? "<= " : ">= "} +

@@ -1,6 +1,6 @@
 #pragma once
 
-// The targets of README "Performance": what each compares, how its figure
+// The targets of docs/performance.md: what each compares, how its figure
 // comes from a run's measurements, and the value wanted by default.
 
 #include "bench/results.hpp"

@@ -9,7 +9,7 @@
 namespace outbox::broker {
 
 /// What the inbox does with an event type it has no effect for
-/// (consumer.unknown_types, README "Consumer").
+/// (consumer.unknown_types, docs/configuration.md).
 enum class unknown_types {
   /// Recorded as processed, nothing else done: its dedup record and its
   /// place in the aggregate's order, as for any event (the default).

@@ -1,7 +1,7 @@
 #pragma once
 
-// Effects of the user's own (consumer.effects_lua, README "Effects in
-// Redis"): a Lua chunk that returns a table of functions by event type.
+// Effects of the user's own (consumer.effects_lua, docs/events.md "Effects
+// in Redis"): a Lua chunk that returns a table of functions by event type.
 // The inbox script calls an event's function inside its atomic call, after
 // the dedup check; the check at a consumer's start (effects_check.hpp) loads
 // the chunk with the same Lua, so both see the same errors.

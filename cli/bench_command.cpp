@@ -222,11 +222,12 @@ void add_flags(CLI::App& command, bench_command_options& options) {
   command.add_flag("--quick", options.quick,
                    "smaller stages: well under a minute");
   command.add_flag("--check", options.check,
-                   "exit 1 when a target is not met (README "
-                   "\"Performance\"), naming each on stderr");
+                   "exit 1 when a target is not met (docs/performance.md), "
+                   "naming each on stderr");
   command.add_option("--target", options.targets,
                      "NAME=VALUE: the value wanted for a target instead "
-                     "of the README's (repeatable; names in the report)");
+                     "of docs/performance.md's (repeatable; names in the "
+                     "report)");
   command.add_option("--stage", options.stages,
                      "NAME: only this stage (repeatable): ceilings, writer, "
                      "relay, consumer, end_to_end, growth or trim; the "
@@ -234,7 +235,7 @@ void add_flags(CLI::App& command, bench_command_options& options) {
   command.add_option("--soak", options.soak,
                      "EVENTS: instead of the stages, a relay process and then "
                      "a consumer process over EVENTS events each, their "
-                     "resident memory sampled (README \"Performance\")");
+                     "resident memory sampled (docs/performance.md)");
   // Hidden: the tests run the command at a scale that takes seconds.
   command.add_flag("--tiny", options.tiny)->group("");
 }

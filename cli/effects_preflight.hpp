@@ -1,8 +1,8 @@
 #pragma once
 
-// A consuming process's effects (consumer.effects_lua, README "Effects in
-// Redis"): read and checked by Redis's Lua before anything starts, so that
-// a file that cannot be used stops the start naming its line.
+// A consuming process's effects (consumer.effects_lua, docs/events.md
+// "Effects in Redis"): read and checked by Redis's Lua before anything starts,
+// so that a file that cannot be used stops the start naming its line.
 
 #include "broker/inbox_options.hpp"
 #include "config/settings.hpp"

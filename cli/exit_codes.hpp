@@ -2,7 +2,7 @@
 
 namespace outbox::cli {
 
-/// The documented exit codes (README "Exit codes").
+/// The documented exit codes (docs/commands.md, "Exit codes").
 enum exit_code : int {
   /// Success; for verify and run: every invariant holds.
   exit_ok = 0,

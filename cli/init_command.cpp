@@ -42,8 +42,8 @@ struct init_options {
 };
 
 /// `outbox init --sink TARGET`: the inbox table of a consumer's own
-/// database (README "Effects in your database"); the outbox database is
-/// left alone.
+/// database (docs/events.md, "Effects in your database"); the outbox
+/// database is left alone.
 int init_sink(const init_options& options) {
   sink::sink_target target;
   target.location = options.sink;
@@ -116,7 +116,7 @@ void add_init_command(CLI::App& app, command_action& action) {
              "--sink", o.sink,
              "create the inbox table of a consumer's own database (a SQLite "
              "file, created if missing, or a PostgreSQL URI) instead of the "
-             "outbox database: README \"Effects in your database\"");
+             "outbox database: docs/events.md, \"Effects in your database\"");
        }});
 }
 

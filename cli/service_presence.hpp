@@ -3,7 +3,7 @@
 // How a long-running `outbox run` or role shows a service manager and an
 // orchestrator that it lives: /healthz and /readyz on the metrics listener
 // (metrics_exporter.hpp), and READY=1, WATCHDOG=1 and STOPPING=1 to
-// systemd (service_notify.hpp). README, "Running it as a service".
+// systemd (service_notify.hpp). docs/run.md says what each tells.
 
 #include "metrics/metrics_exporter.hpp"
 #include "metrics/run_metrics.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 
 // A consuming process's own database (consumer.sink and consumer.effects_sql,
-// README "Effects in your database"): the effects file parsed and every
+// docs/events.md "Effects in your database"): the effects file parsed and every
 // statement prepared in the sink before anything starts, so that a file or
 // a sink that cannot be used stops the start naming why.
 

@@ -4,7 +4,7 @@
 # nlohmann_json, GoogleTest); compiled one by one, each file parses them
 # and instantiates, optimises and emits the same inline templates again.
 # Batched, that happens once per batch: the whole build takes less than
-# half as long (README, "Testing").
+# half as long (docs/testing.md, "What keeps it fast").
 #
 #   outbox_unity_sources(OUT_VAR NAME source...)
 #

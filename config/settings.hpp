@@ -47,12 +47,13 @@ struct consumer_settings {
   /// "record" or "dead-letter": what becomes of an event type the consumer
   /// has no effect for (broker/inbox_options.hpp).
   std::string unknown_types = "record";
-  /// A Lua file of effects by event type (README "Effects in Redis"),
-  /// builtin:orders for the built-in one (effects/orders.lua, the demo's
-  /// reservation), "" for none.
+  /// A Lua file of effects by event type (docs/events.md, "Effects in
+  /// Redis"), builtin:orders for the built-in one (effects/orders.lua, the
+  /// demo's reservation), "" for none.
   std::string effects_lua = "builtin:orders";
-  /// The consumer's own database (README "Effects in your database"): a
-  /// SQLite file or a PostgreSQL URI; "" for none. Needs effects_sql.
+  /// The consumer's own database (docs/events.md, "Effects in your
+  /// database"): a SQLite file or a PostgreSQL URI; "" for none. Needs
+  /// effects_sql.
   std::string sink;
   /// A SQL file of effects by event type, run in `sink`; "" for none.
   std::string effects_sql;
@@ -93,7 +94,7 @@ struct log_settings {
 inline constexpr int consumer_lock_renewal_ms = 100;
 
 /// Everything configurable, with defaults. config/outbox.json documents the
-/// same keys; README.md explains each.
+/// same keys; docs/configuration.md explains each.
 struct settings {
   storage::db_options db;
   broker::connection_options redis;

@@ -1,10 +1,10 @@
 #pragma once
 
 // A consumer's own database, where effects and their inbox rows are kept
-// together (consumer.sink, README "Effects in your database"): the inbox
-// pattern of seed 002. Per batch, one transaction: for each event an inbox
-// row (consumer, event_id), and only when that row is new the event type's
-// statements (sink/sql_effects.hpp). A crash before COMMIT leaves the
+// together (consumer.sink, docs/events.md "Effects in your database"): the
+// inbox pattern of seed 002. Per batch, one transaction: for each event an
+// inbox row (consumer, event_id), and only when that row is new the event
+// type's statements (sink/sql_effects.hpp). A crash before COMMIT leaves the
 // entries to be applied again; after it, their rows make the redelivery a
 // duplicate. SQLite file or PostgreSQL URI, as db.path.
 

@@ -1,9 +1,9 @@
 #pragma once
 
-// A consumer's effects in its own database (consumer.effects_sql, README
-// "Effects in your database"): a SQL file of sections, one per event type,
-// each headed by a line `-- effect: <event type>` and holding one or more
-// statements separated by `;`. Statements name the event's values as
+// A consumer's effects in its own database (consumer.effects_sql,
+// docs/events.md "Effects in your database"): a SQL file of sections, one per
+// event type, each headed by a line `-- effect: <event type>` and holding one
+// or more statements separated by `;`. Statements name the event's values as
 // parameters, bound by name when the effect runs:
 //
 //   :event_id  :aggregate_id  :seq  :event_type

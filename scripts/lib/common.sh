@@ -43,13 +43,15 @@ OUTBOX_PG_DEFAULT_PORT=6391
 # compiler cache ensure_build uses, shared by every clone of the user;
 # systemd: systemd-analyze, which the test of deploy/'s units runs; it
 # starts nothing when installed in a container; python3-psycopg2: the
-# Python writer of docs/tutorial.md, whose commands a test runs).
+# Python writer of docs/tutorial.md, whose commands a test runs; help2man:
+# the man page outbox.1, made from `outbox --help` at build time).
 OUTBOX_PACKAGES=(
   cmake g++ make pkg-config
   libcaf-dev libsqlitecpp-dev libsqlite3-dev libhiredis-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev redis-server clang-format python3-jsonschema tmux
   postgresql-15 libpq-dev nftables iproute2 ccache systemd python3-psycopg2
+  help2man
 )
 
 # What scripts/fuzz needs besides: clang with libFuzzer (libclang-rt).

@@ -3,7 +3,7 @@
 -- `outbox init` runs this file after the earlier ones, in the same
 -- transaction and under the same lock as schema.sql (see its header).
 -- Version 9 makes a claim touch fewer indexes, measured with `outbox bench`
--- (README "On PostgreSQL"): one relay process went from about 8k to 16k
+-- (docs/performance/round-3-postgres.md): one relay process went from about 8k to 16k
 -- events/s, and the server's CPU per event fell by half.
 --
 -- outbox_leased (owner) WHERE status = 'SENDING' held one entry per leased

@@ -1,4 +1,4 @@
-// The SQLite schema (README, "Data model") and its migrations: each
+// The SQLite schema (docs/data-model.md) and its migrations: each
 // version's DDL, the upgrade from any older version, and the check that a
 // database is this binary's.
 
@@ -19,7 +19,7 @@ namespace outbox::storage::sqlite {
 
 namespace {
 
-/// Version 0 -> 1: the tables and indexes of README's "Data model".
+/// Version 0 -> 1: the tables and indexes of docs/data-model.md.
 constexpr const char* schema_v1 = R"sql(
 CREATE TABLE orders (
   id INTEGER PRIMARY KEY,

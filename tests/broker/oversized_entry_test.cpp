@@ -90,8 +90,8 @@ TEST_F(BrokerOversizedEntry, WithoutALimitEveryEntryIsHandedOver) {
 }
 
 /// A 2 MiB event, published by a relay whose broker.max_entry_bytes was
-/// raised to 4 MiB (to let the FAILED row through, as the README says);
-/// returns its list.
+/// raised to 4 MiB (to let the FAILED row through, as docs/configuration.md
+/// says); returns its list.
 std::string publish_big_event(connection& conn, const std::string& id) {
   keys relay;
   relay.max_entry_bytes = 4u << 20;

@@ -146,7 +146,7 @@ TEST_F(CliKeyspace, ASecondDatabaseIsToldWhoseKeyspaceItIs) {
                     "second.db");
   EXPECT_EQ(own.exit_code, 0) << own.out << own.err;
   EXPECT_EQ(number({"HLEN", "second:processed"}), 1);
-  // Or the flag, without a file (the README's PostgreSQL section).
+  // Or the flag, without a file (docs/postgres.md).
   auto third_init = outbox({"init"}, "third.db");
   ASSERT_EQ(third_init.exit_code, 0) << third_init.err;
   auto third = outbox({"run", "--relays", "1", "--consumers", "1", "--orders",

@@ -139,9 +139,9 @@ TEST_F(CliTrim, PurgeThenTrimCannotExcuseALoss) {
   };
   names_the_loss("before retention");
 
-  // The README's routine, with a purge window longer than the trim's:
-  // purge deletes seqs 1 and 2, trim then forgets the records of all
-  // three applied seqs (of rows purged or published before its cutoff).
+  // The routine of docs/data-model.md ("Retention"), with a purge window longer
+  // than the trim's: purge deletes seqs 1 and 2, trim then forgets the records
+  // of all three applied seqs (of rows purged or published before its cutoff).
   auto purged = outbox_r({"purge", "--published-older-than", "30d", "--json"});
   ASSERT_EQ(purged.exit_code, 0) << purged.err;
   EXPECT_EQ(json_of(purged).at("deleted"), 2);

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-// A writer in another language retries the way SQL lets it: the README's
+// A writer in another language retries the way SQL lets it: docs/postgres.md's
 // idioms (outbox_append with an event_id, INSERT ... ON CONFLICT DO
 // NOTHING), sent twice through psql, the real client. A retry writes
 // nothing and spends no seq, so the relays and the inbox see seqs 1, 2, 3

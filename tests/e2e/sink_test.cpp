@@ -1,7 +1,7 @@
-// Effects in the consumer's own database (consumer.sink, README "Effects in
-// your database"), through the real binary: a demo run with consumers
-// crashing after their COMMIT and before the removal applies every effect
-// exactly once, in each order's seq order, and verify passes; an effect
+// Effects in the consumer's own database (consumer.sink, docs/events.md
+// "Effects in your database"), through the real binary: a demo run with
+// consumers crashing after their COMMIT and before the removal applies every
+// effect exactly once, in each order's seq order, and verify passes; an effect
 // the sink refuses is dead-lettered naming its line; a sink that cannot be
 // used stops the start. A SQLite sink beside a SQLite outbox, a PostgreSQL
 // sink in the outbox's own cluster.

@@ -9,7 +9,7 @@ namespace {
 using FaultKillRedis = durable_fault_fixture;
 
 /// Scenario 3: Redis SIGKILLed mid-run and restarted on the same port, twice,
-/// with AOF and appendfsync always (what the README recommends). The same
+/// with AOF and appendfsync always (what docs/redis.md recommends). The same
 /// relay and consumer processes ride it out: relays release their rows and
 /// back off, consumers put their in-flight entries back and retry, the
 /// coordinators' probes report the trouble and carry on. Nothing Redis

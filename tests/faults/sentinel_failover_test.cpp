@@ -217,7 +217,7 @@ TEST_F(FaultSentinel, RelaysWaitForAReplicaThatDied) {
 /// With redis.min_replica_acks 0 (the default) a push is acknowledged
 /// before the replica has it: a master killed in between takes it along.
 /// Whatever a run loses, `outbox verify` must name: the test prints what
-/// it saw (the README quotes it) and fails only if a loss went unreported
+/// it saw (docs/redis.md quotes it) and fails only if a loss went unreported
 /// or an effect happened twice.
 TEST_F(FaultSentinel, WithoutReplicaAcksALossIsNamedByVerify) {
   require_replica_acks(0);

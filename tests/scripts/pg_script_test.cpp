@@ -253,9 +253,9 @@ TEST_F(PgScript, AsAnotherUserTheServerRunsAsThatUser) {
 }
 
 TEST_F(PgScript, TheReadmeFlowsRunInOrder) {
-  // README, Quick start, then "Several hosts with PostgreSQL", as printed
-  // but for fewer orders: one private Redis serves both databases, each in
-  // a keyspace of its own.
+  // README, Quick start, then docs/postgres.md, "Several hosts with
+  // PostgreSQL", as printed but for fewer orders: one private Redis serves
+  // both databases, each in a keyspace of its own.
   auto quick =
       script("run", {"run", "--relays", "3", "--consumers", "2", "--orders",
                      "300", "--until-drained", "--crash-relay-after-publish",

@@ -53,4 +53,8 @@ const std::string& outbox_binary() {
   return binary;
 }
 
+std::string build_folder() {
+  return build_dir().string();
+}
+
 } // namespace outbox::test

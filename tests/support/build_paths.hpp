@@ -10,11 +10,15 @@
 
 namespace outbox::test {
 
-/// The source tree (README.md, config/, fuzz/, scripts/): the one the test
+/// The source tree (docs/, config/, fuzz/, scripts/): the one the test
 /// binary's build folder was configured from (its CMakeCache.txt).
 const std::string& source_dir();
 
 /// The `outbox` binary the end-to-end tests run: beside the test binary.
 const std::string& outbox_binary();
+
+/// The build folder: the test binary's own, which holds the `outbox`
+/// binary, what the build made beside it (the man page) and CMakeCache.txt.
+std::string build_folder();
 
 } // namespace outbox::test

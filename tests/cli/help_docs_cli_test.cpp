@@ -11,22 +11,24 @@
 #include <string>
 #include <vector>
 
-// The README is the reference: its Commands section must list every flag
-// `outbox COMMAND --help` lists, for every command the binary has. A flag
-// added to a command without its README synopsis fails here.
+// docs/commands.md is the reference: its table of commands must list every
+// flag `outbox COMMAND --help` lists, for every command the binary has. A
+// flag added to a command without its synopsis there fails here.
 
 namespace outbox::test {
 namespace {
 
-std::string readme_commands_section() {
-  std::ifstream in{source_dir() + "/README.md"};
+/// The page's opening, up to its first section: the common flags, then the
+/// table of commands.
+std::string commands_page_table() {
+  std::ifstream in{source_dir() + "/docs/commands.md"};
   std::ostringstream text;
   text << in.rdbuf();
   auto all = text.str();
-  auto from = all.find("\n## Commands\n");
-  EXPECT_NE(from, std::string::npos) << "README.md has no ## Commands";
-  auto to = all.find("\n## ", from + 1);
-  return all.substr(from, to == std::string::npos ? to : to - from);
+  EXPECT_EQ(all.rfind("# Commands\n", 0), 0u)
+      << "docs/commands.md does not open with # Commands";
+  auto to = all.find("\n## ");
+  return all.substr(0, to);
 }
 
 /// The names listed under "Subcommands:" in a --help text.
@@ -114,8 +116,8 @@ std::vector<command_help> every_command() {
   return out;
 }
 
-TEST(CliHelpReadme, EveryFlagOfEveryCommandIsInTheReadmeSynopsis) {
-  auto section = readme_commands_section();
+TEST(CliHelpDocs, EveryFlagOfEveryCommandIsInTheCommandsPageSynopsis) {
+  auto section = commands_page_table();
   auto commands = every_command();
   ASSERT_FALSE(commands.empty());
 
@@ -130,19 +132,19 @@ TEST(CliHelpReadme, EveryFlagOfEveryCommandIsInTheReadmeSynopsis) {
   for (const auto& command : commands) {
     auto rows = synopses(section, command.path);
     EXPECT_FALSE(rows.empty())
-        << "no row for `outbox " << command.path << "` in README Commands";
+        << "no row for `outbox " << command.path << "` in docs/commands.md";
     for (const auto& flag : command.flags) {
       if (common.count(flag) != 0)
         continue;
       EXPECT_TRUE(mentions(rows, flag))
           << "outbox " << command.path << " --help lists " << flag
-          << ", its README synopsis does not:\n"
+          << ", its synopsis in docs/commands.md does not:\n"
           << rows;
     }
   }
 }
 
-TEST(CliHelpReadme, HelpShowsDefaultsWithTheirConfigKeys) {
+TEST(CliHelpDocs, HelpShowsDefaultsWithTheirConfigKeys) {
   auto run = run_outbox({"run", "--help"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, testing::HasSubstr("(default 2, run.relays)"));
@@ -158,7 +160,7 @@ TEST(CliHelpReadme, HelpShowsDefaultsWithTheirConfigKeys) {
   EXPECT_THAT(status.out, testing::HasSubstr("(default warn, log.level)"));
 }
 
-TEST(CliHelpReadme, HelpCommandPrintsTheCommandsHelp) {
+TEST(CliHelpDocs, HelpCommandPrintsTheCommandsHelp) {
   for (std::vector<std::string> path : {std::vector<std::string>{"run"},
                                         {"retry"},
                                         {"dead-letters", "replay"}}) {
@@ -184,7 +186,7 @@ TEST(CliHelpReadme, HelpCommandPrintsTheCommandsHelp) {
   EXPECT_TRUE(unknown.out.empty()) << unknown.out;
 }
 
-TEST(CliHelpReadme, VersionComesFromTheProject) {
+TEST(CliHelpDocs, VersionComesFromTheProject) {
   const std::regex version{R"(^outbox \d+\.\d+\.\d+\n$)"};
   for (auto args : {std::vector<std::string>{"--version"}, {"version"}}) {
     auto r = run_outbox(args);
