@@ -2,7 +2,6 @@
 
 #include "actors/log_lines.hpp"
 #include "broker/broker_error.hpp"
-#include "broker/command_refusal.hpp"
 
 namespace outbox::actors {
 
@@ -10,7 +9,7 @@ bool note_refusal(metrics::refusal_log& log, const std::exception& e,
                   storage::millis now) {
   const auto* b = dynamic_cast<const broker::broker_error*>(&e);
   if (b == nullptr || b->code() != broker::broker_errc::rejected ||
-      !broker::refuses_the_command(b->words()))
+      b->reason() != broker::refusal_reason::command_refused)
     return false;
   log.note(b->where(), b->words(), now);
   return true;

@@ -2,13 +2,13 @@
 
 #include "actors/relay_log.hpp"
 #include "broker/broker_error.hpp"
-#include "broker/command_refusal.hpp"
 #include "storage/store_error.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include <optional>
+#include <string_view>
 
 namespace outbox::actors {
 
@@ -37,21 +37,21 @@ namespace {
 /// Refusals about the entries themselves (an entry over
 /// broker.max_entry_bytes, a queue key of the wrong type): they charge an
 /// attempt however many rows share them.
-bool refuses_the_entry(const std::string& error) {
-  return error.find("WRONGTYPE") != std::string::npos ||
-         error.find("broker.max_entry_bytes") != std::string::npos;
+bool refuses_the_entry(const broker::broker_error& refusal) {
+  return refusal.reason() == broker::refusal_reason::wrong_type ||
+         refusal.reason() == broker::refusal_reason::entry_too_large;
 }
 
 /// Every row Redis was asked about was refused, with the same words, and
 /// the words are not about an entry: whatever the text, that is the
 /// server's state (a proxy's or a future Redis's error code we do not
 /// know), not the rows' fault. One row alone cannot tell: it is charged.
-bool uniform_refusal(const std::vector<std::string>& errors,
+bool uniform_refusal(const std::vector<broker::broker_error>& errors,
                      std::size_t published) {
   if (published > 0 || errors.size() < 2 || refuses_the_entry(errors.front()))
     return false;
   for (const auto& error : errors)
-    if (error != errors.front())
+    if (std::string_view{error.what()} != errors.front().what())
       return false;
   return true;
 }
@@ -81,14 +81,15 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
   // An ACL or a proxy refusing the command: publishing row by row would
   // only be refused the same way, and charging a lone row would end it
   // FAILED for the ACL's sake.
-  if (broker::refuses_the_command(first.words()) && c.events.size() == 1)
+  if (first.reason() == broker::refusal_reason::command_refused &&
+      c.events.size() == 1)
     refuse_the_batch(self, first, "Redis refuses the command");
   std::set<std::string> blocked;
   std::vector<storage::event_lease> refused;
   std::vector<storage::event_lease> held_back;
   std::string reason = first_error;
   std::optional<broker::broker_error> last_refusal;
-  std::vector<std::string> errors;
+  std::vector<broker::broker_error> errors;
   std::size_t published = 0;
   std::size_t uncharged = 0;
   if (c.events.size() == 1) {
@@ -115,7 +116,7 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
       last_refusal = err;
       // The command refused for this row's key (an ACL covering some
       // partitions only): handed back uncharged, like the rows behind it.
-      if (broker::refuses_the_command(err.words())) {
+      if (err.reason() == broker::refusal_reason::command_refused) {
         st.setup.metrics->refusals.note(err.where(), err.words(),
                                         st.setup.clock());
         held_back.push_back({e.event_id, e.epoch, e.rowid});
@@ -124,7 +125,7 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
       }
       refused.push_back({e.event_id, e.epoch, e.rowid});
       reason = err.what();
-      errors.push_back(reason);
+      errors.push_back(err);
     }
   }
   if (published == 0 && refused.empty() && last_refusal)

@@ -237,9 +237,10 @@ void throw_if_error(const redisReply& r, const char* context,
   // A state of the server is nothing to do with the command: callers treat
   // it as an outage (retry later), never as a refusal (charge an attempt).
   auto state = server_state_of(error);
+  auto reason = refusal_reason_of(error);
   throw broker_error(state == server_state::none ? broker_errc::rejected
                                                  : broker_errc::unavailable,
-                     what, state, std::move(address), std::move(error));
+                     what, state, std::move(address), std::move(error), reason);
 }
 
 } // namespace outbox::broker

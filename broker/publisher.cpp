@@ -32,12 +32,13 @@ std::vector<list_batch> group_by_list(const std::vector<event_entry>& entries,
     // Checked for every entry before any Redis call: a batch is refused
     // whole, and the relay then finds the oversized rows one by one.
     if (i->values.back().size() > names.max_entry_bytes)
-      throw broker_error(broker_errc::rejected,
-                         "event " + entry.event_id + " is " +
-                             std::to_string(i->values.back().size()) +
-                             " bytes encoded, over broker.max_entry_bytes (" +
-                             std::to_string(names.max_entry_bytes) +
-                             "): not published");
+      throw broker_error(
+          broker_errc::rejected,
+          "event " + entry.event_id + " is " +
+              std::to_string(i->values.back().size()) +
+              " bytes encoded, over broker.max_entry_bytes (" +
+              std::to_string(names.max_entry_bytes) + "): not published",
+          server_state::none, {}, {}, refusal_reason::entry_too_large);
   }
   return batches;
 }

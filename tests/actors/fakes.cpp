@@ -103,11 +103,15 @@ void fake_publish_port::publish(
     if (b.poisoned_aggregates.count(entry.aggregate_id) > 0)
       throw broker::broker_error(broker::broker_errc::rejected,
                                  "fake broker: WRONGTYPE for aggregate " +
-                                     entry.aggregate_id);
+                                     entry.aggregate_id,
+                                 broker::server_state::none, {}, {},
+                                 broker::refusal_reason::wrong_type);
     if (b.poisoned_events.count(entry.event_id) > 0)
       throw broker::broker_error(broker::broker_errc::rejected,
                                  "fake broker: event " + entry.event_id +
-                                     " is over max_entry_bytes");
+                                     " is over max_entry_bytes",
+                                 broker::server_state::none, {}, {},
+                                 broker::refusal_reason::entry_too_large);
   }
   // Encode everything before pushing anything: all or nothing.
   std::vector<std::string> encoded;

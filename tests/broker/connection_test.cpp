@@ -69,6 +69,7 @@ TEST_F(BrokerConnection, ErrorReplyThrowsRejectedAndConnectionStaysUsable) {
     EXPECT_EQ(e.code(), broker_errc::rejected);
     EXPECT_NE(std::string(e.what()).find("WRONGTYPE"), std::string::npos)
         << e.what();
+    EXPECT_EQ(e.reason(), refusal_reason::wrong_type) << e.what();
   }
   EXPECT_EQ(reply_text(*conn().command({"PING"})), "PONG");
 }

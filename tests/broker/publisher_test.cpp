@@ -142,6 +142,7 @@ TEST_F(BrokerPublisher, EntryOverMaxEntryBytesRefusesTheWholeBatch) {
     FAIL() << "an oversized entry was published";
   } catch (const broker_error& e) {
     EXPECT_EQ(e.code(), broker_errc::rejected);
+    EXPECT_EQ(e.reason(), refusal_reason::entry_too_large);
     std::string what = e.what();
     EXPECT_THAT(what, testing::HasSubstr(big.event_id));
     EXPECT_THAT(what, testing::HasSubstr("max_entry_bytes (1024)"));
