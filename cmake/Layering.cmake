@@ -12,6 +12,64 @@
 # A name is a project folder (actors, storage/sqlite, ...: every .hpp under
 # it), a system folder under /usr/include (caf, SQLiteCpp, hiredis), or a
 # single system header (sqlite3.h).
+#
+# A system folder's headers are stubbed twice: by their path from
+# /usr/include (<hiredis/hiredis.h>) and by their bare name, the path from
+# the folder itself (<hiredis.h>), which is how they are found through a
+# pkg-config include folder (-I/usr/include/hiredis) some other library
+# brought in. A bare name that also names a project header or a header of
+# another include folder the compiler searches (its own, or an imported
+# library's) is not stubbed: the stub would shadow that one, which the
+# library may well include.
+
+# The folders a bare include may be found in: the compiler's own, and those
+# of the imported libraries (pkg-config's /usr/include/hiredis...). Once per
+# configure, after the find_package() calls that import the libraries.
+function(outbox_layer_search_path out)
+  get_property(known GLOBAL PROPERTY OUTBOX_LAYER_SEARCH_PATH SET)
+  if(NOT known)
+    set(dirs ${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES})
+    get_property(imported DIRECTORY "${CMAKE_SOURCE_DIR}"
+      PROPERTY IMPORTED_TARGETS)
+    foreach(library IN LISTS imported)
+      get_target_property(found ${library} INTERFACE_INCLUDE_DIRECTORIES)
+      foreach(dir IN LISTS found)
+        # A generator expression is not a folder yet.
+        if(dir AND NOT dir MATCHES "\\$<" AND IS_DIRECTORY "${dir}")
+          list(APPEND dirs "${dir}")
+        endif()
+      endforeach()
+    endforeach()
+    list(REMOVE_DUPLICATES dirs)
+    set_property(GLOBAL PROPERTY OUTBOX_LAYER_SEARCH_PATH "${dirs}")
+  endif()
+  get_property(dirs GLOBAL PROPERTY OUTBOX_LAYER_SEARCH_PATH)
+  set(${out} "${dirs}" PARENT_SCOPE)
+endfunction()
+
+# Sets OUT to the bare names of the headers of /usr/include/FOLDER that
+# shadow nothing (see the top of this file).
+function(outbox_layer_bare_names out folder headers)
+  outbox_layer_search_path(search)
+  set(bare "")
+  foreach(header IN LISTS headers)
+    string(LENGTH "${folder}/" skip)
+    string(SUBSTRING "${header}" ${skip} -1 name)
+    set(shadows FALSE)
+    if(EXISTS "${CMAKE_SOURCE_DIR}/${name}")
+      set(shadows TRUE)
+    endif()
+    foreach(dir IN LISTS search)
+      if(NOT dir STREQUAL "/usr/include/${folder}" AND EXISTS "${dir}/${name}")
+        set(shadows TRUE)
+      endif()
+    endforeach()
+    if(NOT shadows)
+      list(APPEND bare "${name}")
+    endif()
+  endforeach()
+  set(${out} "${bare}" PARENT_SCOPE)
+endfunction()
 
 function(outbox_layer target)
   cmake_parse_arguments(arg "" "" "FORBID" ${ARGN})
@@ -25,6 +83,8 @@ function(outbox_layer target)
     elseif(IS_DIRECTORY "/usr/include/${name}")
       file(GLOB_RECURSE headers RELATIVE "/usr/include"
         "/usr/include/${name}/*")
+      outbox_layer_bare_names(bare "${name}" "${headers}")
+      list(APPEND headers ${bare})
     elseif(EXISTS "/usr/include/${name}")
       set(headers "${name}")
     else()
