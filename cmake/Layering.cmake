@@ -21,6 +21,12 @@
 # another include folder the compiler searches (its own, or an imported
 # library's) is not stubbed: the stub would shadow that one, which the
 # library may well include.
+#
+# The stubs only catch includes that search the include path. A quoted
+# include is looked up next to the including file first, where no stub
+# stands in its way: every project include is therefore written from the
+# source root ("storage/sqlite/x.hpp", never "sqlite/x.hpp"), as
+# tests/architecture/include_paths_test.cpp checks.
 
 # The folders a bare include may be found in: the compiler's own, and those
 # of the imported libraries (pkg-config's /usr/include/hiredis...). Once per

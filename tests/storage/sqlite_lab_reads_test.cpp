@@ -2,7 +2,7 @@
 
 #include "storage/sqlite/dualwrite_store.hpp"
 #include "storage/sqlite/order_store.hpp"
-#include "storage_fixture.hpp"
+#include "tests/storage/storage_fixture.hpp"
 
 #include <filesystem>
 #include <optional>
