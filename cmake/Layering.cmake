@@ -27,6 +27,14 @@
 # stands in its way: every project include is therefore written from the
 # source root ("storage/sqlite/x.hpp", never "sqlite/x.hpp"), as
 # tests/architecture/include_paths_test.cpp checks.
+#
+#   outbox_layer_map(FOLDER)
+#
+# writes what every outbox_layer() call so far forbade to FOLDER/layers.txt,
+# and from it the Markdown tables of ARCHITECTURE.md's "Layers" to
+# FOLDER/layers.md (cmake/LayerTable.cmake).
+
+include("${CMAKE_CURRENT_LIST_DIR}/LayerTable.cmake")
 
 # The folders a bare include may be found in: the compiler's own, and those
 # of the imported libraries (pkg-config's /usr/include/hiredis...). Once per
@@ -81,18 +89,23 @@ function(outbox_layer target)
   cmake_parse_arguments(arg "" "" "FORBID" ${ARGN})
   set(stubs "${CMAKE_BINARY_DIR}/layering/${target}")
   set(wanted "")
+  set(forbid_project "")
+  set(forbid_system "")
   foreach(name IN LISTS arg_FORBID)
     if(EXISTS "${CMAKE_SOURCE_DIR}/${name}" AND
        IS_DIRECTORY "${CMAKE_SOURCE_DIR}/${name}")
       file(GLOB_RECURSE headers CONFIGURE_DEPENDS
         RELATIVE "${CMAKE_SOURCE_DIR}" "${CMAKE_SOURCE_DIR}/${name}/*.hpp")
+      list(APPEND forbid_project "${name}")
     elseif(IS_DIRECTORY "/usr/include/${name}")
       file(GLOB_RECURSE headers RELATIVE "/usr/include"
         "/usr/include/${name}/*")
       outbox_layer_bare_names(bare "${name}" "${headers}")
       list(APPEND headers ${bare})
+      list(APPEND forbid_system "${name}")
     elseif(EXISTS "/usr/include/${name}")
       set(headers "${name}")
+      list(APPEND forbid_system "${name}")
     else()
       message(FATAL_ERROR "outbox_layer(${target}): nothing named ${name}")
     endif()
@@ -120,4 +133,56 @@ function(outbox_layer target)
     endif()
   endforeach()
   target_include_directories(${target} BEFORE PRIVATE "${stubs}")
+  outbox_layer_remember(${target} "${forbid_project}" "${forbid_system}")
+endfunction()
+
+# Keeps one layer for outbox_layer_map(): the library's sources (the
+# folders outbox_library() recorded, less its exclusions; else its source
+# files) and what it may not include.
+function(outbox_layer_remember target forbid_project forbid_system)
+  get_target_property(folders ${target} OUTBOX_FOLDERS)
+  get_target_property(excluded ${target} OUTBOX_EXCLUDE)
+  set(sources "")
+  if(folders)
+    foreach(folder IN LISTS folders)
+      list(APPEND sources "${folder}/")
+    endforeach()
+    foreach(file IN LISTS excluded)
+      if(IS_DIRECTORY "${CMAKE_SOURCE_DIR}/${file}")
+        list(APPEND sources "-${file}/")
+      else()
+        list(APPEND sources "-${file}")
+      endif()
+    endforeach()
+  else()
+    get_target_property(files ${target} SOURCES)
+    foreach(file IN LISTS files)
+      if(IS_ABSOLUTE "${file}")
+        file(RELATIVE_PATH file "${CMAKE_SOURCE_DIR}" "${file}")
+      endif()
+      list(APPEND sources "${file}")
+    endforeach()
+  endif()
+  list(JOIN sources " " sources)
+  list(JOIN forbid_project " " forbid_project)
+  list(JOIN forbid_system " " forbid_system)
+  set_property(GLOBAL APPEND PROPERTY OUTBOX_LAYERS
+    "${target}\t${sources}\t${forbid_project}\t${forbid_system}")
+endfunction()
+
+function(outbox_layer_map folder)
+  get_property(layers GLOBAL PROPERTY OUTBOX_LAYERS)
+  set(text "# What each library may not include: the FORBID lists of outbox_layer()
+# in CMakeLists.txt, written by cmake/Layering.cmake at configure time.
+# One library a line, in the order CMakeLists.txt declares them, tab
+# separated: the library; its sources (folders end in /, a leading - marks
+# what is left out); the project folders it may not include; the system
+# folders and headers under /usr/include it may not include.
+")
+  foreach(layer IN LISTS layers)
+    string(APPEND text "${layer}\n")
+  endforeach()
+  outbox_layer_write_if_changed("${folder}/layers.txt" "${text}")
+  outbox_layer_table(table "${folder}/layers.txt")
+  outbox_layer_write_if_changed("${folder}/layers.md" "${table}")
 endfunction()

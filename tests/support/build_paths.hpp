@@ -17,4 +17,8 @@ const std::string& source_dir();
 /// The `outbox` binary the end-to-end tests run: beside the test binary.
 const std::string& outbox_binary();
 
+/// The build folder: the test binary's own (CMake writes the layer map,
+/// layering/layers.md, there).
+const std::string& build_dir();
+
 } // namespace outbox::test
