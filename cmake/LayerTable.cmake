@@ -75,8 +75,9 @@ function(outbox_layer_table out layers_file)
 
 Every library, in the order CMakeLists.txt declares them, with the project
 folders and the system headers it may include and those it may not. The
-system headers are folders or files under /usr/include:
-${system_list}. A header neither list names is not walled.
+system headers, folders or files under /usr/include, are
+${system_list}.
+A header neither list names is not walled.
 
 | library | sources | may include | may not include |
 |---|---|---|---|
