@@ -3,7 +3,7 @@
 // The checks every backend's outbox::append makes before it writes: the
 // rules `outbox append` and the writer apply (storage/order_rules.cpp).
 
-#include "outbox/append.hpp"
+#include "embed/outbox/append.hpp"
 #include "storage/order_store.hpp"
 
 namespace outbox::embed {

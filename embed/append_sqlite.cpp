@@ -1,4 +1,4 @@
-#include "outbox/append.hpp"
+#include "embed/outbox/append.hpp"
 
 #include "embed/append_request.hpp"
 #include "storage/clock.hpp"

@@ -1,5 +1,7 @@
 #include "storage/postgres/pg_error.hpp"
 
+#include <libpq-fe.h>
+
 #include <string_view>
 
 namespace outbox::storage::postgres {

@@ -4,9 +4,8 @@
 // (docs/postgres-protocol.md, "Errors"), so the CLI's exit codes and the
 // actors' outage rule work as on SQLite.
 
+#include "storage/postgres/libpq_handles.hpp"
 #include "storage/store_error.hpp"
-
-#include <libpq-fe.h>
 
 #include <string>
 

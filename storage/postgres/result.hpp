@@ -2,7 +2,7 @@
 
 // One PGresult, owned: rows and typed fields of a statement's answer.
 
-#include <libpq-fe.h>
+#include "storage/postgres/libpq_handles.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -13,38 +13,23 @@ namespace outbox::storage::postgres {
 class result {
 public:
   result() = default;
-  explicit result(PGresult* raw) : raw_(raw, &PQclear) {}
+  /// Owns `raw` (PQclear once the last copy goes).
+  explicit result(PGresult* raw);
 
   const PGresult* raw() const { return raw_.get(); }
   /// True when the statement succeeded (with rows or without).
-  bool succeeded() const {
-    auto status = raw_ ? PQresultStatus(raw_.get()) : PGRES_FATAL_ERROR;
-    return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
-  }
+  bool succeeded() const;
 
-  int rows() const { return raw_ ? PQntuples(raw_.get()) : 0; }
-  bool null(int row, int column) const {
-    return PQgetisnull(raw_.get(), row, column) != 0;
-  }
+  int rows() const;
+  bool null(int row, int column) const;
   /// The field as text ("" when NULL).
-  std::string text(int row, int column) const {
-    return {PQgetvalue(raw_.get(), row, column),
-            static_cast<std::size_t>(PQgetlength(raw_.get(), row, column))};
-  }
+  std::string text(int row, int column) const;
   /// An integer field (0 when NULL).
-  std::int64_t int64(int row, int column) const {
-    return null(row, column) ? 0
-                             : std::stoll(PQgetvalue(raw_.get(), row, column));
-  }
+  std::int64_t int64(int row, int column) const;
   /// A boolean field (false when NULL).
-  bool boolean(int row, int column) const {
-    return !null(row, column) && PQgetvalue(raw_.get(), row, column)[0] == 't';
-  }
+  bool boolean(int row, int column) const;
   /// Rows a command changed (UPDATE, DELETE...).
-  std::int64_t affected() const {
-    const char* n = raw_ ? PQcmdTuples(raw_.get()) : "";
-    return *n ? std::stoll(n) : 0;
-  }
+  std::int64_t affected() const;
 
 private:
   std::shared_ptr<PGresult> raw_;

@@ -3,6 +3,7 @@
 #include "storage/postgres/pg_error.hpp"
 #include "storage/postgres/sql_files.hpp"
 
+#include <libpq-fe.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>

@@ -13,6 +13,7 @@
 
 #include "storage/clock.hpp"
 #include "storage/db_options.hpp"
+#include "storage/postgres/libpq_handles.hpp"
 #include "storage/postgres/result.hpp"
 #include "storage/store_error.hpp"
 

@@ -1,4 +1,4 @@
-#include "actor_fixture.hpp"
+#include "tests/actors/actor_fixture.hpp"
 
 #include "storage/sqlite/order_store.hpp"
 #include "support/test_actor_system.hpp"

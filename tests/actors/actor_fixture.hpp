@@ -3,12 +3,12 @@
 #include "actors/crash_injector.hpp"
 #include "actors/messages.hpp"
 #include "actors/relay.hpp"
-#include "fakes.hpp"
 #include "metrics/run_metrics.hpp"
 #include "storage/order_store.hpp"
 #include "storage/sqlite/database.hpp"
 #include "support/outbox_tables.hpp"
 #include "support/temp_dir.hpp"
+#include "tests/actors/fakes.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>

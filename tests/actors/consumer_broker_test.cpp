@@ -1,6 +1,6 @@
 #include "actors/consumer.hpp"
 
-#include "consumer_fixture.hpp"
+#include "tests/actors/consumer_fixture.hpp"
 
 #include <algorithm>
 #include <string>

@@ -6,7 +6,7 @@
 
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"
-#include "pipeline_fixture.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include <caf/actor.hpp>
 #include <gtest/gtest.h>

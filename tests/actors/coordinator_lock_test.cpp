@@ -1,6 +1,6 @@
 #include "actors/coordinator.hpp"
 
-#include "pipeline_fixture.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>

@@ -1,7 +1,7 @@
 #include "actors/coordinator.hpp"
 #include "actors/coordinator_presence.hpp"
 
-#include "pipeline_fixture.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include <string>
 #include <utility>

@@ -1,7 +1,7 @@
 #include "actors/coordinator.hpp"
 #include "metrics/run_report.hpp"
 
-#include "pipeline_fixture.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>

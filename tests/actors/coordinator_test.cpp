@@ -1,7 +1,7 @@
 #include "actors/coordinator.hpp"
 
-#include "pipeline_fixture.hpp"
 #include "storage/types.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>

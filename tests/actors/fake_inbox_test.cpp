@@ -1,8 +1,8 @@
-#include "fakes.hpp"
+#include "tests/actors/fakes.hpp"
 
 #include "broker/inbox.hpp"
-#include "broker/inbox_cases.hpp"
-#include "broker/redis_fixture.hpp"
+#include "tests/broker/inbox_cases.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <gtest/gtest.h>
 

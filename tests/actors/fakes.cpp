@@ -1,4 +1,4 @@
-#include "fakes.hpp"
+#include "tests/actors/fakes.hpp"
 
 #include "broker/broker_error.hpp"
 

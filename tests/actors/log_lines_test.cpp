@@ -3,8 +3,8 @@
 #include "actors/relay.hpp"
 
 #include "broker/broker_error.hpp"
-#include "pipeline_fixture.hpp"
 #include "storage/types.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <spdlog/sinks/ringbuffer_sink.h>

@@ -1,4 +1,4 @@
-#include "pipeline_fixture.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include "broker/entry.hpp"
 #include "storage/types.hpp"

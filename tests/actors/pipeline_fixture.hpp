@@ -6,14 +6,14 @@
 // record the replies they get (a scoped_actor cannot wait on the test
 // coordinator: nothing would run the actors it waits for).
 
-#include "actor_fixture.hpp"
 #include "actors/consumer.hpp"
 #include "actors/coordinator.hpp"
 #include "actors/crash_injector.hpp"
 #include "actors/messages.hpp"
 #include "actors/writer.hpp"
 #include "config/settings.hpp"
-#include "fakes.hpp"
+#include "tests/actors/actor_fixture.hpp"
+#include "tests/actors/fakes.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/error.hpp>

@@ -1,7 +1,7 @@
 #include "actors/relay.hpp"
 
-#include "actor_fixture.hpp"
 #include "storage/types.hpp"
+#include "tests/actors/actor_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 

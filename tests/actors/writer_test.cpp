@@ -1,8 +1,8 @@
 #include "actors/writer.hpp"
 
-#include "pipeline_fixture.hpp"
 #include "storage/order_store.hpp"
 #include "storage/types.hpp"
+#include "tests/actors/pipeline_fixture.hpp"
 
 #include <gmock/gmock.h>
 

@@ -1,6 +1,6 @@
 #include "audit/audit_tables.hpp"
 #include "audit/conservation.hpp"
-#include "audit/ledger_rows.hpp"
+#include "tests/audit/ledger_rows.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

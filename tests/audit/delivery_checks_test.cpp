@@ -1,5 +1,5 @@
 #include "audit/conservation.hpp"
-#include "audit/ledger_rows.hpp"
+#include "tests/audit/ledger_rows.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -4,8 +4,8 @@
 #include "broker/inbox.hpp"
 #include "broker/publisher.hpp"
 #include "broker/reliable_queue.hpp"
-#include "event_entries.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <atomic>
 #include <iostream>

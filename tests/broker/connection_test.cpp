@@ -2,8 +2,8 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/reliable_queue.hpp"
-#include "redis_fixture.hpp"
 #include "support/redis_server.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>

@@ -4,7 +4,7 @@
 #include "broker/fence.hpp"
 #include "broker/reliable_queue.hpp"
 
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <hiredis/hiredis.h>
 

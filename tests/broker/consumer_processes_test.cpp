@@ -3,7 +3,7 @@
 #include "broker/consumer_lock.hpp"
 #include "broker/server_time.hpp"
 
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <hiredis/hiredis.h>
 

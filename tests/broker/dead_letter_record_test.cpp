@@ -1,6 +1,6 @@
 #include "broker/dead_letter_record.hpp"
 
-#include "event_entries.hpp"
+#include "tests/broker/event_entries.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/inbox.hpp"
-#include "event_entries.hpp"
-#include "inbox_fixture.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>

@@ -3,8 +3,8 @@
 #include "broker/broker_error.hpp"
 #include "broker/dead_letter_drop.hpp"
 #include "broker/server_time.hpp"
-#include "event_entries.hpp"
-#include "inbox_fixture.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <gmock/gmock.h>
 

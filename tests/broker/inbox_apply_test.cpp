@@ -3,7 +3,7 @@
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
 #include "broker/dead_letters.hpp"
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <gmock/gmock.h>
 

@@ -1,7 +1,7 @@
-#include "broker/inbox_cases.hpp"
+#include "tests/broker/inbox_cases.hpp"
 
 #include "broker/entry.hpp"
-#include "event_entries.hpp"
+#include "tests/broker/event_entries.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 #include "broker/inbox.hpp"
 
 #include "broker/entry.hpp"
-#include "inbox_cases.hpp"
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_cases.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 // Entries the inbox cannot apply: each check of the script gives its reason
 // (the cases: inbox_cases.cpp), and the entry goes to the dead-letter list,

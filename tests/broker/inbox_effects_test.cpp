@@ -3,10 +3,10 @@
 #include "broker/effects_check.hpp"
 #include "broker/entry.hpp"
 #include "broker/inbox.hpp"
-#include "event_entries.hpp"
-#include "inbox_fixture.hpp"
 #include "support/build_paths.hpp"
 #include "support/temp_dir.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>

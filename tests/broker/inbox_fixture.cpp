@@ -1,7 +1,7 @@
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include "broker/entry.hpp"
-#include "event_entries.hpp"
+#include "tests/broker/event_entries.hpp"
 
 #include <nlohmann/json.hpp>
 

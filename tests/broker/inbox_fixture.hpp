@@ -5,7 +5,7 @@
 
 #include "broker/inbox.hpp"
 #include "broker/keys.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <nlohmann/json.hpp>
 

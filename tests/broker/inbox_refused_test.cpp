@@ -1,6 +1,6 @@
 #include "broker/broker_error.hpp"
 #include "broker/inbox.hpp"
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>

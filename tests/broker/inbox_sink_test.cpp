@@ -1,7 +1,7 @@
 #include "broker/broker_error.hpp"
 #include "broker/inbox.hpp"
 #include "broker/inbox_options.hpp"
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <gmock/gmock.h>
 

@@ -6,8 +6,8 @@
 #include "broker/inbox.hpp"
 #include "broker/inbox_reader.hpp"
 #include "broker/older_reservation.hpp"
-#include "event_entries.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 #include "broker/inbox.hpp"
 #include "broker/inbox_options.hpp"
 #include "broker/inbox_script.hpp"
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <gmock/gmock.h>
 

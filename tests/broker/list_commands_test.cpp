@@ -1,6 +1,6 @@
 #include "broker/list_commands.hpp"
 
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 #include "broker/broker_error.hpp"
 #include "broker/keys.hpp"
 
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <functional>
 #include <string>

@@ -1,8 +1,8 @@
 #include "broker/publisher.hpp"
 
 #include "broker/broker_error.hpp"
-#include "event_entries.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>

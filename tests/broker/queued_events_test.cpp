@@ -3,8 +3,8 @@
 #include "broker/connection.hpp"
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"
-#include "event_entries.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <string>

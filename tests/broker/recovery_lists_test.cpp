@@ -1,6 +1,6 @@
 #include "broker/recovery_lists.hpp"
 
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <string>
 #include <utility>

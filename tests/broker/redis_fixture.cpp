@@ -1,4 +1,4 @@
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 #include "support/redis_lists.hpp"
 
 #include <hiredis/hiredis.h>

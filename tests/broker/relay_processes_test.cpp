@@ -3,7 +3,7 @@
 #include "broker/relay_presence.hpp"
 #include "broker/server_time.hpp"
 
-#include "inbox_fixture.hpp"
+#include "tests/broker/inbox_fixture.hpp"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #include "broker/reliable_queue.hpp"
 
 #include "broker/broker_error.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <chrono>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 
 #include "broker/keys.hpp"
 
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 // The partition count a dead-letter replay checks against the one the
 // running processes recorded, on a private Redis.

@@ -3,7 +3,7 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/publisher.hpp"
-#include "event_entries.hpp"
+#include "tests/broker/event_entries.hpp"
 
 #include "support/redis_server.hpp"
 

@@ -1,7 +1,7 @@
 #include "broker/server_time.hpp"
 
 #include "broker/broker_error.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <chrono>
 

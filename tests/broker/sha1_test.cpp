@@ -1,6 +1,6 @@
 #include "broker/sha1.hpp"
 
-#include "redis_fixture.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <hiredis/hiredis.h>
 

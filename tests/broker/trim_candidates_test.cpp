@@ -4,8 +4,8 @@
 #include "broker/entry.hpp"
 #include "broker/inbox.hpp"
 #include "broker/server_time.hpp"
-#include "event_entries.hpp"
-#include "redis_fixture.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/broker/redis_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <string>

@@ -1,6 +1,6 @@
-#include "broker/event_entries.hpp"
-#include "cli/cli_fixture.hpp"
 #include "support/pipeline_keys.hpp"
+#include "tests/broker/event_entries.hpp"
+#include "tests/cli/cli_fixture.hpp"
 
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"

@@ -1,5 +1,5 @@
-#include "cli/cli_fixture.hpp"
-#include "cli/hand_rows.hpp"
+#include "tests/cli/cli_fixture.hpp"
+#include "tests/cli/hand_rows.hpp"
 
 #include "storage/types.hpp"
 

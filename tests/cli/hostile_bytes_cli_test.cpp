@@ -1,5 +1,5 @@
-#include "cli/audit_fixture.hpp"
-#include "cli/hand_rows.hpp"
+#include "tests/cli/audit_fixture.hpp"
+#include "tests/cli/hand_rows.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>

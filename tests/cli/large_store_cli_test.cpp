@@ -1,7 +1,7 @@
 // `outbox trim` and `outbox verify` on a store of many records: still
 // correct, and their memory bounded by their pages, not by the data.
 
-#include "cli/initialised_fixture.hpp"
+#include "tests/cli/initialised_fixture.hpp"
 
 #include "broker/connection.hpp"
 #include "broker/entry.hpp"

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 /// "KEY:TYPE=VALUE" line), or "" when it has none.
 std::string man_page_cache_value(const std::string& key) {
   std::istringstream lines{
-      text_of(fs::path{build_folder()} / "CMakeCache.txt")};
+      text_of(fs::path{build_dir()} / "CMakeCache.txt")};
   for (std::string line; std::getline(lines, line);)
     if (line.rfind(key + ":", 0) == 0)
       return line.substr(line.find('=') + 1);
@@ -46,7 +46,7 @@ std::string why_no_man_page() {
   return "help2man is " + help2man +
          " but the page was not built: build the target outbox_man_page "
          "(cmake --build " +
-         build_folder() + " builds it, and so does building outbox_tests)";
+         build_dir() + " builds it, and so does building outbox_tests)";
 }
 
 /// The commands listed under "Subcommands:" in `outbox --help`.
@@ -82,7 +82,7 @@ std::set<std::string> man_page_entries(const std::string& roff) {
 }
 
 TEST(CliManPage, NamesEveryCommandOfTheHelpAndTheVersion) {
-  const auto page = fs::path{build_folder()} / "outbox.1";
+  const auto page = fs::path{build_dir()} / "outbox.1";
   ASSERT_TRUE(fs::exists(page))
       << page.string() << " does not exist: " << why_no_man_page();
   const auto roff = text_of(page);

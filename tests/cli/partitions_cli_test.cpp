@@ -1,6 +1,6 @@
-#include "cli/redis_guard_fixture.hpp"
+#include "tests/cli/redis_guard_fixture.hpp"
 
-#include "cli/status_tables.hpp"
+#include "tests/cli/status_tables.hpp"
 
 #include <csignal>
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-#include "cli/audit_fixture.hpp"
+#include "tests/cli/audit_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>

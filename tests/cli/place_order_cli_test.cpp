@@ -1,4 +1,4 @@
-#include "cli/cli_fixture.hpp"
+#include "tests/cli/cli_fixture.hpp"
 
 #include <SQLiteCpp/Transaction.h>
 #include <gmock/gmock.h>

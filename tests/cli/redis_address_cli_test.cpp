@@ -1,8 +1,8 @@
 // Addresses a user may give that this build cannot or must not use: TLS,
 // and a port where something other than Redis answers.
 
-#include "cli/cli_fixture.hpp"
 #include "support/loopback_listener.hpp"
+#include "tests/cli/cli_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <unistd.h>

@@ -2,8 +2,8 @@
 // it beats the config file (what scripts/run relies on to point outbox at
 // its private Redis). A malformed value is a configuration error naming it.
 
-#include "cli/cli_fixture.hpp"
 #include "support/redis_server.hpp"
+#include "tests/cli/cli_fixture.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "cli/cli_fixture.hpp"
+#include "tests/cli/cli_fixture.hpp"
 
 #include "support/redis_server.hpp"
 

@@ -1,7 +1,7 @@
 #include "broker/connection.hpp"
-#include "cli/redis_guard_fixture.hpp"
+#include "tests/cli/redis_guard_fixture.hpp"
 
-#include "cli/status_tables.hpp"
+#include "tests/cli/status_tables.hpp"
 
 #include <filesystem>
 #include <gmock/gmock.h>

@@ -1,11 +1,12 @@
 // A Redis under Sentinel named by a redis-sentinel:// address: every
 // command finds the master through the sentinels (broker/sentinel.hpp).
 
-#include "cli/cli_fixture.hpp"
 #include "support/sentinel_group.hpp"
 #include "support/tmux_pane.hpp"
+#include "tests/cli/cli_fixture.hpp"
 
 #include <gmock/gmock.h>
+#include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
 #include <string>

@@ -1,5 +1,5 @@
 #include "broker/relay_presence.hpp"
-#include "cli/audit_fixture.hpp"
+#include "tests/cli/audit_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>

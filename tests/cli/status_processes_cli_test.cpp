@@ -1,5 +1,5 @@
-#include "cli/audit_fixture.hpp"
-#include "cli/status_tables.hpp"
+#include "tests/cli/audit_fixture.hpp"
+#include "tests/cli/status_tables.hpp"
 
 #include <gmock/gmock.h>
 #include <unistd.h>

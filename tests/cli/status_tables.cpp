@@ -1,4 +1,4 @@
-#include "cli/status_tables.hpp"
+#include "tests/cli/status_tables.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "cli/audit_fixture.hpp"
 #include "storage/sqlite/database.hpp"
+#include "tests/cli/audit_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>

@@ -1,6 +1,6 @@
-#include "cli/hand_rows.hpp"
-#include "cli/initialised_fixture.hpp"
 #include "support/pipeline_keys.hpp"
+#include "tests/cli/hand_rows.hpp"
+#include "tests/cli/initialised_fixture.hpp"
 
 #include "broker/connection.hpp"
 #include "broker/keys.hpp"

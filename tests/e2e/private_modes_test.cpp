@@ -3,11 +3,11 @@
 // 0600, whatever the umask of the shell that started it (the children here
 // inherit the usual 022).
 
-#include "lab/lab_fixture.hpp"
 #include "support/file_checks.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
+#include "tests/lab/lab_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-#include "faults/bad_config_cases.hpp"
+#include "tests/faults/bad_config_cases.hpp"
 
 #include <utility>
 

@@ -3,9 +3,9 @@
 // flag or file that is wrong, and create nothing: no database file, no
 // folder.
 
-#include "faults/bad_config_cases.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "tests/faults/bad_config_cases.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

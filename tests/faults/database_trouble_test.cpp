@@ -5,7 +5,7 @@
 // error naming the path and the documented exit code, nothing is
 // half-written, and the pipeline recovers once the trouble ends.
 
-#include "faults/fault_world.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>

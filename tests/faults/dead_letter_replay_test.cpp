@@ -5,7 +5,7 @@
 // (a second copy is absorbed by the dedup as usual) and `outbox verify`
 // passes. A malformed entry, which no fix can help, is refused by name.
 
-#include "faults/fault_world.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include "broker/keys.hpp"
 #include "support/pipeline_keys.hpp"

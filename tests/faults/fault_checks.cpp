@@ -1,4 +1,4 @@
-#include "faults/fault_checks.hpp"
+#include "tests/faults/fault_checks.hpp"
 
 #include "broker/recovery_lists.hpp"
 #include "config/settings.hpp"

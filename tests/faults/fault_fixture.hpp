@@ -1,7 +1,7 @@
 #pragma once
 
-#include "faults/fault_checks.hpp"
-#include "faults/fault_world.hpp"
+#include "tests/faults/fault_checks.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "faults/fault_world.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include "support/fast_config.hpp"
 

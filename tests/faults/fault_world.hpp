@@ -1,11 +1,11 @@
 #pragma once
 
 #include "broker/connection.hpp"
-#include "faults/fault_checks.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/sentinel_group.hpp"
 #include "support/temp_dir.hpp"
+#include "tests/faults/fault_checks.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 // dead-lettered with its reason while the consumers go on with the real
 // events queued before and after it.
 
-#include "faults/fault_world.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>

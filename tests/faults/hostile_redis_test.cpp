@@ -3,8 +3,8 @@
 // the processing prefix, and ids that are not clean text. Each is set aside
 // or left alone, with a clear trace, while the run goes on.
 
-#include "faults/fault_world.hpp"
 #include "support/redis_lists.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

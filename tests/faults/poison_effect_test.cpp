@@ -1,5 +1,5 @@
-#include "faults/fault_fixture.hpp"
 #include "support/pipeline_keys.hpp"
+#include "tests/faults/fault_fixture.hpp"
 
 #include "broker/keys.hpp"
 

@@ -4,7 +4,7 @@
 // status`, and go through, in order with its aggregate's later events, once
 // the cause is fixed and an operator runs `outbox retry`.
 
-#include "faults/fault_world.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include "storage/sqlite/database.hpp"
 #include "storage/sqlite/order_store.hpp"

@@ -4,8 +4,8 @@
 // `outbox run` process waits it out, reconnects and drains, and no row is
 // charged an attempt for it (store_errc::busy, actors/outage.cpp).
 
-#include "faults/fault_world.hpp"
 #include "support/pg_server.hpp"
+#include "tests/faults/fault_world.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

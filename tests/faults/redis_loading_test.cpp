@@ -1,5 +1,5 @@
-#include "faults/fault_fixture.hpp"
 #include "support/loopback_listener.hpp"
+#include "tests/faults/fault_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 

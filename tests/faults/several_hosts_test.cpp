@@ -12,9 +12,9 @@
 // The end: nothing lost, no double effect, no order violation, the fence
 // refused late acks, and `outbox verify` passes.
 
-#include "faults/fault_fixture.hpp"
 #include "support/network_hosts.hpp"
 #include "support/pg_server.hpp"
+#include "tests/faults/fault_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

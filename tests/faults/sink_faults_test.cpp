@@ -5,8 +5,8 @@
 // under it. Every effect lands exactly once, each order's events in seq
 // order, and verify passes.
 
-#include "faults/fault_fixture.hpp"
 #include "support/pg_server.hpp"
+#include "tests/faults/fault_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "faults/fault_fixture.hpp"
+#include "tests/faults/fault_fixture.hpp"
 
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"

@@ -1,4 +1,4 @@
-#include "faults/fault_fixture.hpp"
+#include "tests/faults/fault_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>

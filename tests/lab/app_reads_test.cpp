@@ -2,7 +2,7 @@
 
 #include "lab/dualwrite_store.hpp"
 #include "storage/sqlite/order_store.hpp"
-#include "storage/storage_fixture.hpp"
+#include "tests/storage/storage_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 

@@ -1,7 +1,7 @@
 // `outbox lab` given bad input: a clear message, a non-zero exit, nothing
 // created or changed.
 
-#include "lab/lab_fixture.hpp"
+#include "tests/lab/lab_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <unistd.h>

@@ -2,8 +2,8 @@
 // planted in its place, and a --dir another user controls is refused
 // (exit 2) before anything is written.
 
-#include "lab/lab_fixture.hpp"
 #include "support/file_checks.hpp"
+#include "tests/lab/lab_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <unistd.h>

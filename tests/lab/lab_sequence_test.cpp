@@ -1,7 +1,7 @@
 // The lab as a whole: the student's sequence step by step, and the full lab
 // (no --step) twice into fresh folders against one Redis.
 
-#include "lab/lab_fixture.hpp"
+#include "tests/lab/lab_fixture.hpp"
 
 #include <gmock/gmock.h>
 

@@ -1,7 +1,7 @@
 // One end-to-end test per lab step: the seed's condition, checked from the
 // files, app.db and Redis.
 
-#include "lab/lab_fixture.hpp"
+#include "tests/lab/lab_fixture.hpp"
 
 #include "broker/entry.hpp"
 

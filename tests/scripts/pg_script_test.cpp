@@ -4,9 +4,9 @@
 // child: the fixture stops it by the pid of its pidfile, whatever the test
 // did.
 
-#include "scripts/script_fixture.hpp"
 #include "support/file_checks.hpp"
 #include "support/pg_server.hpp"
+#include "tests/scripts/script_fixture.hpp"
 
 #include <gmock/gmock.h>
 

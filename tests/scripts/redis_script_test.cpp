@@ -4,8 +4,8 @@
 // redis-server.
 
 #include "broker/connection.hpp"
-#include "scripts/script_fixture.hpp"
 #include "support/file_checks.hpp"
+#include "tests/scripts/script_fixture.hpp"
 
 #include <hiredis/hiredis.h>
 

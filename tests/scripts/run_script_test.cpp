@@ -4,8 +4,8 @@
 // OUTBOX_REDIS, over the config file's address.
 
 #include "broker/connection.hpp"
-#include "scripts/script_fixture.hpp"
 #include "support/file_checks.hpp"
+#include "tests/scripts/script_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <hiredis/hiredis.h>

@@ -2,8 +2,8 @@
 // that outbox finds its master through, stopped by their pidfiles.
 
 #include "broker/connection.hpp"
-#include "scripts/script_fixture.hpp"
 #include "support/file_checks.hpp"
+#include "tests/scripts/script_fixture.hpp"
 
 #include <gmock/gmock.h>
 

@@ -6,7 +6,7 @@
 // ```sh block is that block's whole stdout, compared exactly: the page
 // cannot show what the commands do not print.
 
-#include "scripts/script_fixture.hpp"
+#include "tests/scripts/script_fixture.hpp"
 
 #include <gmock/gmock.h>
 

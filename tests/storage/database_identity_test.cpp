@@ -1,9 +1,9 @@
 #include "storage/database_identity.hpp"
 
-#include "contract_fixture.hpp"
 #include "storage/sqlite/database.hpp"
 #include "storage/store_error.hpp"
 #include "support/temp_dir.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>

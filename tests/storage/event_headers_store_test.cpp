@@ -2,8 +2,8 @@
 // handed to the relay by the claim, listed with a FAILED row; every order
 // and every appended event gets a W3C traceparent unless it was given one.
 
-#include "outbox_store_fixture.hpp"
 #include "storage/store_error.hpp"
+#include "tests/storage/outbox_store_fixture.hpp"
 #include "text/event_headers.hpp"
 
 #include <nlohmann/json.hpp>

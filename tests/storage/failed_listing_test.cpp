@@ -1,8 +1,8 @@
 #include "storage/failed_listing.hpp"
 
-#include "contract_fixture.hpp"
 #include "storage/database.hpp"
 #include "storage/outbox_views.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <string>
 #include <vector>

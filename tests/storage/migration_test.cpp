@@ -1,7 +1,7 @@
-#include "contract_fixture.hpp"
 #include "storage/database.hpp"
 #include "storage/postgres/sql_files.hpp"
 #include "storage/store_error.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <future>
 #include <optional>

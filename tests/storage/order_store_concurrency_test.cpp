@@ -1,5 +1,5 @@
-#include "contract_fixture.hpp"
 #include "storage/order_store.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,9 +1,9 @@
 #include "storage/order_store.hpp"
 
-#include "contract_fixture.hpp"
 #include "storage/sqlite/order_store.hpp"
 #include "storage/store_error.hpp"
-#include "storage_fixture.hpp"
+#include "tests/storage/contract_fixture.hpp"
+#include "tests/storage/storage_fixture.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
-#include "contract_fixture.hpp"
 #include "storage/order_store.hpp"
 #include "support/outbox_stores.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <future>
 #include <map>

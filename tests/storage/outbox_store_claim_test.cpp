@@ -1,7 +1,7 @@
-#include "outbox_store_fixture.hpp"
+#include "tests/storage/outbox_store_fixture.hpp"
 
 #include "storage/sqlite/lease_sql.hpp"
-#include "storage_fixture.hpp"
+#include "tests/storage/storage_fixture.hpp"
 
 // Claiming: which rows a claim takes, in what order, what an aggregate
 // leased or failed elsewhere holds back, and that the walk stays bounded and

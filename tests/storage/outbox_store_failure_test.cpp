@@ -1,4 +1,4 @@
-#include "outbox_store_fixture.hpp"
+#include "tests/storage/outbox_store_fixture.hpp"
 
 #include <limits>
 #include <map>

@@ -4,9 +4,9 @@
 // lease policy (short ttl, few attempts, quick backoff) so that leases
 // expire and rows fail within a few steps of the manual clock.
 
-#include "contract_fixture.hpp"
 #include "storage/order_store.hpp"
 #include "support/outbox_stores.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <initializer_list>
 #include <string>

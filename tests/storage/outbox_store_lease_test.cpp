@@ -1,5 +1,5 @@
-#include "outbox_store_fixture.hpp"
 #include "storage/store_error.hpp"
+#include "tests/storage/outbox_store_fixture.hpp"
 
 // The lease fence: an ack, renew, release or fail counts only from the owner
 // at the current epoch, so a relay whose lease was taken over changes nothing.

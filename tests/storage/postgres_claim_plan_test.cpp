@@ -6,7 +6,7 @@
 // partial index of unpublished rows and locks rows by id, never scanning
 // the published history.
 
-#include "postgres_plan_check.hpp"
+#include "tests/storage/postgres_plan_check.hpp"
 
 #include <string>
 

@@ -3,9 +3,9 @@
 // seq trigger refuses what the C++ writers would, in their words, for a
 // plain INSERT too, and a version 7 database is migrated keeping its rows.
 
-#include "contract_fixture.hpp"
 #include "storage/database.hpp"
 #include "storage/postgres/sql_files.hpp"
+#include "tests/storage/contract_fixture.hpp"
 #include "text/event_headers.hpp"
 
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 // tuple and no index entry. An index that named status or owner again
 // would make every claim write an entry into every index of the table.
 
-#include "postgres_plan_check.hpp"
+#include "tests/storage/postgres_plan_check.hpp"
 
 #include <string>
 

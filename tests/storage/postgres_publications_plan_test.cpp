@@ -5,7 +5,7 @@
 // an index probe: a scan of the outbox per page made a trim's cost grow
 // with the table.
 
-#include "postgres_plan_check.hpp"
+#include "tests/storage/postgres_plan_check.hpp"
 
 #include <string>
 

@@ -1,9 +1,9 @@
 // database::read_publications, what `outbox trim` judges its records by:
 // each event's row, or the sign that a purge removed it, on every backend.
 
-#include "contract_fixture.hpp"
 #include "storage/ledger.hpp"
 #include "support/outbox_stores.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
 #include "storage/purge_run.hpp"
 
-#include "contract_fixture.hpp"
 #include "storage/database.hpp"
 #include "storage/retention_store.hpp"
 #include "storage/store_error.hpp"
+#include "tests/storage/contract_fixture.hpp"
 
 #include <string>
 

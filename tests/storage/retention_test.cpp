@@ -1,9 +1,9 @@
-#include "contract_fixture.hpp"
 #include "storage/order_store.hpp"
 #include "storage/sqlite/database.hpp"
 #include "storage/store_error.hpp"
-#include "storage_fixture.hpp"
 #include "support/outbox_stores.hpp"
+#include "tests/storage/contract_fixture.hpp"
+#include "tests/storage/storage_fixture.hpp"
 
 #include <SQLiteCpp/Exception.h>
 

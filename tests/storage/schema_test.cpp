@@ -6,8 +6,8 @@
 #include "storage/sqlite/order_store.hpp"
 #include "storage/sqlite/sqlite_error.hpp"
 #include "storage/store_error.hpp"
-#include "storage_fixture.hpp"
 #include "support/outbox_tables.hpp"
+#include "tests/storage/storage_fixture.hpp"
 
 #include <SQLiteCpp/Exception.h>
 #include <sqlite3.h>

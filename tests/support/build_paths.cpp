@@ -13,14 +13,14 @@ namespace fs = std::filesystem;
 
 /// The folder of the running test binary: the build folder, which holds
 /// the outbox binary and CMakeCache.txt beside it.
-fs::path build_dir() {
+fs::path test_binary_folder() {
   return fs::read_symlink("/proc/self/exe").parent_path();
 }
 
 /// The source tree the build folder was configured from, as its
 /// CMakeCache.txt records it.
 std::string configured_source_dir() {
-  const auto cache = build_dir() / "CMakeCache.txt";
+  const auto cache = test_binary_folder() / "CMakeCache.txt";
   std::ifstream in{cache};
   const std::string key = "outbox_SOURCE_DIR:STATIC=";
   for (std::string line; std::getline(in, line);)
@@ -48,13 +48,14 @@ const std::string& source_dir() {
 const std::string& outbox_binary() {
   static const std::string binary = [] {
     auto given = from_environment("OUTBOX_TEST_BINARY");
-    return given.empty() ? (build_dir() / "outbox").string() : given;
+    return given.empty() ? (test_binary_folder() / "outbox").string() : given;
   }();
   return binary;
 }
 
-std::string build_folder() {
-  return build_dir().string();
+const std::string& build_dir() {
+  static const std::string dir = test_binary_folder().string();
+  return dir;
 }
 
 } // namespace outbox::test

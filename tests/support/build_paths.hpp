@@ -18,7 +18,8 @@ const std::string& source_dir();
 const std::string& outbox_binary();
 
 /// The build folder: the test binary's own, which holds the `outbox`
-/// binary, what the build made beside it (the man page) and CMakeCache.txt.
-std::string build_folder();
+/// binary, what the build made beside it (the man page, the layer map in
+/// layering/layers.md) and CMakeCache.txt.
+const std::string& build_dir();
 
 } // namespace outbox::test
