@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <gmock/gmock.h>
+#include <hiredis/hiredis.h>
 
 #include <chrono>
 #include <string>

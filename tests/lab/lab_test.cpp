@@ -7,6 +7,7 @@
 
 #include <SQLiteCpp/Statement.h>
 #include <gmock/gmock.h>
+#include <hiredis/hiredis.h>
 
 #include <regex>
 #include <set>
