@@ -25,8 +25,7 @@ namespace fs = std::filesystem;
 /// The value CMakeCache.txt of the build folder holds for `key` (a
 /// "KEY:TYPE=VALUE" line), or "" when it has none.
 std::string man_page_cache_value(const std::string& key) {
-  std::istringstream lines{
-      text_of(fs::path{build_dir()} / "CMakeCache.txt")};
+  std::istringstream lines{text_of(fs::path{build_dir()} / "CMakeCache.txt")};
   for (std::string line; std::getline(lines, line);)
     if (line.rfind(key + ":", 0) == 0)
       return line.substr(line.find('=') + 1);
