@@ -1,45 +1,34 @@
 #include "cli/run_pipeline.hpp"
 
-#include "actors/messages.hpp"
-#include "actors/progress_line.hpp"
-#include "adapters/pipeline_probe.hpp"
 #include "bench/workspace.hpp"
 #include "broker/connection.hpp"
 #include "cli/effects_preflight.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
 #include "cli/metrics_listen.hpp"
+#include "cli/metrics_service.hpp"
 #include "cli/notice.hpp"
+#include "cli/progress_output.hpp"
 #include "cli/redis_preflight.hpp"
 #include "cli/service_presence.hpp"
+#include "cli/signal_watch.hpp"
 #include "cli/sink_preflight.hpp"
 #include "cli/stop_signals.hpp"
-#include "metrics/metrics_exporter.hpp"
 #include "metrics/run_report.hpp"
 #include "pipeline/spawn_pipeline.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
-#include "text/terminal_text.hpp"
 
 #include <caf/all.hpp>
-#include <spdlog/spdlog.h>
 
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <ctime>
-#include <functional>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
+#include <string>
 
 namespace outbox::cli {
 
@@ -127,136 +116,6 @@ std::optional<int> agree_on_partitions(broker::connection& conn,
     return std::nullopt;
   return check_partitions(conn, s, who);
 }
-
-/// The terminal's width in columns, read at each refresh (so a resized
-/// window is followed without a SIGWINCH handler); 80 when unknown.
-std::size_t terminal_columns() {
-  winsize size{};
-  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
-    return size.ws_col;
-  return 80;
-}
-
-/// Progress on stderr: on a terminal, one line redrawn in place once a
-/// second and fitted to its width (a longer one would wrap and leave a copy
-/// behind at every refresh). Elsewhere (a service's log, a pipe) no
-/// progress line: its figures at info every log.summary_interval_ms, one
-/// log line each, and none at all where the log drops info lines. Not
-/// asked for in vain: the counts behind a line read the database's backlog
-/// (on PostgreSQL a relay process's first count of a 200k-row backlog took
-/// the server 0.6 s, inside the bench's timed window).
-void show_progress(pipeline::pipeline_hooks& hooks, const config::settings& s) {
-  if (::isatty(STDERR_FILENO) != 0) {
-    hooks.progress = [](const actors::run_progress& progress) {
-      std::cerr << "\r\033[K"
-                << actors::progress_text(progress, terminal_columns())
-                << std::flush;
-    };
-    return;
-  }
-  if (!spdlog::should_log(spdlog::level::info))
-    return;
-  hooks.progress_interval_ms = s.log.summary_interval_ms;
-  hooks.progress = [](const actors::run_progress& progress) {
-    spdlog::info("summary: {}", actors::progress_text(progress, 0));
-  };
-}
-
-/// The stores as the metrics listener reads them, on connections of its
-/// own: scrapes and readiness checks may overlap, and a probe's connections
-/// are not thread-safe.
-class shared_probe {
-public:
-  explicit shared_probe(const config::settings& s)
-      : port_(adapters::make_pipeline_probe(s)) {}
-
-  metrics::pipeline_snapshot snapshot() {
-    std::lock_guard<std::mutex> guard{mutex_};
-    return port_->snapshot();
-  }
-
-  /// What keeps a store out of reach, "" when both answer: the constant-time
-  /// read the coordinator makes between two full counts.
-  std::string trouble() {
-    std::lock_guard<std::mutex> guard{mutex_};
-    return port_->drain_snapshot().trouble;
-  }
-
-private:
-  std::mutex mutex_;
-  std::unique_ptr<actors::pipeline_port> port_;
-};
-
-/// /metrics, /healthz and /readyz on `where`. Throws std::runtime_error if
-/// the port cannot be bound.
-std::unique_ptr<metrics::metrics_exporter>
-start_metrics(const metrics_listen& where, std::shared_ptr<shared_probe> probe,
-              std::shared_ptr<const metrics::run_metrics> metrics,
-              service_presence& presence) {
-  return std::make_unique<metrics::metrics_exporter>(
-      where.host, where.port, std::move(metrics),
-      [probe] { return probe->snapshot(); }, presence.checks());
-}
-
-/// On a terminal, ends the progress line drawn in place, so that what
-/// follows starts a line of its own.
-void end_progress_line() {
-  if (::isatty(STDERR_FILENO) != 0)
-    std::cerr << '\n';
-}
-
-/// Turns SIGINT/SIGTERM into a graceful shutdown of the coordinator. The
-/// signals are blocked in every thread (CAF's included) and taken here.
-class signal_watch {
-public:
-  /// `on_stop` is called on the first stop signal, before the coordinator
-  /// is told.
-  signal_watch(caf::actor coordinator, std::string who,
-               std::function<void()> on_stop)
-      : thread_([this, coordinator, who = std::move(who),
-                 on_stop = std::move(on_stop)] {
-          sigset_t set = stop_signals();
-          timespec tick{0, 200'000'000};
-          try {
-            while (!done_) {
-              int taken = wait_for_signal(set, tick);
-              if (taken == 0)
-                continue;
-              // The first stop is announced; another (an impatient second
-              // Ctrl-C) only says the stop is under way.
-              int expected = 0;
-              end_progress_line();
-              if (signal_.compare_exchange_strong(expected, taken)) {
-                notice(who, signal_name(taken) +
-                                ": stopping gracefully (leases released, "
-                                "in-flight work finished)");
-                on_stop();
-                caf::anon_send(coordinator, actors::shutdown_atom_v);
-              } else {
-                notice(who, signal_name(taken) + ": already stopping");
-              }
-            }
-          } catch (const std::system_error& e) {
-            // Deaf to signals from now on: stop rather than run unstoppable.
-            end_progress_line();
-            notice(who, std::string{e.what()} + "; stopping", "error");
-            caf::anon_send(coordinator, actors::shutdown_atom_v);
-          }
-        }) {}
-
-  ~signal_watch() {
-    done_ = true;
-    thread_.join();
-  }
-
-  /// The first stop signal taken (SIGINT, SIGTERM), 0 for none.
-  int signal() const { return signal_; }
-
-private:
-  std::atomic<bool> done_{false};
-  std::atomic<int> signal_{0};
-  std::thread thread_;
-};
 
 /// The exit code of a report: a violation wins over an interruption.
 int exit_code_of(const std::string& who, const std::string& report,
