@@ -65,9 +65,10 @@ bool uniform_refusal(const std::vector<broker::broker_error>& errors,
   auto& st = self->state;
   st.setup.metrics->refusals.note(refusal.where(), refusal.words(),
                                   st.setup.clock());
-  throw broker::broker_error(
-      broker::broker_errc::rejected, why + ": " + refusal.what(),
-      broker::server_state::none, refusal.where(), refusal.words());
+  throw broker::broker_error(broker::broker_errc::rejected,
+                             why + ": " + refusal.what(),
+                             broker::server_state::none, refusal.where(),
+                             refusal.words(), refusal.reason());
 }
 
 } // namespace

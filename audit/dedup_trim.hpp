@@ -3,15 +3,12 @@
 // `outbox trim`: forgets consumers' dedup records that no delivery can need
 // any more, keeping `outbox verify` true (trim_rule.hpp says which).
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 #include "broker/trim_candidates.hpp"
 
 #include <cstddef>
 #include <cstdint>
-
-namespace outbox::broker {
-class connection;
-}
 
 namespace outbox::storage {
 class database;

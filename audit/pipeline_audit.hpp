@@ -1,15 +1,12 @@
 #pragma once
 
 #include "audit/conservation.hpp"
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 #include "storage/database.hpp"
 
 namespace SQLite {
 class Database;
-}
-
-namespace outbox::broker {
-class connection;
 }
 
 namespace outbox::audit {

@@ -6,14 +6,11 @@
 // redelivery without it (broker/lua/inbox_options.lua), so a row never goes
 // before what would answer for it.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstddef>
 #include <cstdint>
-
-namespace outbox::broker {
-class connection;
-}
 
 namespace outbox::sink {
 class sink;

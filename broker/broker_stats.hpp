@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstdint>
@@ -7,8 +8,6 @@
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 /// What `outbox status` and `outbox verify` read from Redis.
 struct broker_stats {

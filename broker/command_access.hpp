@@ -10,14 +10,13 @@
 // refusal that comes mid-run, an ACL changed under a running pipeline, is
 // the actors' to meet (actors/refusal.hpp).
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <string>
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Which side of the pipeline a command serves.
 enum class pipeline_side { relays, consumers };

@@ -14,14 +14,13 @@
 // by the same process, never lets the consumers of an earlier acquisition
 // go on (another process may have recovered their entries in between).
 
+#include "broker/broker_fwd.hpp"
 #include "broker/lua_script.hpp"
 
 #include <cstdint>
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 class consumer_lock {
 public:

@@ -4,6 +4,7 @@
 // and the standbys waiting for the consumers' lock, each with the role it
 // has and since when (broker/consumer_lock.hpp notes them).
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstdint>
@@ -12,8 +13,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// One consumer process's note.
 struct consumer_process {

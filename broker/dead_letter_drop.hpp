@@ -5,6 +5,7 @@
 // the decision is kept in keys::dead_letter_dropped, so `outbox verify` can
 // tell an event given up on purpose from one lost.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/dead_letter_record.hpp"
 #include "broker/keys.hpp"
 
@@ -13,8 +14,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Which records to drop and why.
 struct drop_request {

@@ -3,6 +3,7 @@
 // `outbox dead-letters`: reading the dead-letter list and putting entries
 // back on their queues once the cause is fixed (an effect that failed).
 
+#include "broker/broker_fwd.hpp"
 #include "broker/dead_letter_record.hpp"
 #include "broker/keys.hpp"
 
@@ -12,8 +13,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Every record of the dead-letter list, oldest first, read in one LRANGE
 /// so that indexes are those of one moment (consumers only append).

@@ -4,6 +4,7 @@
 // chose not to apply. `outbox verify` reads them to tell an event given up
 // on purpose from one lost.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstdint>
@@ -11,8 +12,6 @@
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 /// One decision, as kept in keys::dead_letter_dropped.
 struct dropped_dead_letter {

@@ -6,13 +6,13 @@
 // that is not a function or an error at load stops the start, named with
 // the file and line, instead of failing every batch.
 
+#include "broker/broker_fwd.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Why an effects file cannot be used; the message names the file (and
 /// the line where Lua gives one).

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -7,8 +9,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// One HSCAN page: field -> value pairs.
 using hash_page = std::vector<std::pair<std::string, std::string>>;

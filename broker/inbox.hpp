@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/fence.hpp"
 #include "broker/inbox_options.hpp"
 #include "broker/keys.hpp"
@@ -12,8 +13,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// What a consumer's own database (consumer.sink) did with the entries of
 /// its event types in a batch, before the inbox records it.

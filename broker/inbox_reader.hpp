@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/hash_scan.hpp"
 #include "broker/keys.hpp"
 #include "broker/waiting_entries.hpp"
@@ -10,8 +11,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// What the consumers have done, read back for audits: the dedup records and
 /// the effect they applied.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 #include "broker/lua_script.hpp"
 
@@ -8,8 +9,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// What one trim call did.
 struct trim_result {

@@ -2,12 +2,12 @@
 
 // Finding keys without blocking Redis (SCAN, not KEYS).
 
+#include "broker/broker_fwd.hpp"
+
 #include <string>
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Every key whose name starts with `prefix` (taken literally: glob
 /// characters in it are escaped), of Redis type `type` ("list", "hash"...)

@@ -6,12 +6,12 @@
 // as their own, and `outbox verify` would report the difference as loss;
 // with the stamp a command names the owner instead.
 
+#include "broker/broker_fwd.hpp"
+
 #include <optional>
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Who the keyspace belongs to.
 struct keyspace_owner {

@@ -4,13 +4,13 @@
 // state outside the pipeline's scripts: the lab reads its queue whole,
 // counts and fills the dual-write demo's list, and deletes its keys on reset.
 
+#include "broker/broker_fwd.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Every entry of `list`, head first (LRANGE 0 -1); empty when there is no
 /// such list. Throws broker_error.

@@ -6,14 +6,13 @@
 // version merges it into keys::reserved when it starts, and `outbox
 // verify` names it while it is left.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstdint>
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 /// "<key_prefix>inventory.reserved".
 std::string older_reservation(const keys& names);

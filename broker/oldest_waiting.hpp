@@ -4,14 +4,13 @@
 // "nobody has consumed for a while" from "the consumer is restarting",
 // when no process holds the consumers' lock.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstdint>
 #include <optional>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Now (Redis's clock) less the published_at (else committed_at) of the
 /// oldest head of the queue lists; nothing when every list is empty. A

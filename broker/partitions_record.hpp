@@ -7,13 +7,14 @@
 // consumer process records its count in Redis; the others compare theirs
 // with it before they start (cli/run_command.cpp).
 
+#include "broker/broker_fwd.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
 
 namespace outbox::broker {
 
-class connection;
 struct keys;
 
 /// Records names.partitions under names.partitions_record() unless a count

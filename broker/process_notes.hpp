@@ -4,14 +4,14 @@
 // the relay processes' heartbeats): one Redis hash each, process -> a line
 // of times by Redis's clock, read with that clock in one round trip.
 
+#include "broker/broker_fwd.hpp"
+
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 struct process_notes {
   /// Redis's clock at the reading, ms since the epoch.

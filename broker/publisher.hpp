@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"
 #include "broker/lua_script.hpp"
@@ -7,8 +8,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Pushes a relay's claimed batch to the queue(s).
 class publisher {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstddef>
@@ -8,8 +9,6 @@
 #include <unordered_set>
 
 namespace outbox::broker {
-
-class connection;
 
 /// Of `wanted`, the event_ids with an entry waiting in a queue partition or
 /// held in a processing list. Each of them can still be delivered, so its

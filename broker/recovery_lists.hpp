@@ -6,6 +6,7 @@
 // of the partitions), so a list named after another key ("processed/x")
 // or a key of another type is left as it is, never moved or retried.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstddef>
@@ -17,7 +18,6 @@
 namespace outbox::broker {
 
 class broker_error;
-class connection;
 class reliable_queue;
 
 struct recovery_lists {

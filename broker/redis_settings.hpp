@@ -6,12 +6,12 @@
 // persistence loses both when it restarts. `outbox run` and `outbox lab`
 // judge these at start (cli/redis_guard.hpp); `outbox status` shows them.
 
+#include "broker/broker_fwd.hpp"
+
 #include <optional>
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 struct redis_settings {
   /// CONFIG GET values; nothing when CONFIG cannot be used (renamed or

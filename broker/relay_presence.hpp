@@ -9,14 +9,13 @@
 // `status --check` is unhealthy when rows wait and no relay was seen for a
 // while.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/lua_script.hpp"
 
 #include <cstdint>
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 /// How long a stopped or silent process's note is kept, after it was last
 /// seen, so `outbox status` can still name it: a day.

@@ -4,6 +4,7 @@
 // busy), those that stopped, and those that went silent (killed, or cut
 // off), from their heartbeats (broker/relay_presence.hpp).
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstdint>
@@ -11,8 +12,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// One relay process's note, read at one Redis time.
 struct relay_process {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/fence.hpp"
 #include "broker/lua_script.hpp"
 
@@ -9,8 +10,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// What pop_batch does with an entry bigger than a consumer takes
 /// (broker.max_consume_bytes): it never hands it over, but dead-letters it

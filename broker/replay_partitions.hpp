@@ -6,11 +6,11 @@
 // consumer reads, or beside its aggregate's events in flight elsewhere.
 // Unlike a relay or consumer process, a replay records no count of its own.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/partitions_record.hpp"
 
 namespace outbox::broker {
 
-class connection;
 struct keys;
 
 /// How names.partitions stands against the count recorded in Redis, read

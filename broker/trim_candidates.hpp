@@ -1,5 +1,6 @@
 #pragma once
 
+#include "broker/broker_fwd.hpp"
 #include "broker/inbox_trim.hpp"
 #include "broker/keys.hpp"
 
@@ -10,8 +11,6 @@
 #include <vector>
 
 namespace outbox::broker {
-
-class connection;
 
 /// What a whole trim of `processed` did; every record looked at lands in
 /// one count.

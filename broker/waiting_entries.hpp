@@ -6,6 +6,7 @@
 // by its id with these, so one in none of them is named as lost, drained
 // queues or not.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 
 #include <cstddef>
@@ -13,8 +14,6 @@
 #include <string>
 
 namespace outbox::broker {
-
-class connection;
 
 /// `dropped` is no entry: an operator decided the event will not be applied
 /// (`outbox dead-letters drop`, dropped_dead_letters.hpp); read_inbox

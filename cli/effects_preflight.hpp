@@ -4,15 +4,12 @@
 // "Effects in Redis"): read and checked by Redis's Lua before anything starts,
 // so that a file that cannot be used stops the start naming its line.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/inbox_options.hpp"
 #include "config/settings.hpp"
 
 #include <optional>
 #include <string>
-
-namespace outbox::broker {
-class connection;
-}
 
 namespace outbox::cli {
 

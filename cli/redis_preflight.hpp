@@ -4,16 +4,13 @@
 // anything: settings under which Redis itself loses what the pipeline
 // handed it, and (run) the partition count every process must share.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/redis_settings.hpp"
 #include "config/settings.hpp"
 
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace outbox::broker {
-class connection;
-}
 
 namespace outbox::cli {
 

@@ -4,6 +4,7 @@
 // decide whether Redis keeps what the pipeline hands it, and the partition
 // count the processes recorded.
 
+#include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 #include "broker/redis_settings.hpp"
 #include "broker/sentinel_master.hpp"
@@ -14,10 +15,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-
-namespace outbox::broker {
-class connection;
-}
 
 namespace outbox::cli {
 

@@ -4,14 +4,11 @@
 // is saved in its own store, then "published" to a broker that is down; the
 // two stores now disagree and nothing will ever repair it. CAF-free.
 
+#include "broker/broker_fwd.hpp"
 #include "lab/plan.hpp"
 
 #include <cstdint>
 #include <string>
-
-namespace outbox::broker {
-class connection;
-}
 
 namespace outbox::lab {
 

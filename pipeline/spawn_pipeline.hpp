@@ -13,6 +13,7 @@
 #include "config/settings.hpp"
 #include "metrics/run_metrics.hpp"
 
+#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <chrono>

@@ -29,6 +29,11 @@ TEST(BrokerRefusalReason, ARefusedCommandIsNoRowsFault) {
       refusal_reason_of("ERR unknown command 'EVALSHA', with args beginning "
                         "with: "),
       refusal_reason::command_refused);
+  // Redis 7.2 names the key a user may not touch: a key named so is still
+  // the ACL's refusal, not a wrong type.
+  EXPECT_EQ(refusal_reason_of("NOPERM No permissions to access a key: "
+                              "WRONGTYPE.queue"),
+            refusal_reason::command_refused);
 }
 
 TEST(BrokerRefusalReason, AnyOtherReplyIsOther) {
