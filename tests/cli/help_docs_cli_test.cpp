@@ -1,4 +1,5 @@
 #include "support/build_paths.hpp"
+#include "support/help_text.hpp"
 #include "support/process.hpp"
 
 #include <gmock/gmock.h>
@@ -29,22 +30,6 @@ std::string commands_page_table() {
       << "docs/commands.md does not open with # Commands";
   auto to = all.find("\n## ");
   return all.substr(0, to);
-}
-
-/// The names listed under "Subcommands:" in a --help text.
-std::vector<std::string> subcommands_in(const std::string& help) {
-  std::vector<std::string> names;
-  auto at = help.find("Subcommands:\n");
-  if (at == std::string::npos)
-    return names;
-  std::istringstream lines{help.substr(at)};
-  static const std::regex entry{R"(^  ([a-z][a-z-]*)(\s.*)?$)"};
-  for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (std::regex_match(line, m, entry))
-      names.push_back(m[1].str());
-  }
-  return names;
 }
 
 /// The long flags a --help text lists as options (not ones its

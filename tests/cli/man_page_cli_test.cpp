@@ -1,5 +1,6 @@
 #include "support/build_paths.hpp"
 #include "support/file_checks.hpp"
+#include "support/help_text.hpp"
 #include "support/process.hpp"
 
 #include <gtest/gtest.h>
@@ -52,18 +53,7 @@ std::string why_no_man_page() {
 std::vector<std::string> man_page_expected_commands() {
   auto help = run_outbox({"--help"});
   EXPECT_EQ(help.exit_code, 0) << help.err;
-  std::vector<std::string> names;
-  auto at = help.out.find("Subcommands:\n");
-  if (at == std::string::npos)
-    return names;
-  std::istringstream lines{help.out.substr(at)};
-  static const std::regex entry{R"(^  ([a-z][a-z-]*)(\s.*)?$)"};
-  for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (std::regex_match(line, m, entry))
-      names.push_back(m[1].str());
-  }
-  return names;
+  return subcommands_in(help.out);
 }
 
 /// The tags of the page's tagged paragraphs (the line after each .TP), as
