@@ -88,7 +88,8 @@ bool hold_lock(coordinator_actor* self) {
   auto& st = self->state;
   const auto& s = st.setup.settings;
   if (!st.lock_token.empty()) {
-    auto holder = st.probe->renew_consumer_lock(st.lock_token, s.lease.ttl);
+    auto holder =
+        st.probe->renew_consumer_lock(st.lock_token, s.lease.lock_ttl());
     if (holder == st.lock_token)
       return true;
     lose_consumers(self, holder.empty()
@@ -99,13 +100,13 @@ bool hold_lock(coordinator_actor* self) {
     return false; // stopped ones are still going down
   auto token = acquisition_token(st.setup.consumer_lock_holder,
                                  st.lock_acquisitions + 1);
-  auto holder = st.probe->acquire_consumer_lock(token, s.lease.ttl);
+  auto holder = st.probe->acquire_consumer_lock(token, s.lease.lock_ttl());
   if (holder != token) {
     if (holder != st.standby_behind)
       spdlog::info("coordinator {}: standby, {} consumes the queues; this "
                    "process's consumers take over within {} ms after it "
                    "stops or dies",
-                   st.setup.name_prefix, holder, s.lease.ttl);
+                   st.setup.name_prefix, holder, s.lease.lock_ttl());
     st.standby_behind = holder;
     return false;
   }

@@ -44,8 +44,7 @@ void keep_relay_note(coordinator_state& st) {
     // must not make a live process look silent between two notes.
     st.probe->note_relays(
         st.setup.consumer_lock_holder, running,
-        std::max<storage::millis>(st.setup.settings.lease.ttl,
-                                  3 * relay_note_interval_ms));
+        st.setup.settings.lease.heartbeat_ttl(relay_note_interval_ms));
     st.relays_noted = running;
     st.relay_note_trouble.log_end(st.setup.clock, "coordinator",
                                   st.setup.name_prefix,

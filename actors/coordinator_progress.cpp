@@ -320,8 +320,7 @@ bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s) {
 
 storage::millis stall_timeout(const coordinator_state& st) {
   const auto& s = st.setup.settings;
-  return std::max<storage::millis>(2 * s.lease.ttl, s.lease.backoff_max) +
-         s.run.idle_poll_max_ms + 1000;
+  return s.lease.stall_after() + s.run.idle_poll_max_ms + 1000;
 }
 
 bool full_read_due(const coordinator_state& st, storage::millis now,

@@ -61,7 +61,7 @@ void crash(relay_actor* self, const char* point) {
 bool lease_ran_out(relay_actor* self, const storage::claim& claimed) {
   auto& st = self->state;
   auto held_ms = st.setup.monotonic() - st.claimed_monotonic;
-  if (held_ms < st.setup.lease.ttl)
+  if (!st.setup.lease.ran_out(held_ms))
     return false;
   auto& metrics = *st.setup.metrics;
   metrics.expired_leases_dropped +=
@@ -97,11 +97,11 @@ bool publish_and_ack(relay_actor* self, const storage::claim& claimed,
   // on PostgreSQL that comes from the database's clock, and a skew between
   // the hosts would move the renewal.
   auto held_ms = st.setup.monotonic() - st.claimed_monotonic;
-  if (!zombie && st.setup.lease.ttl - held_ms < st.setup.lease.ttl / 3) {
+  if (!zombie && st.setup.lease.renewal_due(held_ms)) {
     int held = 0;
     try {
       held = st.store->renew(st.setup.name, claimed.leases(),
-                             now + st.setup.lease.ttl);
+                             st.setup.lease.lease_until(now));
     } catch (const storage::store_error&) {
       // Not published: hand the rows back once the database answers.
       st.unsettled = unsettled_batch{{}, 0, claimed.leases()};
@@ -209,7 +209,7 @@ void run_cycle(relay_actor* self) {
     // Freeze past the lease without blocking the thread: only the resume
     // message is acted on until then (claims are stale, nudges ignored).
     metrics.zombie_pauses++;
-    auto pause_ms = st.setup.lease.ttl * 3 / 2;
+    auto pause_ms = st.setup.lease.past_lease_pause();
     spdlog::info("relay {}: injected pause (crash.relay_pause): frozen for "
                  "{} ms, past its {} ms lease, holding {} rows (events: {})",
                  st.setup.name, pause_ms, st.setup.lease.ttl, c.events.size(),

@@ -40,10 +40,10 @@ public:
       snap.database_mark = store_->change_mark();
       auto stats = store_->stats(storage::wall_clock_now());
       snap.orders = stats.orders;
-      snap.pending = stats.count(storage::status::pending);
-      snap.sending = stats.count(storage::status::sending);
-      snap.published = stats.count(storage::status::published);
-      snap.failed = stats.count(storage::status::failed);
+      snap.pending = stats.count(storage::row_status::pending);
+      snap.sending = stats.count(storage::row_status::sending);
+      snap.published = stats.count(storage::row_status::published);
+      snap.failed = stats.count(storage::row_status::failed);
       snap.oldest_unpublished_age_ms = stats.oldest_unpublished_age;
       for (const auto& held : stats.leases)
         snap.leases.push_back(metrics::lease_holding{held.owner, held.rows,

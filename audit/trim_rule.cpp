@@ -1,7 +1,7 @@
 #include "audit/trim_rule.hpp"
 
 #include "storage/database.hpp"
-#include "storage/lease_policy.hpp"
+#include "storage/types.hpp"
 
 namespace outbox::audit {
 
@@ -9,7 +9,8 @@ trim_verdict judge_for_trim(const storage::publication& row,
                             std::int64_t cutoff) {
   using state = storage::publication::state;
   if (row.where == state::purged ||
-      (row.where == state::present && row.status == "PUBLISHED" &&
+      (row.where == state::present &&
+       storage::row_status_of(row.status) == storage::row_status::published &&
        row.published_at < cutoff))
     return trim_verdict::delivered;
   if (row.where == state::present)
@@ -36,10 +37,6 @@ std::vector<storage::applied_event> delivered_for_trim(
     }
   }
   return delivered;
-}
-
-std::int64_t redelivery_window(const storage::lease_policy& lease) {
-  return lease.ttl * lease.max_attempts;
 }
 
 } // namespace outbox::audit

@@ -14,7 +14,6 @@
 
 namespace outbox::storage {
 class database;
-struct lease_policy;
 } // namespace outbox::storage
 
 namespace outbox::audit {
@@ -36,11 +35,6 @@ enum class trim_verdict {
 /// the clock published_at was written by).
 trim_verdict judge_for_trim(const storage::publication& row,
                             std::int64_t cutoff);
-
-/// The youngest a record may be to be trimmed (ms): a relay that lost its
-/// lease may still be about to publish a row it claimed, so no record
-/// younger than every lease a row can go through (ttl x max_attempts).
-std::int64_t redelivery_window(const storage::lease_policy& lease);
 
 /// Of `events`, read from `db` in one go, those delivered for good at
 /// `cutoff`, in order; each other one counted into `unpublished` or

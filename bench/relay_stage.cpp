@@ -80,7 +80,7 @@ void measure_replica_acks(stage_context& ctx, std::int64_t events) {
   // requires with acks (config/validate.cpp): their config may not ask for
   // acks, and then nothing checked it.
   s.redis.replica_ack_timeout_ms = static_cast<int>(std::min<std::int64_t>(
-      s.redis.replica_ack_timeout_ms, (s.lease.ttl - 1) / 3));
+      s.redis.replica_ack_timeout_ms, s.lease.longest_replica_wait()));
   fill_outbox(s.db, events, events / 2, "PENDING", "relay");
   cpu_meter cpu{s};
   ctx.out.add({"relay", "relay_acks_1",

@@ -70,7 +70,6 @@ status_snapshot take_snapshot(const config::settings& settings,
                               storage::database& db, broker::connection& conn) {
   status_snapshot s;
   s.now = storage::wall_clock_now();
-  s.lease_ttl = settings.lease.ttl;
   s.outbox = db.views()->stats(s.now);
   // The database half is useful on its own: show it even if Redis is down.
   try {

@@ -27,14 +27,16 @@ std::optional<storage::millis> relay_silence(const status_snapshot& s) {
     seen(p.state == "running" ? 0 : p.seen_ago_ms);
   }
   for (const auto& l : s.outbox.leases)
-    seen(s.now - (l.latest_expiry - s.lease_ttl));
+    if (auto age = last_claim_age(l, s.now))
+      seen(*age);
   return least;
 }
 
 void relay_problems(const status_snapshot& s, const health_limits& limits,
                     health& verdict) {
   const auto& db = s.outbox;
-  auto unpublished = db.count("PENDING") + db.count("SENDING");
+  auto unpublished = db.count(storage::row_status::pending) +
+                     db.count(storage::row_status::sending);
   if (unpublished == 0)
     return;
   auto silence = relay_silence(s);
@@ -96,10 +98,11 @@ health judge(const status_snapshot& snapshot, const health_limits& limits) {
   health verdict;
   verdict.limits = limits;
   const auto& db = snapshot.outbox;
-  if (auto failed = db.count("FAILED"); failed > 0)
+  if (auto failed = db.count(storage::row_status::failed); failed > 0)
     verdict.problems.push_back(text::plural(failed, "FAILED row") +
                                " (outbox failed lists them)");
-  auto unpublished = db.count("PENDING") + db.count("SENDING");
+  auto unpublished = db.count(storage::row_status::pending) +
+                     db.count(storage::row_status::sending);
   if (unpublished > 0 && db.oldest_unpublished_age > limits.max_unpublished_age)
     verdict.problems.push_back(
         "the oldest unpublished row is " +

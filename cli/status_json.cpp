@@ -13,7 +13,9 @@ nlohmann::json outbox_json(const status_snapshot& s) {
   const auto& db = s.outbox;
   // Null when no row is PENDING or SENDING: an age of 0 would read as a
   // row written just now.
-  bool unpublished = db.count("PENDING") + db.count("SENDING") > 0;
+  bool unpublished = db.count(storage::row_status::pending) +
+                         db.count(storage::row_status::sending) >
+                     0;
   nlohmann::json out{{"orders", db.orders},
                      {"by_status", db.by_status},
                      {"oldest_unpublished_age_ms",
@@ -24,6 +26,7 @@ nlohmann::json outbox_json(const status_snapshot& s) {
                      {"failed", nlohmann::json::array()}};
   for (const auto& l : db.leases) {
     auto state = actors::relay_process_state(l.owner);
+    auto claimed = last_claim_age(l, s.now);
     out["leases"].push_back(
         {{"owner", l.owner},
          {"rows", l.rows},
@@ -31,7 +34,8 @@ nlohmann::json outbox_json(const status_snapshot& s) {
          {"latest_expiry_ms", l.latest_expiry},
          {"expires_in_ms", l.earliest_expiry - s.now},
          {"all_expire_in_ms", l.latest_expiry - s.now},
-         {"last_claim_age_ms", s.now - (l.latest_expiry - s.lease_ttl)},
+         {"last_claim_age_ms",
+          claimed ? nlohmann::json(*claimed) : nlohmann::json(nullptr)},
          {"process",
           state.empty() ? nlohmann::json(nullptr) : nlohmann::json(state)}});
   }

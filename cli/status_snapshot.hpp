@@ -23,8 +23,6 @@ namespace outbox::cli {
 struct status_snapshot {
   /// When it was taken (wall clock, ms since the epoch).
   storage::millis now = 0;
-  /// lease.ttl_ms: how long before its expiry a lease was taken or renewed.
-  storage::millis lease_ttl = 0;
   storage::outbox_stats outbox;
   /// Nothing when Redis could not be read; redis_error says why.
   std::optional<broker::broker_stats> redis;
@@ -41,6 +39,16 @@ struct status_snapshot {
   std::vector<broker::refused_command> refused;
   std::string redis_error;
 };
+
+/// How long ago `leases`' newest claim was made, read from the claim time
+/// the database stored (never from lease.ttl_ms, which may have changed
+/// since); nothing for leases taken by a binary that did not store it.
+inline std::optional<storage::millis>
+last_claim_age(const storage::owner_leases& leases, storage::millis now) {
+  if (!leases.last_claim)
+    return std::nullopt;
+  return now - *leases.last_claim;
+}
 
 /// What `status --check` compares with.
 struct health_limits {

@@ -51,11 +51,12 @@ std::string leases_text(const status_snapshot& s) {
                      "EARLIEST EXPIRY", "PROCESS", "ROWS WAIT FOR"}};
   for (const auto& l : db.leases) {
     auto state = actors::relay_process_state(l.owner);
-    auto claimed = s.now - (l.latest_expiry - s.lease_ttl);
-    leases.add_row({l.owner, std::to_string(l.rows),
-                    claimed >= 0 ? rounded_duration(claimed) + " ago" : "-",
-                    relative_expiry(l.earliest_expiry, s.now),
-                    state.empty() ? "-" : state, waiting_for(l, state, s.now)});
+    auto claimed = last_claim_age(l, s.now);
+    leases.add_row(
+        {l.owner, std::to_string(l.rows),
+         claimed && *claimed >= 0 ? rounded_duration(*claimed) + " ago" : "-",
+         relative_expiry(l.earliest_expiry, s.now), state.empty() ? "-" : state,
+         waiting_for(l, state, s.now)});
   }
   return '\n' + leases.render();
 }
@@ -63,18 +64,17 @@ std::string leases_text(const status_snapshot& s) {
 std::string outbox_text(const status_snapshot& s) {
   const auto& db = s.outbox;
   // Statuses in the order a row goes through them, not alphabetical.
-  const std::vector<std::string> lifecycle{"PENDING", "SENDING", "PUBLISHED",
-                                           "FAILED"};
   text_table statuses{{"STATUS", "ROWS"}};
-  for (const auto& status : lifecycle)
-    statuses.add_row({status, std::to_string(db.count(status))});
+  for (auto status : storage::row_lifecycle)
+    statuses.add_row(
+        {storage::row_status_text(status), std::to_string(db.count(status))});
   for (const auto& [status, count] : db.by_status)
-    if (std::find(lifecycle.begin(), lifecycle.end(), status) ==
-        lifecycle.end())
+    if (!storage::row_status_of(status))
       statuses.add_row({status, std::to_string(count)});
   std::string out = statuses.render() + '\n';
 
-  auto unpublished = db.count("PENDING") + db.count("SENDING");
+  auto unpublished = db.count(storage::row_status::pending) +
+                     db.count(storage::row_status::sending);
   text_table totals{{"ORDERS", "OLDEST UNPUBLISHED", "EXPIRED LEASES"}};
   totals.align_right(1).add_row(
       {std::to_string(db.orders),
@@ -91,7 +91,7 @@ std::string outbox_text(const status_snapshot& s) {
                       f.event_type, std::to_string(f.attempts),
                       fit_keeping_end(f.last_error, status_error_width)});
     out += '\n' + failed.render();
-    auto total = db.count("FAILED");
+    auto total = db.count(storage::row_status::failed);
     if (total > static_cast<std::int64_t>(db.failed.size()))
       out += "(the oldest " + std::to_string(db.failed.size()) + " of " +
              std::to_string(total) + "; outbox failed lists them all)\n";

@@ -35,7 +35,7 @@ int trim(const retention_options& options) {
   if (!older_than)
     return exit_usage;
   auto settings = resolve_settings(options.common);
-  auto floor = audit::redelivery_window(settings.lease);
+  auto floor = settings.lease.redelivery_window();
   if (*older_than < floor) {
     std::cerr << "outbox trim: --processed-older-than "
               << text::escaped(options.older_than)

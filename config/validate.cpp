@@ -25,7 +25,7 @@ config_error against(const char* key, const std::string& rule,
   return config_error(key, reason);
 }
 
-/// lease.ttl_ms is also the ttl of the consumers' lock, which the
+/// lease.ttl_ms is also the ttl of the consumers' lock (lock_ttl()), which the
 /// coordinator renews at every check (consumer_lock_renewal_ms). A check
 /// first reads both stores for its progress probe: the database read can
 /// wait out db.busy_timeout_ms and the Redis read redis.io_timeout_ms
@@ -35,7 +35,7 @@ config_error against(const char* key, const std::string& rule,
 /// one.
 void check_lock_ttl(const settings& s) {
   constexpr std::int64_t renewals = 3;
-  if (s.lease.ttl < renewals * consumer_lock_renewal_ms)
+  if (s.lease.lock_ttl() < renewals * consumer_lock_renewal_ms)
     throw config_error("lease.ttl_ms",
                        "must be at least " +
                            number(renewals * consumer_lock_renewal_ms) +
@@ -44,7 +44,7 @@ void check_lock_ttl(const settings& s) {
                            number(s.lease.ttl));
   auto stores =
       static_cast<std::int64_t>(s.db.busy_timeout_ms) + s.redis.io_timeout_ms;
-  if (s.lease.ttl <= stores)
+  if (s.lease.lock_ttl() <= stores)
     throw config_error(
         "lease.ttl_ms",
         "must be greater than db.busy_timeout_ms (" +
@@ -61,7 +61,7 @@ void check_relations(const settings& s) {
   // renews it only once a third of it is left: past it, another relay
   // takes the rows over (charging them an attempt) and pushes them again.
   if (s.redis.min_replica_acks > 0 &&
-      s.redis.replica_ack_timeout_ms * 3 >= s.lease.ttl)
+      s.redis.replica_ack_timeout_ms > s.lease.longest_replica_wait())
     throw config_error("redis.replica_ack_timeout_ms",
                        "must be below a third of lease.ttl_ms (" +
                            number(s.lease.ttl) +

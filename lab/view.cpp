@@ -134,10 +134,10 @@ outbox_progress lab_view::outbox(storage::millis now) {
   auto stats = store_->stats(now);
   outbox_progress p;
   p.orders = stats.orders;
-  p.pending = stats.count(storage::status::pending);
-  p.sending = stats.count(storage::status::sending);
-  p.published = stats.count(storage::status::published);
-  p.failed = stats.count(storage::status::failed);
+  p.pending = stats.count(storage::row_status::pending);
+  p.sending = stats.count(storage::row_status::sending);
+  p.published = stats.count(storage::row_status::published);
+  p.failed = stats.count(storage::row_status::failed);
   p.expired_leases = stats.expired_leases;
   p.leases = stats.leases;
   return p;

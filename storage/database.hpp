@@ -19,7 +19,7 @@ class outbox_views;
 class retention_store;
 
 /// The schema version this binary writes.
-inline constexpr int schema_version = 9;
+inline constexpr int schema_version = 10;
 
 /// How a caller opens the database.
 enum class open_mode {

@@ -6,6 +6,7 @@
 
 #include "storage/clock.hpp"
 #include "storage/lease_records.hpp"
+#include "storage/types.hpp"
 
 #include <cstdint>
 #include <map>
@@ -28,14 +29,20 @@ struct owner_leases {
   int rows = 0;
   /// Earliest lease_until among them.
   millis earliest_expiry = 0;
-  /// Latest lease_until among them: the newest claim or renewal was
-  /// lease.ttl_ms before it.
+  /// Latest lease_until among them.
   millis latest_expiry = 0;
+  /// When the newest of their claims was made (claimed_at, stored by the
+  /// claim on the clock its lease_until comes from): not inferred from
+  /// lease_until, which a ttl changed since would put elsewhere. Nothing
+  /// for rows leased by a binary older than schema version 10.
+  std::optional<millis> last_claim;
 };
 
 /// Counts and ages for `outbox status` and the metrics.
 struct outbox_stats {
-  std::map<std::string, std::int64_t> by_status; // all four, zero included
+  /// Rows by the text stored for their status (row_status_text): all four,
+  /// zero included.
+  std::map<std::string, std::int64_t> by_status;
   std::int64_t orders = 0;
   /// Age of the oldest PENDING or SENDING row (0 when none).
   millis oldest_unpublished_age = 0;
@@ -44,10 +51,14 @@ struct outbox_stats {
   std::vector<owner_leases> leases;
   std::vector<failed_row> failed; // at most 100, oldest first
 
-  /// Rows in `status` (status::pending...); 0 for one no row is in.
-  std::int64_t count(const std::string& status) const {
-    auto found = by_status.find(status);
+  /// Rows in `status`; 0 for one no row is in.
+  std::int64_t count(row_status status) const {
+    auto found = by_status.find(row_status_text(status));
     return found == by_status.end() ? 0 : found->second;
+  }
+
+  void set_count(row_status status, std::int64_t rows) {
+    by_status[row_status_text(status)] = rows;
   }
 };
 

@@ -186,7 +186,9 @@ void connection::migrate() {
       session_->exec("migrate", sql_files::schema_v7);
     if (found < 8)
       session_->exec("migrate", sql_files::schema_v8);
-    session_->exec("migrate", sql_files::schema_v9);
+    if (found < 9)
+      session_->exec("migrate", sql_files::schema_v9);
+    session_->exec("migrate", sql_files::schema_v10);
   });
   session_->forget_statements();
 }

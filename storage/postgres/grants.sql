@@ -50,7 +50,7 @@ GRANT EXECUTE ON FUNCTION outbox_event_of(uuid), outbox_give_back_seq(text)
 -- The relays: claim (SELECT ... FOR UPDATE), lease, renew, ack, release and
 -- fail change a row's delivery state, never its event: those columns only.
 GRANT SELECT ON outbox TO outbox_relay;
-GRANT UPDATE (status, owner, lease_until, lease_epoch, attempts,
+GRANT UPDATE (status, owner, lease_until, claimed_at, lease_epoch, attempts,
               available_at, last_error, published_at)
   ON outbox TO outbox_relay;
 

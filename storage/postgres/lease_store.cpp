@@ -3,6 +3,7 @@
 #include "storage/postgres/arrays.hpp"
 #include "storage/postgres/session.hpp"
 #include "storage/store_error.hpp"
+#include "storage/types.hpp"
 
 #include <set>
 
@@ -200,7 +201,7 @@ failure_result lease_store::fail(const std::string& owner,
                 {owner, arrays.event_ids, arrays.epochs, error, link_.time(now),
                  std::to_string(policy.max_attempts), integer_array(delays)});
   for (int r = 0; r < done.rows(); ++r) {
-    if (done.text(r, 1) == "FAILED") {
+    if (row_status_of(done.text(r, 1)) == row_status::failed) {
       ++outcome.failed;
       outcome.failed_event_ids.push_back(done.text(r, 0));
     } else {

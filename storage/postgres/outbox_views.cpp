@@ -62,18 +62,20 @@ outbox_stats outbox_views::stats(millis now) {
       [&] {
         outbox_stats s;
         auto counts = link_.run("stats", "stats_counts", {link_.time(now)});
-        s.by_status[status::pending] = counts.int64(0, 0);
-        s.by_status[status::sending] = counts.int64(0, 1);
-        s.by_status[status::failed] = counts.int64(0, 2);
-        s.by_status[status::published] = counts.int64(0, 3);
+        s.set_count(row_status::pending, counts.int64(0, 0));
+        s.set_count(row_status::sending, counts.int64(0, 1));
+        s.set_count(row_status::failed, counts.int64(0, 2));
+        s.set_count(row_status::published, counts.int64(0, 3));
         s.orders = counts.int64(0, 4);
         s.oldest_unpublished_age = counts.int64(0, 5);
         s.expired_leases = counts.int64(0, 6);
         auto owners = link_.run("stats", "leases_by_owner", {});
         for (int r = 0; r < owners.rows(); ++r)
-          s.leases.push_back({owners.text(r, 0),
-                              static_cast<int>(owners.int64(r, 1)),
-                              owners.int64(r, 2), owners.int64(r, 3)});
+          s.leases.push_back(
+              {owners.text(r, 0), static_cast<int>(owners.int64(r, 1)),
+               owners.int64(r, 2), owners.int64(r, 3),
+               owners.null(r, 4) ? std::nullopt
+                                 : std::optional<millis>{owners.int64(r, 4)}});
         s.failed = failed_rows(0, 100).rows;
         return s;
       },

@@ -329,6 +329,7 @@ taken AS (
     owner = CASE WHEN c.attempts >= $7 THEN NULL ELSE $1 END,
     lease_until = CASE WHEN c.attempts >= $7 THEN NULL
                        ELSE t.now + $3 * interval '1 millisecond' END,
+    claimed_at = CASE WHEN c.attempts >= $7 THEN o.claimed_at ELSE t.now END,
     lease_epoch = o.lease_epoch + (c.attempts < $7)::integer,
     attempts = o.attempts + (c.attempts < $7)::integer,
     last_error = CASE
@@ -515,7 +516,7 @@ FROM (SELECT 'outbox'::regclass::oid AS rel) AS t;
 -- Through outbox_unpublished (a SENDING row is unpublished).
 PREPARE leases_by_owner AS
 SELECT owner, count(*), outbox_ms(min(lease_until)),
-       outbox_ms(max(lease_until))
+       outbox_ms(max(lease_until)), outbox_ms(max(claimed_at))
 FROM outbox WHERE published_at IS NULL AND status = 'SENDING'
 GROUP BY owner ORDER BY owner;
 

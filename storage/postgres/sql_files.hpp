@@ -20,6 +20,9 @@ extern const char* const schema_v8;
 /// schema_v9.sql: version 8 -> 9 (claims that touch fewer indexes), run by
 /// migrate() after the earlier files or on a database at version 8.
 extern const char* const schema_v9;
+/// schema_v10.sql: version 9 -> 10 (the claim time stored), run by
+/// migrate() after the earlier files or on a database at version 9.
+extern const char* const schema_v10;
 /// protocol.sql: every statement of the stores, as PREPAREs, run once per
 /// connection.
 extern const char* const protocol;

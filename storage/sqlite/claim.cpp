@@ -7,9 +7,9 @@
 #include "storage/sqlite/sqlite_support.hpp"
 #include "storage/sqlite/transaction.hpp"
 #include "storage/store_error.hpp"
+#include "storage/types.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <deque>
 #include <limits>
 #include <string_view>
@@ -120,7 +120,7 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
   detail::check_policy(policy);
   claim result;
   result.owner = owner;
-  result.lease_until = now + policy.ttl;
+  result.lease_until = policy.lease_until(now);
   auto batch = static_cast<std::size_t>(policy.batch);
   auto bound = claim_scan_bound(policy);
   // A failed claim forgets where its walk was: the next one starts at the
@@ -154,8 +154,8 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
           auto seq = walk->getColumn(col_seq).getInt64();
           if (!heads.claimable(aggregate_id, seq))
             continue;
-          auto expired = std::strcmp(walk->getColumn(col_status).getText(),
-                                     "SENDING") == 0;
+          auto expired = row_status_of(walk->getColumn(col_status).getText()) ==
+                         row_status::sending;
           auto attempts = walk->getColumn(col_attempts).getInt();
           if (attempts >= policy.max_attempts) {
             // Not marked taken: the FAILED row now blocks its aggregate.
@@ -225,9 +225,10 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
         statement_use update{impl_->take};
         update->bindNoCopy(1, owner);
         update->bind(2, result.lease_until);
+        update->bind(3, now);
         for (auto& event : result.events) {
           update->reset();
-          update->bind(3, event.rowid);
+          update->bind(4, event.rowid);
           update->exec();
           result.taken_over += event.taken_over ? 1 : 0;
         }

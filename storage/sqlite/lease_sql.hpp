@@ -33,11 +33,11 @@ inline constexpr const char* head_seq =
     "SELECT MIN(seq) FROM outbox"
     " WHERE aggregate_id = ? AND published_at IS NULL";
 
-/// Leases a claimed row to ?1 until ?2 (the row is ?3): a new epoch and
-/// one more attempt.
+/// Leases a claimed row to ?1 until ?2, claimed at ?3 (the row is ?4): a
+/// new epoch and one more attempt.
 inline constexpr const char* take =
     "UPDATE outbox SET status = 'SENDING', owner = ?,"
-    " lease_until = ?, lease_epoch = lease_epoch + 1,"
+    " lease_until = ?, claimed_at = ?, lease_epoch = lease_epoch + 1,"
     " attempts = attempts + 1 WHERE rowid = ?";
 
 /// Gives a row up: FAILED, no owner, no lease (?1 = last_error, ?2 = rowid).

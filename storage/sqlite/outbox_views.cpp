@@ -56,7 +56,7 @@ constexpr const char* pending_or_sending =
 
 constexpr const char* leases_by_owner =
     "SELECT owner, COUNT(*), MIN(lease_until),"
-    " MAX(lease_until)"
+    " MAX(lease_until), MAX(claimed_at)"
     " FROM outbox WHERE status = 'SENDING'"
     " GROUP BY owner ORDER BY owner";
 
@@ -171,11 +171,11 @@ outbox_stats outbox_views::stats(millis now) {
           auto pending = counts->getColumn(1).getInt64();
           auto sending = counts->getColumn(2).getInt64();
           auto failed = counts->getColumn(3).getInt64();
-          result.by_status[status::pending] = pending;
-          result.by_status[status::sending] = sending;
-          result.by_status[status::failed] = failed;
-          result.by_status[status::published] =
-              total - pending - sending - failed;
+          result.set_count(row_status::pending, pending);
+          result.set_count(row_status::sending, sending);
+          result.set_count(row_status::failed, failed);
+          result.set_count(row_status::published,
+                           total - pending - sending - failed);
           result.orders = counts->getColumn(4).getInt64();
           auto oldest_pending = counts->getColumn(5);
           auto oldest_sending = counts->getColumn(6);
@@ -191,11 +191,15 @@ outbox_stats outbox_views::stats(millis now) {
         }
         {
           statement_use leases{impl_->leases_by_owner};
-          while (leases->executeStep())
+          while (leases->executeStep()) {
+            auto claimed = leases->getColumn(4);
             result.leases.push_back(owner_leases{
                 leases->getColumn(0).getString(), leases->getColumn(1).getInt(),
                 leases->getColumn(2).getInt64(),
-                leases->getColumn(3).getInt64()});
+                leases->getColumn(3).getInt64(),
+                claimed.isNull() ? std::nullopt
+                                 : std::optional<millis>{claimed.getInt64()}});
+          }
         }
         {
           statement_use failed{impl_->failed_rows};

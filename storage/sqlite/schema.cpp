@@ -190,19 +190,38 @@ CREATE TRIGGER IF NOT EXISTS outbox_headers_shape_update
 /// (storage/postgres/schema_v9.sql); SQLite has no such update to save.
 constexpr const char* schema_v9 = "";
 
+/// Version 9 -> 10: when a row was last claimed (ms, the claim's `now`, the
+/// clock its lease_until is counted from), so that `outbox status` reads a
+/// lease's claim time instead of inferring it from lease_until and a ttl
+/// that may have changed since. NULL for a row never claimed, or claimed
+/// before this version. Not indexed: nothing looks rows up by it. Skipped,
+/// as version 8's column, where a database moved back by hand has it.
+constexpr const char* schema_v10 = R"sql(
+ALTER TABLE outbox ADD COLUMN claimed_at INTEGER;
+)sql";
+
 /// migrations[v] upgrades a database from user_version v to v + 1.
-constexpr const char* migrations[] = {schema_v1, schema_v2, schema_v3,
-                                      schema_v4, schema_v5, schema_v6,
-                                      schema_v7, schema_v8, schema_v9};
+constexpr const char* migrations[] = {
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
+    schema_v6, schema_v7, schema_v8, schema_v9, schema_v10};
 static_assert(std::size(migrations) == schema_version);
 
 constexpr const char* our_tables[] = {"orders", "outbox", "request_keys",
                                       "aggregate_heads", "database_identity"};
 
-bool has_headers_column(SQLite::Database& db) {
-  return db.execAndGet("SELECT COUNT(*) FROM pragma_table_info('outbox')"
-                       " WHERE name = 'headers'")
-             .getInt() > 0;
+bool has_outbox_column(SQLite::Database& db, const char* column) {
+  SQLite::Statement query{db, "SELECT COUNT(*) FROM pragma_table_info('outbox')"
+                              " WHERE name = ?"};
+  query.bind(1, column);
+  query.executeStep();
+  return query.getColumn(0).getInt() > 0;
+}
+
+/// Whether migrations[v] adds a column the table has already (SQLite has
+/// no ADD COLUMN IF NOT EXISTS).
+bool column_there(SQLite::Database& db, int v) {
+  return (v == 7 && has_outbox_column(db, "headers")) ||
+         (v == 9 && has_outbox_column(db, "claimed_at"));
 }
 
 void bump_schema_cookie(SQLite::Database& db) {
@@ -248,7 +267,7 @@ void migrate(SQLite::Database& db) {
       if (version == 0)
         check_no_foreign_tables(db, name);
       for (auto v = version; v < schema_version; ++v) {
-        if (!(v == 7 && has_headers_column(db)))
+        if (!column_there(db, v))
           db.exec(migrations[v]);
         if (v == 7)
           db.exec(headers_shape_triggers);

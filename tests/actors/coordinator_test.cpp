@@ -49,14 +49,16 @@ TEST_F(ActorCoordinator, RestartsACrashedRelayUnderANewName) {
   EXPECT_TRUE(slots[0].running);
   EXPECT_EQ(pipeline_->recover_all_calls, 0) << "no consumers in this run";
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::sending);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::sending));
     EXPECT_EQ(owner_of(id), first) << "the dead relay's leases stay";
   }
 
   // The new relay takes the rows over once the dead one's leases expire.
   advance(policy_.ttl + 200);
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
     EXPECT_EQ(broker_->times_published(id), 1u);
   }
   EXPECT_EQ(metrics_->lease_takeovers.load(), 3);
@@ -95,7 +97,8 @@ TEST_F(ActorCoordinator, GivesUpWhenARelayExhaustsItsRestartBudget) {
   auto last = worker(slot_role::relay, 2);
   EXPECT_THAT(violation, testing::HasSubstr(last));
   // Gave up, lost nothing: the row waits, leased by the last incarnation.
-  EXPECT_EQ(status_of(order.event_id), storage::status::sending);
+  EXPECT_EQ(status_of(order.event_id),
+            storage::row_status_text(storage::row_status::sending));
   EXPECT_EQ(owner_of(order.event_id), last);
   EXPECT_EQ(attempts_of(order.event_id), 3);
 }
@@ -179,7 +182,8 @@ TEST_F(ActorCoordinatorRun, BoundedRunEndsByItselfOnceDrained) {
   EXPECT_EQ(r["sending_rows"], 0);
   EXPECT_EQ(r["processed_unique"], 4);
   for (const auto& id : ids)
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
   EXPECT_EQ(broker_->consumed, 4);
   EXPECT_GE(pipeline_->audits, 1);
 }

@@ -134,7 +134,8 @@ TEST_F(ActorLogLinesRelay, FaultFreeBatchesLogNothingAtInfo) {
   nudge(relay);
   advance(500);
   for (const auto& id : ids)
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
   EXPECT_TRUE(log.holds(0));
 }
 
@@ -152,7 +153,8 @@ TEST_F(ActorLogLinesRelay, TakeoverNamesTheRowsAndThePreviousOwner) {
   auto second = place_order("pear", 1);
   captured_log log{spdlog::level::info};
   take_over_after(crash_point::relay_after_claim);
-  ASSERT_EQ(status_of(first.event_id), storage::status::published);
+  ASSERT_EQ(status_of(first.event_id),
+            storage::row_status_text(storage::row_status::published));
 
   ASSERT_TRUE(
       log.one_line_at("info", {"relay relay-a: injected crash (after claim)"}));
@@ -189,9 +191,10 @@ TEST_F(ActorLogLinesRelay, RowRefusedUntilFailedGetsOneWarnLine) {
   broker_->poisoned_aggregates.insert(poisoned.aggregate_id);
   captured_log log{spdlog::level::info};
   spawn_relay(relay_config("relay-a"));
-  ASSERT_EQ(
-      advance_until_status(poisoned.event_id, storage::status::failed, 20),
-      storage::status::failed);
+  ASSERT_EQ(advance_until_status(
+                poisoned.event_id,
+                storage::row_status_text(storage::row_status::failed), 20),
+            storage::row_status_text(storage::row_status::failed));
 
   ASSERT_TRUE(log.one_line_at("warning", {"relay relay-a: row FAILED",
                                           "event " + poisoned.event_id,
@@ -208,7 +211,8 @@ TEST_F(ActorLogLinesRelay, RowGivenUpByAClaimGetsOneWarnLine) {
   auto order = place_order("apple", 1);
   captured_log log{spdlog::level::info};
   take_over_after(crash_point::relay_after_claim);
-  ASSERT_EQ(status_of(order.event_id), storage::status::failed);
+  ASSERT_EQ(status_of(order.event_id),
+            storage::row_status_text(storage::row_status::failed));
 
   ASSERT_TRUE(log.one_line_at("warning", {"relay relay-b: row FAILED",
                                           "event " + order.event_id,
@@ -221,9 +225,10 @@ TEST_F(ActorLogLinesRelay, RedisOutageIsLoggedWhenItBeginsAndWhenItEnds) {
   broker_->fail_publishes(6, broker::broker_errc::unavailable);
   captured_log log{spdlog::level::info};
   spawn_relay(relay_config("relay-a"));
-  ASSERT_EQ(
-      advance_until_status(order.event_id, storage::status::published, 50),
-      storage::status::published);
+  ASSERT_EQ(advance_until_status(
+                order.event_id,
+                storage::row_status_text(storage::row_status::published), 50),
+            storage::row_status_text(storage::row_status::published));
   EXPECT_EQ(broker_->publish_calls, 7);
 
   ASSERT_TRUE(log.one_line_at(

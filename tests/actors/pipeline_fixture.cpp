@@ -284,10 +284,14 @@ metrics::pipeline_snapshot pipeline_fixture::snapshot_from_stores() {
   metrics::pipeline_snapshot s;
   s.orders = count_rows("orders");
   s.outbox_rows = count_rows("outbox");
-  s.pending = count_status(storage::status::pending);
-  s.sending = count_status(storage::status::sending);
-  s.published = count_status(storage::status::published);
-  s.failed = count_status(storage::status::failed);
+  s.pending =
+      count_status(storage::row_status_text(storage::row_status::pending));
+  s.sending =
+      count_status(storage::row_status_text(storage::row_status::sending));
+  s.published =
+      count_status(storage::row_status_text(storage::row_status::published));
+  s.failed =
+      count_status(storage::row_status_text(storage::row_status::failed));
   for (const auto& [name, entries] : broker_->lists) {
     auto size = static_cast<std::int64_t>(entries.size());
     (pipeline_->names.queue_of(name) ? s.in_processing : s.queued) += size;

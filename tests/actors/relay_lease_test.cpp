@@ -40,7 +40,8 @@ TEST_F(ActorRelayLease, CrashedRelaysLeasesAreTakenOverAfterTheTtl) {
   EXPECT_EQ(metrics_->injected_crashes.load(), 1);
   EXPECT_TRUE(broker_->batches.empty());
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::sending);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::sending));
     EXPECT_EQ(owner_of(id), "relay-a");
   }
 
@@ -68,7 +69,8 @@ TEST_F(ActorRelayLease, CrashedRelaysLeasesAreTakenOverAfterTheTtl) {
   EXPECT_EQ(broker_->seqs_of(first.aggregate_id),
             (std::vector<std::int64_t>{1, 2}));
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
     EXPECT_EQ(attempts_of(id), 2) << "A's claim counts as an attempt";
   }
 }
@@ -90,12 +92,14 @@ TEST_F(ActorRelayLease, CrashAfterPublishDuplicatesAreAbsorbedByTheInbox) {
   EXPECT_EQ(broker_->published().size(), 4u);
   EXPECT_EQ(metrics_->acked.load(), 0);
   for (const auto& id : ids)
-    EXPECT_EQ(status_of(id), storage::status::sending);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::sending));
 
   spawn_relay(relay_config("relay-b"));
   advance(policy_.ttl + 200);
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
     EXPECT_EQ(broker_->times_published(id), 2u) << id;
   }
   EXPECT_EQ(metrics_->lease_takeovers.load(), 4);
@@ -144,7 +148,8 @@ TEST_F(ActorRelayLease, ABatchWhoseLeaseRanOutBeforeThePushIsDropped) {
   ASSERT_EQ(broker_->batches.size(), 1u) << "pushed on a lapsed lease";
   EXPECT_EQ(broker_->batches.front().size(), 2u);
   for (const auto& id : {first.event_id, second.event_id}) {
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
     EXPECT_EQ(attempts_of(id), 1) << "the dropped claim was refunded";
   }
 }
@@ -173,7 +178,8 @@ TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   EXPECT_EQ(b_metrics->acked.load(), 2);
   std::map<std::string, std::int64_t> published_at;
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
     EXPECT_EQ(broker_->times_published(id), 1u);
     published_at[id] = published_at_of(id);
   }
@@ -190,7 +196,8 @@ TEST_F(ActorRelayLease, ZombiesAckIsRejectedByTheFence) {
   EXPECT_EQ(a_metrics->fenced_acks_rejected.load(), 2);
   EXPECT_EQ(a_metrics->acked.load(), 0);
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
     EXPECT_EQ(published_at_of(id), published_at[id]);
   }
 }
@@ -206,7 +213,8 @@ TEST_F(ActorRelayShutdown, GracefulShutdownOfAPausedRelayReleasesItsLeases) {
   run();
   EXPECT_EQ(metrics_->paused_batches.load(), 1);
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::sending);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::sending));
     EXPECT_EQ(attempts_of(id), 1);
   }
 
@@ -217,7 +225,8 @@ TEST_F(ActorRelayShutdown, GracefulShutdownOfAPausedRelayReleasesItsLeases) {
   EXPECT_EQ(metrics_->released.load(), 2);
   EXPECT_EQ(metrics_->paused_batches.load(), 0);
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::pending);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::pending));
     EXPECT_EQ(owner_of(id), "");
     EXPECT_EQ(attempts_of(id), 0);
   }
@@ -230,7 +239,8 @@ TEST_F(ActorRelayShutdown, GracefulShutdownOfAPausedRelayReleasesItsLeases) {
   EXPECT_EQ(b_metrics->acked.load(), 2);
   EXPECT_EQ(broker_->published().size(), 2u);
   for (const auto& id : ids)
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
 }
 
 } // namespace

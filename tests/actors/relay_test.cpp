@@ -67,7 +67,9 @@ TEST_F(ActorRelay, ClaimsPublishesInSeqOrderAndAcks) {
   }
   EXPECT_EQ(seen, std::set<std::string>(ids.begin(), ids.end()));
   for (const auto& id : ids) {
-    EXPECT_EQ(status_of(id), storage::status::published) << id;
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published))
+        << id;
     EXPECT_EQ(owner_of(id), "") << id;
     EXPECT_EQ(published_at_of(id), now()) << id;
     EXPECT_EQ(attempts_of(id), 1) << id;
@@ -98,12 +100,14 @@ TEST_F(ActorRelay, IdleRelayBacksOffAndANudgeClaimsAtOnce) {
 
   auto order = place_order("apple", 1);
   run();
-  EXPECT_EQ(status_of(order.event_id), storage::status::pending)
+  EXPECT_EQ(status_of(order.event_id),
+            storage::row_status_text(storage::row_status::pending))
       << "nothing claims before the next poll";
   nudge(relay);
   run(); // no time passes
   EXPECT_EQ(metrics_->claims.load(), 8);
-  EXPECT_EQ(status_of(order.event_id), storage::status::published);
+  EXPECT_EQ(status_of(order.event_id),
+            storage::row_status_text(storage::row_status::published));
   ASSERT_EQ(broker_->published().size(), 1u);
   EXPECT_EQ(broker_->published()[0].event_id, order.event_id);
   // Work resets the backoff: polls are 10 ms apart again.
@@ -134,7 +138,9 @@ TEST_F(ActorRelay, TwoRelaysKeepEachAggregatesSeqOrder) {
   EXPECT_GT(a_metrics->acked.load(), 0);
   EXPECT_GT(b_metrics->acked.load(), 0);
   EXPECT_EQ(a_metrics->acked.load() + b_metrics->acked.load(), 15);
-  EXPECT_EQ(count_status(storage::status::published), 15);
+  EXPECT_EQ(
+      count_status(storage::row_status_text(storage::row_status::published)),
+      15);
   auto published = broker_->published();
   EXPECT_EQ(published.size(), 15u);
   for (const auto& entry : published)
@@ -157,7 +163,8 @@ TEST_F(ActorRelayBroker,
   EXPECT_EQ(metrics_->publish_errors.load(), 1);
   EXPECT_EQ(metrics_->released.load(), 2);
   for (const auto& id : {first.event_id, second.event_id}) {
-    EXPECT_EQ(status_of(id), storage::status::pending);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::pending));
     EXPECT_EQ(owner_of(id), "");
     EXPECT_EQ(attempts_of(id), 0) << "the attempt is refunded";
   }
@@ -166,7 +173,8 @@ TEST_F(ActorRelayBroker,
   EXPECT_EQ(broker_->publish_calls, 2);
   EXPECT_EQ(broker_->published().size(), 2u);
   for (const auto& id : {first.event_id, second.event_id}) {
-    EXPECT_EQ(status_of(id), storage::status::published);
+    EXPECT_EQ(status_of(id),
+              storage::row_status_text(storage::row_status::published));
     EXPECT_EQ(attempts_of(id), 1);
   }
 }
@@ -180,7 +188,8 @@ TEST_F(ActorRelayBroker,
   auto relay = spawn_relay(relay_config("relay-1"));
   run();
   EXPECT_EQ(broker_->publish_calls, 1);
-  EXPECT_EQ(status_of(poisoned.event_id), storage::status::pending);
+  EXPECT_EQ(status_of(poisoned.event_id),
+            storage::row_status_text(storage::row_status::pending));
   EXPECT_EQ(attempts_of(poisoned.event_id), 1);
   EXPECT_THAT(last_error_of(poisoned.event_id),
               testing::HasSubstr("WRONGTYPE"));
@@ -191,13 +200,16 @@ TEST_F(ActorRelayBroker,
   auto other = place_order("pear", 1);
   nudge(relay);
   run();
-  EXPECT_EQ(status_of(other.event_id), storage::status::published);
-  EXPECT_EQ(status_of(blocked.event_id), storage::status::pending);
+  EXPECT_EQ(status_of(other.event_id),
+            storage::row_status_text(storage::row_status::published));
+  EXPECT_EQ(status_of(blocked.event_id),
+            storage::row_status_text(storage::row_status::pending));
   EXPECT_EQ(attempts_of(blocked.event_id), 0);
   EXPECT_EQ(broker_->publish_calls, 2);
 
   advance(1000);
-  EXPECT_EQ(status_of(poisoned.event_id), storage::status::failed);
+  EXPECT_EQ(status_of(poisoned.event_id),
+            storage::row_status_text(storage::row_status::failed));
   EXPECT_EQ(attempts_of(poisoned.event_id), 3);
   EXPECT_EQ(metrics_->rows_failed.load(), 1);
   // The retries claim the poisoned row with its follow-up: the batch is
@@ -207,19 +219,22 @@ TEST_F(ActorRelayBroker,
   // The follow-up was held back unpublished, its attempts refunded each
   // time: only the poisoned row pays. It waits behind the FAILED row,
   // PENDING, until an operator retries that.
-  EXPECT_EQ(status_of(blocked.event_id), storage::status::pending);
+  EXPECT_EQ(status_of(blocked.event_id),
+            storage::row_status_text(storage::row_status::pending));
   auto blocked_attempts = attempts_of(blocked.event_id);
   EXPECT_EQ(blocked_attempts, 0);
 
   auto later = place_order("plum", 1);
   nudge(relay);
   run();
-  EXPECT_EQ(status_of(later.event_id), storage::status::published);
+  EXPECT_EQ(status_of(later.event_id),
+            storage::row_status_text(storage::row_status::published));
   advance(1000);
   EXPECT_EQ(broker_->publish_calls, 7);
   EXPECT_EQ(broker_->times_published(poisoned.event_id), 0u);
   EXPECT_EQ(broker_->times_published(blocked.event_id), 0u);
-  EXPECT_EQ(status_of(blocked.event_id), storage::status::pending);
+  EXPECT_EQ(status_of(blocked.event_id),
+            storage::row_status_text(storage::row_status::pending));
   EXPECT_EQ(attempts_of(blocked.event_id), blocked_attempts)
       << "never claimed again behind the FAILED row";
 }
@@ -238,13 +253,17 @@ TEST_F(ActorRelayBroker,
   run();
   // A's first row went out before the poison in the row-by-row pass: it is
   // acknowledged, not left SENDING to expire and be published again.
-  EXPECT_EQ(status_of(order.event_id), storage::status::published);
+  EXPECT_EQ(status_of(order.event_id),
+            storage::row_status_text(storage::row_status::published));
   EXPECT_EQ(owner_of(order.event_id), "");
   EXPECT_EQ(broker_->times_published(order.event_id), 1u);
-  EXPECT_EQ(status_of(other.event_id), storage::status::published);
-  EXPECT_EQ(status_of(poison.event_id), storage::status::pending);
+  EXPECT_EQ(status_of(other.event_id),
+            storage::row_status_text(storage::row_status::published));
+  EXPECT_EQ(status_of(poison.event_id),
+            storage::row_status_text(storage::row_status::pending));
   EXPECT_EQ(attempts_of(poison.event_id), 1);
-  EXPECT_EQ(status_of(behind.event_id), storage::status::pending);
+  EXPECT_EQ(status_of(behind.event_id),
+            storage::row_status_text(storage::row_status::pending));
   EXPECT_EQ(attempts_of(behind.event_id), 0);
   EXPECT_EQ(broker_->times_published(behind.event_id), 0u);
   EXPECT_EQ(broker_->seqs_of(order.aggregate_id),

@@ -98,7 +98,8 @@ TEST_F(ActorWriter, GroupCommitWaitsForTheDelayThenAnswersEachRequester) {
         << i;
     EXPECT_EQ(r.value->aggregate_id,
               storage::order_aggregate_id(r.value->order_id));
-    EXPECT_EQ(status_of(r.value->event_id), storage::status::pending);
+    EXPECT_EQ(status_of(r.value->event_id),
+              storage::row_status_text(storage::row_status::pending));
     EXPECT_EQ(created_at_of(r.value->event_id), now());
     EXPECT_FALSE(r.value->replayed);
     order_ids[r.value->order_id]++;
@@ -175,7 +176,8 @@ TEST_F(ActorWriter, AppendsInOneGroupGetConsecutiveSeqsPerAggregate) {
   for (const auto& [aggregate, r] : appends) {
     ASSERT_TRUE(r->value) << render(r->error);
     EXPECT_EQ(r->value->aggregate_id, aggregate);
-    EXPECT_EQ(status_of(r->value->event_id), storage::status::pending);
+    EXPECT_EQ(status_of(r->value->event_id),
+              storage::row_status_text(storage::row_status::pending));
     seqs[aggregate].push_back(r->value->seq);
   }
   // Seq 1 is the OrderPlaced; the follow-ups continue in request order.

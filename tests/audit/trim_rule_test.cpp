@@ -55,5 +55,5 @@ TEST(AuditTrimRule, TheRedeliveryWindowOutlastsEveryLeaseARowCanGoThrough) {
   storage::lease_policy lease;
   lease.ttl = 10'000;
   lease.max_attempts = 8;
-  EXPECT_EQ(80'000, audit::redelivery_window(lease));
+  EXPECT_EQ(80'000, lease.redelivery_window());
 }

@@ -68,6 +68,17 @@ protected:
     ASSERT_TRUE(acked.rejected.empty());
   }
 
+  /// Claims every unpublished row for `owner`, now, with a lease of
+  /// `ttl_ms`, as a relay would and leaves them SENDING.
+  void claim_all(const std::string& owner, storage::millis ttl_ms) {
+    auto db = storage::sqlite::open_and_migrate({db_path(), 1000, "NORMAL"});
+    test::outbox_tables store{*db};
+    storage::lease_policy policy;
+    policy.ttl = ttl_ms;
+    auto claimed = store.claim_batch(owner, storage::wall_clock_now(), policy);
+    ASSERT_FALSE(claimed.events.empty());
+  }
+
   /// One consumer pass: pop, apply, remove until the queue is empty.
   void consume_all() {
     broker::reliable_queue queue{conn_};

@@ -23,17 +23,6 @@ std::string this_host() {
   return host;
 }
 
-/// Claims every unpublished row for `owner` with a lease of `ttl_ms`.
-void claim_all(const std::string& db_path, const std::string& owner,
-               storage::millis ttl_ms) {
-  auto db = storage::sqlite::open_and_migrate({db_path, 1000, "NORMAL"});
-  test::outbox_tables store{*db};
-  storage::lease_policy policy;
-  policy.ttl = ttl_ms;
-  auto claimed = store.claim_batch(owner, storage::wall_clock_now(), policy);
-  ASSERT_FALSE(claimed.events.empty());
-}
-
 TEST_F(CliStatusProcesses, RowsOfADeadRelayWaitForTheirLeases) {
   place("apple", 2);
   place("pear", 1);
@@ -43,7 +32,7 @@ TEST_F(CliStatusProcesses, RowsOfADeadRelayWaitForTheirLeases) {
   auto dead_pid = gone.pid();
   ASSERT_EQ(gone.wait(10'000).exit_code, 0);
   auto owner = "relay-" + this_host() + "-" + std::to_string(dead_pid) + "-0-0";
-  claim_all(db_path(), owner, 60'000);
+  claim_all(owner, 60'000);
 
   auto r = outbox_r({"status", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -72,7 +61,7 @@ TEST_F(CliStatusProcesses, RowsOfARunningRelayWaitForItsAck) {
   place("apple", 2);
   auto owner =
       "relay-" + this_host() + "-" + std::to_string(::getpid()) + "-1-0";
-  claim_all(db_path(), owner, 60'000);
+  claim_all(owner, 60'000);
   auto out = json_of(outbox_r({"status", "--json"}));
   EXPECT_TRUE(out.at("outbox").at("leases")[0].at("process").is_null());
   auto text = outbox_r({"status"});

@@ -12,6 +12,8 @@ schema="$here/../schema.sql"
 schema_v6="$here/../schema_v6.sql"
 schema_v7="$here/../schema_v7.sql"
 schema_v8="$here/../schema_v8.sql"
+schema_v9="$here/../schema_v9.sql"
+schema_v10="$here/../schema_v10.sql"
 protocol="$here/../protocol.sql"
 pg_bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
 dir=$(mktemp -d /tmp/outbox-pgproof.XXXXXX)
@@ -116,7 +118,8 @@ fresh() {
     psql_ -d "postgresql://outbox@127.0.0.1:$port/postgres" \
     -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1"
   uri="postgresql://outbox@127.0.0.1:$port/$1"
-  psql_ -d "$uri" -1 -f "$schema" -f "$schema_v6" -f "$schema_v7" -f "$schema_v8"
+  psql_ -d "$uri" -1 -f "$schema" -f "$schema_v6" -f "$schema_v7" \
+    -f "$schema_v8" -f "$schema_v9" -f "$schema_v10"
 }
 
 # with_protocol SCRIPT: a pgbench script that prepares protocol.sql once per
