@@ -19,14 +19,8 @@
 
 namespace outbox::adapters {
 
-/// The consumer's own database and what runs there.
-struct consumer_sink {
-  sink::sink_target target;
-  /// The inbox rows' consumer column: one database may keep several
-  /// pipelines' rows.
-  std::string consumer;
-  sink::sql_effects effects;
-};
+/// Chosen and checked before the consumers start (startup/sink_preflight).
+using sink::consumer_sink;
 
 class sink_applier {
 public:

@@ -6,7 +6,7 @@
 // command against the user's ACL (the command and its keys) and its command
 // table (a renamed or unknown command) as it queues it, so the replies name
 // every refusal, and nothing is written. `outbox status` shows them and
-// `outbox run` refuses to start on them (cli/redis_preflight.hpp); a
+// `outbox run` refuses to start on them (startup/redis_preflight.hpp); a
 // refusal that comes mid-run, an ACL changed under a running pipeline, is
 // the actors' to meet (actors/refusal.hpp).
 

@@ -1,12 +1,11 @@
 #pragma once
 
-// Before a command reads or writes the pipeline's Redis keys: are they this
-// database's? The keyspace owner stamp (broker/keyspace_owner.hpp) says
-// whose they are; a command pointed at another database's keyspace names
-// that database and stops, rather than reading its queues and dedup
-// records as its own (verify would call the difference loss).
+// The keyspace check (startup/keyspace_check.hpp) for the commands that
+// read or write the pipeline's Redis keys: its verdict told after the
+// command's name, and the exit code when it stops the command.
 
 #include "config/settings.hpp"
+#include "startup/keyspace_check.hpp"
 #include "storage/database.hpp"
 
 #include <optional>
@@ -14,21 +13,10 @@
 
 namespace outbox::cli {
 
-/// What the command does with the pipeline's keys.
-enum class keyspace_use {
-  /// Reads them (status, verify, dead-letters list): checks the stamp.
-  read,
-  /// Writes them (run, trim, dead-letters replay): checks the stamp and
-  /// writes this database's when there is none.
-  write,
-};
+using startup::keyspace_use;
 
-/// Checks the stamp under broker.key_prefix against `db`'s identity. Stops
-/// the command (returns exit 2, the message printed after `command`) when
-/// the stamp names another database, or when an upgraded database's
-/// events wait under the old, unprefixed names and nothing is stamped
-/// under the prefix yet. A Redis that cannot be read is left to the
-/// command, which reports it in its own way.
+/// Tells startup::check_keyspace's verdict after `command`; returns exit 2
+/// when the stamp names another database or old keys wait unprefixed.
 std::optional<int> check_keyspace(storage::database& db,
                                   const config::settings& s,
                                   const std::string& command,
@@ -41,9 +29,8 @@ check_keyspace_if_database(const config::settings& s,
                            const std::string& command,
                            keyspace_use use = keyspace_use::read);
 
-/// For `outbox lab`, which deletes the seed's key names before it starts:
-/// stops it (exit 2) when a pipeline stamped those names as its keyspace
-/// (broker.key_prefix ""), which the lab's reset would delete.
+/// Tells startup::check_lab_keyspace's verdict after `command` (`outbox
+/// lab`); returns exit 2 when the seed's key names are a pipeline's.
 std::optional<int> check_lab_keyspace(const config::settings& s,
                                       const std::string& command);
 

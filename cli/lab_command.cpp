@@ -9,10 +9,11 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
-#include "cli/redis_preflight.hpp"
+#include "cli/startup_verdict.hpp"
 #include "lab/coordinator.hpp"
 #include "lab/plan.hpp"
 #include "pipeline/spawn_pipeline.hpp"
+#include "startup/redis_preflight.hpp"
 #include "storage/database.hpp"
 #include "storage/private_files.hpp"
 #include "storage/types.hpp"
@@ -189,7 +190,8 @@ int run_lab(const lab_options& o) {
     // partition count: it always uses its single list outbox.events and
     // leaves the count recorded for the pipeline alone.
     broker::connection conn{s.redis};
-    if (auto stop = check_redis_settings(conn, s, "outbox lab"))
+    if (auto stop =
+            tell_verdict(startup::check_redis_settings(conn, s), "outbox lab"))
       return *stop;
     if (auto stop = check_lab_keyspace(s, "outbox lab"))
       return *stop;

@@ -2,20 +2,21 @@
 
 #include "bench/workspace.hpp"
 #include "broker/connection.hpp"
-#include "cli/effects_preflight.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
 #include "cli/metrics_listen.hpp"
 #include "cli/metrics_service.hpp"
 #include "cli/notice.hpp"
 #include "cli/progress_output.hpp"
-#include "cli/redis_preflight.hpp"
 #include "cli/service_presence.hpp"
 #include "cli/signal_watch.hpp"
-#include "cli/sink_preflight.hpp"
+#include "cli/startup_verdict.hpp"
 #include "cli/stop_signals.hpp"
 #include "metrics/run_report.hpp"
 #include "pipeline/spawn_pipeline.hpp"
+#include "startup/effects_preflight.hpp"
+#include "startup/redis_preflight.hpp"
+#include "startup/sink_preflight.hpp"
 #include "storage/database.hpp"
 #include "storage/db_folder.hpp"
 
@@ -104,7 +105,7 @@ config::settings settings_for(const run_options& o) {
 }
 
 /// Writes the partition count every relay and consumer process must share
-/// (cli/redis_preflight.hpp). A writer-only process neither records nor
+/// (startup/redis_preflight.hpp). A writer-only process neither records nor
 /// compares one: the relays choose the lists, so its broker.partitions is
 /// never used, and a stale one in its config must neither block the writer
 /// nor fix the count for the relays. Returns the exit code when the run
@@ -114,7 +115,7 @@ std::optional<int> agree_on_partitions(broker::connection& conn,
                                        const std::string& who) {
   if (s.run.relays == 0 && s.run.consumers == 0)
     return std::nullopt;
-  return check_partitions(conn, s, who);
+  return tell_verdict(startup::check_partitions(conn, s), who);
 }
 
 /// The exit code of a report: a violation wins over an interruption.
@@ -152,15 +153,17 @@ int run_in_process(const run_options& options) {
   broker::connection redis{s.redis};
   redis.ensure_connected();
   // Read-only, before anything is created: a refused Redis leaves nothing.
-  if (auto stop = check_redis_settings(redis, s, who))
+  if (auto stop = tell_verdict(startup::check_redis_settings(redis, s), who))
     return *stop;
-  if (auto stop = check_commands(redis, s, who))
+  if (auto stop = tell_verdict(startup::check_commands(redis, s), who))
     return *stop;
   broker::inbox_options inbox;
-  if (auto stop = consumer_inbox_options(redis, s, who, inbox))
+  if (auto stop =
+          tell_verdict(startup::consumer_inbox_options(redis, s, inbox), who))
     return *stop;
   std::optional<adapters::consumer_sink> sink;
-  if (auto stop = consumer_sink_settings(s, who, inbox, sink))
+  if (auto stop =
+          tell_verdict(startup::consumer_sink_settings(s, inbox, sink), who))
     return *stop;
   // Create or migrate once, before several connections race to switch the
   // file to WAL.

@@ -194,7 +194,7 @@ std::vector<field> make_fields() {
 
       text<&S::consumer, &consumer_settings::unknown_types>(
           "consumer", "unknown_types", {"record", "dead-letter"}),
-      // Read and checked where it is used (cli/effects_preflight.hpp).
+      // Read and checked where it is used (startup/effects_preflight.hpp).
       optional(text<&S::consumer, &consumer_settings::effects_lua>(
           "consumer", "effects_lua")),
       optional(

@@ -33,6 +33,16 @@ struct sink_target {
   std::string display_name() const;
 };
 
+/// A consumer's own database and what runs there (consumer.sink,
+/// consumer.effects_sql).
+struct consumer_sink {
+  sink_target target;
+  /// The inbox rows' consumer column: one database may keep several
+  /// pipelines' rows.
+  std::string consumer;
+  sql_effects effects;
+};
+
 /// An event as its effect reads it: the queue entry's fields.
 struct sink_event {
   std::string event_id;

@@ -118,7 +118,7 @@ CREATE TRIGGER IF NOT EXISTS outbox_seq_after_head BEFORE INSERT ON outbox
 /// says so instead of reporting their differences as loss. first_schema is
 /// the user_version the database had when it got its id: 0 for one created
 /// by this version, 1..4 for one upgraded, whose events may still sit
-/// under the key names older versions used (cli/keyspace_check.cpp).
+/// under the key names older versions used (startup/keyspace_check.cpp).
 constexpr const char* schema_v5 = R"sql(
 CREATE TABLE IF NOT EXISTS database_identity (
   singleton INTEGER PRIMARY KEY CHECK (singleton = 1),

@@ -1,15 +1,13 @@
-#include "cli/redis_preflight.hpp"
+#include "startup/redis_preflight.hpp"
 
 #include "broker/command_access.hpp"
 #include "broker/connection.hpp"
 #include "broker/partitions_record.hpp"
-#include "cli/exit_codes.hpp"
-#include "cli/notice.hpp"
 #include "text/terminal_text.hpp"
 
 #include <sstream>
 
-namespace outbox::cli {
+namespace outbox::startup {
 
 namespace {
 
@@ -33,70 +31,62 @@ std::string eviction_risk(const std::string& policy) {
 
 } // namespace
 
-redis_verdict judge_redis(const broker::redis_settings& seen,
-                          bool allow_evicting, int min_replica_acks) {
-  redis_verdict verdict;
+verdict judge_redis(const broker::redis_settings& seen, bool allow_evicting,
+                    int min_replica_acks) {
+  verdict judged;
   if (!seen.config_error.empty())
-    verdict.warnings.push_back(
+    judged.warn(
         "cannot read Redis's settings (CONFIG GET: " + seen.config_error +
         "); not checked: maxmemory-policy must be noeviction and AOF "
         "(appendonly yes) should be on, or Redis itself can lose events");
   if (seen.may_evict()) {
     auto risk = eviction_risk(*seen.maxmemory_policy);
     if (allow_evicting)
-      verdict.warnings.push_back("Redis " + risk +
-                                 "; starting anyway (--allow-evicting-redis)");
+      judged.warn("Redis " + risk +
+                  "; starting anyway (--allow-evicting-redis)");
     else
-      verdict.refusal = "refusing to start: Redis " + risk +
+      judged.refuse(outcome::refused_failure,
+                    "refusing to start: Redis " + risk +
                         ". Fix: " + eviction_fix +
                         "; or accept the risk with --allow-evicting-redis "
-                        "(redis.allow_evicting)";
+                        "(redis.allow_evicting)");
   }
   if (seen.persists_nothing())
-    verdict.warnings.push_back(
+    judged.warn(
         "Redis has no persistence (appendonly no, save \"\"): a Redis restart "
         "loses every queued event and every dedup record (redeliveries are "
         "then applied twice). Fix: CONFIG SET appendonly yes");
   // Negative: this process pushes nothing (no relays), nothing to warn of.
   if (min_replica_acks < 0)
-    return verdict;
+    return judged;
   auto replicas = seen.replicas.value_or(0);
   if (replicas > 0 && min_replica_acks == 0)
-    verdict.warnings.push_back(
+    judged.warn(
         "Redis has " + std::to_string(replicas) + " replica" +
         (replicas == 1 ? "" : "s") +
         " and redis.min_replica_acks is 0: a push the master acknowledged "
         "but had not copied yet is lost if it fails over before it does "
         "(replication is asynchronous). Fix: redis.min_replica_acks 1");
   if (seen.replicas && static_cast<std::size_t>(min_replica_acks) > replicas)
-    verdict.warnings.push_back(
-        "redis.min_replica_acks is " + std::to_string(min_replica_acks) +
-        " but Redis has " + std::to_string(replicas) +
-        " replicas connected: the relays wait until that many are");
-  return verdict;
+    judged.warn("redis.min_replica_acks is " +
+                std::to_string(min_replica_acks) + " but Redis has " +
+                std::to_string(replicas) +
+                " replicas connected: the relays wait until that many are");
+  return judged;
 }
 
-std::optional<int> check_redis_settings(broker::connection& conn,
-                                        const config::settings& s,
-                                        const std::string& command) {
-  auto verdict =
-      judge_redis(broker::read_redis_settings(conn), s.allow_evicting_redis,
-                  s.run.relays > 0 ? s.redis.min_replica_acks : -1);
-  for (const auto& line : verdict.warnings)
-    warning(command, line);
-  if (verdict.refusal.empty())
-    return std::nullopt;
-  notice(command, verdict.refusal, "error");
-  return exit_failure;
+verdict check_redis_settings(broker::connection& conn,
+                             const config::settings& s) {
+  return judge_redis(broker::read_redis_settings(conn), s.allow_evicting_redis,
+                     s.run.relays > 0 ? s.redis.min_replica_acks : -1);
 }
 
-std::optional<int> check_commands(broker::connection& conn,
-                                  const config::settings& s,
-                                  const std::string& command) {
+verdict check_commands(broker::connection& conn, const config::settings& s) {
+  verdict judged;
   auto refused = broker::refused_commands(conn, s.broker, s.run.relays > 0,
                                           s.run.consumers > 0);
   if (refused.empty())
-    return std::nullopt;
+    return judged;
   const auto& o = s.redis;
   auto user = o.username.empty() ? std::string{"default"} : o.username;
   std::ostringstream said;
@@ -105,24 +95,23 @@ std::optional<int> check_commands(broker::connection& conn,
        << "\" commands this run needs (not an outage: fix the ACL or the "
           "proxy): "
        << text::escaped(broker::describe(refused, 5));
-  notice(command, said.str(), "error");
-  return exit_usage;
+  judged.refuse(outcome::refused_usage, said.str());
+  return judged;
 }
 
-std::optional<int> check_partitions(broker::connection& conn,
-                                    const config::settings& s,
-                                    const std::string& command) {
+verdict check_partitions(broker::connection& conn, const config::settings& s) {
+  verdict judged;
   auto agreement = broker::agree_on_partitions(conn, s.broker);
   auto ours = agreement.ours;
   if (!agreement.recorded) {
     std::ostringstream said;
     said << "cannot record broker.partitions (" << ours
          << ") in Redis now: " << text::escaped(agreement.unrecorded);
-    warning(command, said.str());
-    return std::nullopt;
+    judged.warn(said.str());
+    return judged;
   }
   if (agreement.agreed())
-    return std::nullopt;
+    return judged;
   auto recorded = *agreement.recorded;
   const auto key = s.broker.partitions_record();
   std::ostringstream said;
@@ -135,8 +124,8 @@ std::optional<int> check_partitions(broker::connection& conn,
           "drain the queues with the old count (outbox status shows "
           "QUEUED and PROCESSING at 0), stop every process, DEL "
        << key << ", then start them with the new count";
-  notice(command, said.str(), "error");
-  return exit_usage;
+  judged.refuse(outcome::refused_usage, said.str());
+  return judged;
 }
 
-} // namespace outbox::cli
+} // namespace outbox::startup

@@ -1,4 +1,4 @@
-#include "cli/effects_preflight.hpp"
+#include "startup/effects_preflight.hpp"
 
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
@@ -6,12 +6,8 @@
 #include "broker/key_scan.hpp"
 #include "broker/lua_effects.hpp"
 #include "broker/older_reservation.hpp"
-#include "cli/exit_codes.hpp"
-#include "cli/notice.hpp"
 
-#include <spdlog/spdlog.h>
-
-namespace outbox::cli {
+namespace outbox::startup {
 
 namespace {
 
@@ -19,8 +15,7 @@ namespace {
 /// effects' prefix: merged as this consumer starts. A merge Redis refuses
 /// is said and left to `outbox verify` to name.
 void merge_older_reservation(broker::connection& conn,
-                             const config::settings& s,
-                             const std::string& who) {
+                             const config::settings& s, verdict& judged) {
   // Adding is all a merge does: one that cannot be made now (Redis is a
   // replica for the moment, or refuses) is as good made by a later start.
   try {
@@ -28,18 +23,19 @@ void merge_older_reservation(broker::connection& conn,
       return;
     auto merged = broker::merge_older_reservation(conn, s.broker);
     if (merged > 0)
-      spdlog::info("{}: merged {} skus of {} (an older outbox's reservation) "
-                   "into {}",
-                   who, merged, broker::older_reservation(s.broker),
-                   s.broker.reserved);
+      judged.inform("merged " + std::to_string(merged) + " skus of " +
+                    broker::older_reservation(s.broker) +
+                    " (an older outbox's reservation) into " +
+                    s.broker.reserved);
   } catch (const broker::broker_error& e) {
     // Redis unavailable is said by whatever waits for it next.
     if (e.code() == broker::broker_errc::unavailable)
-      spdlog::debug("{}: older reservation not merged now: {}", who, e.what());
+      judged.debug(std::string{"older reservation not merged now: "} +
+                   e.what());
     else
-      warning(who, std::string{"cannot merge an older outbox's reservation "
-                               "now (a later start will): "} +
-                       e.what());
+      judged.warn(std::string{"cannot merge an older outbox's reservation "
+                              "now (a later start will): "} +
+                  e.what());
   }
 }
 
@@ -48,8 +44,9 @@ void merge_older_reservation(broker::connection& conn,
 /// OrderPlaced (as every file, and "", of the versions that kept the
 /// reservation apart) are said, not found later.
 void warn_if_reservation_ends(broker::connection& conn,
-                              const config::settings& s, const std::string& who,
-                              const std::vector<std::string>& types) {
+                              const config::settings& s,
+                              const std::vector<std::string>& types,
+                              verdict& judged) {
   for (const auto& type : types)
     if (type == "OrderPlaced")
       return;
@@ -62,33 +59,33 @@ void warn_if_reservation_ends(broker::connection& conn,
   auto keep = path.empty() ? std::string{"builtin:orders keeps it"}
                            : "copy effects/orders.lua's function into " + path +
                                  " to keep it";
-  warning(who, "consumer.effects_lua " + named +
-                   " gives OrderPlaced no effect, so the reservation in " +
-                   s.broker.reserved + " stops growing; " + keep);
+  judged.warn("consumer.effects_lua " + named +
+              " gives OrderPlaced no effect, so the reservation in " +
+              s.broker.reserved + " stops growing; " + keep);
 }
 
 } // namespace
 
-std::optional<int> consumer_inbox_options(broker::connection& conn,
-                                          const config::settings& s,
-                                          const std::string& who,
-                                          broker::inbox_options& out) {
+verdict consumer_inbox_options(broker::connection& conn,
+                               const config::settings& s,
+                               broker::inbox_options& out) {
+  verdict judged;
   out = broker::inbox_options{};
   out.unknown = broker::parse_unknown_types(s.consumer.unknown_types);
   const auto& path = s.consumer.effects_lua;
   if (s.run.consumers == 0)
-    return std::nullopt;
-  merge_older_reservation(conn, s, who);
+    return judged;
+  merge_older_reservation(conn, s, judged);
   if (path == broker::builtin_effects_name) {
-    spdlog::info("{}: effects of OrderPlaced from {} (effects/orders.lua), "
-                 "keys under {}",
-                 who, path, s.key_prefix + "effects:");
-    return std::nullopt;
+    judged.inform("effects of OrderPlaced from " + path +
+                  " (effects/orders.lua), keys under " + s.key_prefix +
+                  "effects:");
+    return judged;
   }
   if (path.empty()) {
     out.effects = "";
-    warn_if_reservation_ends(conn, s, who, {});
-    return std::nullopt;
+    warn_if_reservation_ends(conn, s, {}, judged);
+    return judged;
   }
   try {
     out.effects = broker::read_effects_file(path);
@@ -96,18 +93,18 @@ std::optional<int> consumer_inbox_options(broker::connection& conn,
     out.effects_prefix = s.key_prefix + "effects:";
     auto types = broker::check_effects(conn, *out.effects, path);
     out.known_types.insert(out.known_types.end(), types.begin(), types.end());
-    warn_if_reservation_ends(conn, s, who, types);
+    warn_if_reservation_ends(conn, s, types, judged);
     std::string named;
     for (const auto& type : types)
       named += (named.empty() ? "" : ", ") + type;
-    spdlog::info("{}: effects of {} from {}, keys under {}", who,
-                 named.empty() ? "no event type" : named, path,
-                 out.effects_prefix);
-    return std::nullopt;
+    judged.inform("effects of " +
+                  (named.empty() ? std::string{"no event type"} : named) +
+                  " from " + path + ", keys under " + out.effects_prefix);
   } catch (const broker::effects_error& e) {
-    notice(who, std::string{"consumer.effects_lua: "} + e.what(), "error");
-    return exit_usage;
+    judged.refuse(outcome::refused_usage,
+                  std::string{"consumer.effects_lua: "} + e.what());
   }
+  return judged;
 }
 
-} // namespace outbox::cli
+} // namespace outbox::startup
