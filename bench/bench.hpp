@@ -21,9 +21,10 @@ struct bench_options {
   bool quick = false;
   /// Overrides the scale quick or full picks (tests run a tiny one).
   std::optional<bench_scale> scale;
-  /// The outbox program: on PostgreSQL the relay stage runs relays as
-  /// processes of it (`outbox run`), as several hosts would; the soak runs
-  /// its relay and consumer processes.
+  /// The outbox-bench program: on PostgreSQL the relay stage runs relays
+  /// as processes of it (pipeline_process_command: `outbox run`'s
+  /// pipeline), as several hosts would; the soak runs its relay and
+  /// consumer processes.
   std::string program;
   /// When above 0, a soak run: only the soak stage, over this many events.
   std::int64_t soak_events = 0;

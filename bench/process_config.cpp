@@ -40,6 +40,22 @@ std::string write_process_config(stage_context& ctx, const config::settings& s,
   return path;
 }
 
+std::vector<std::string> pipeline_process_args(const std::string& config,
+                                               const std::string& relays,
+                                               const std::string& consumers) {
+  return {pipeline_process_command,
+          "--config",
+          config,
+          "--relays",
+          relays,
+          "--consumers",
+          consumers,
+          "--orders",
+          "0",
+          "--log-level",
+          "warn"};
+}
+
 std::int64_t queued_entries(broker::connection& conn,
                             const broker::keys& names) {
   std::vector<std::string> lists;

@@ -56,9 +56,8 @@ figures run_relays(stage_context& ctx, const config::settings& s, int count,
   gate.exec("bench", "LOCK TABLE outbox IN SHARE MODE");
   std::vector<std::vector<std::string>> args(
       static_cast<std::size_t>(count),
-      {"run", "--config", write_process_config(ctx, s, "relays.json"),
-       "--relays", "1", "--consumers", "0", "--orders", "0", "--log-level",
-       "warn", "--bench-keyspace"});
+      pipeline_process_args(write_process_config(ctx, s, "relays.json"), "1",
+                            "0"));
   relays = std::make_unique<process_group>(ctx.program, args,
                                            ctx.space.folder(), "relay");
   auto check = [&] {

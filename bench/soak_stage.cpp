@@ -143,10 +143,7 @@ void measure_soak(stage_context& ctx) {
   fill_outbox(s.db, events, events / 2, "PENDING", "soak");
   auto config = write_process_config(ctx, s, "soak.json");
   auto run_args = [&](const char* relays, const char* consumers) {
-    return std::vector<std::string>{
-        "run",  "--config",    config,    "--relays",
-        relays, "--consumers", consumers, "--orders",
-        "0",    "--log-level", "warn",    "--bench-keyspace"};
+    return pipeline_process_args(config, relays, consumers);
   };
   broker::connection conn{s.redis};
 

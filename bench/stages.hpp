@@ -24,7 +24,7 @@ struct stage_context {
   results& out;
   caf::actor_system& system;
   std::function<void(const std::string&)> progress;
-  /// The outbox program, for stages that start processes of it.
+  /// The outbox-bench program, for stages that start processes of it.
   std::string program;
 };
 

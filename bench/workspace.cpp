@@ -27,7 +27,7 @@ broker::keys bench_keys(broker::keys names) {
 
 workspace::workspace(const std::string& parent, config::settings base)
     : base_(std::move(base)) {
-  // Processes the bench starts (`outbox run --bench-keyspace`) read a
+  // Processes the bench starts (pipeline_process_command) read a
   // config file with the user's names, unprefixed, and put "bench." before
   // every one themselves, their keyspace stamp's too.
   process_base_ = base_;

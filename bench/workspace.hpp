@@ -29,9 +29,10 @@ public:
   config::settings fresh(const std::string& name,
                          const std::string& synchronous = "FULL");
 
-  /// `s` (from fresh) as a config file for an `outbox` process gives it:
-  /// the user's key names and prefix, to which `outbox run
-  /// --bench-keyspace` adds "bench." (bench_keys), its keyspace stamp too.
+  /// `s` (from fresh) as a config file for a pipeline process gives it:
+  /// the user's key names and prefix, to which the process (outbox-bench's
+  /// pipeline_process_command) adds "bench." (bench_keys), its keyspace
+  /// stamp too.
   config::settings for_processes(const config::settings& s) const;
 
   /// True when the bench measures PostgreSQL.

@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include "broker/broker_error.hpp"
+#include "cli/bench_forward.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/flag_defaults.hpp"
@@ -19,6 +20,7 @@
 
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 namespace outbox::cli {
 
@@ -35,9 +37,37 @@ int exit_code_for(storage::store_errc code) {
   }
 }
 
+/// outbox's commands, in the order its help lists them.
+void add_outbox_commands(CLI::App& app, command_action& action) {
+  add_init_command(app, action);
+  add_place_order_command(app, action);
+  add_append_command(app, action);
+  add_status_command(app, action);
+  add_verify_command(app, action);
+  add_retry_command(app, action);
+  add_run_command(app, action);
+  add_role_commands(app, action);
+  add_lab_command(app, action);
+  add_bench_listing(app);
+  add_failed_command(app, action);
+  add_purge_command(app, action);
+  add_trim_command(app, action);
+  add_dead_letters_command(app, action);
+  add_help_command(app, action);
+  add_version_command(app, action);
+  add_inbox_script_command(app, action);
+}
+
 } // namespace
 
 int run_app(int argc, char** argv) {
+  // outbox-bench runs it, with these very arguments (bench_forward.hpp).
+  if (argc > 1 && std::string_view{argv[1]} == "bench")
+    return forward_to_bench({argv + 1, argv + argc});
+  return run_commands(argc, argv, add_outbox_commands);
+}
+
+int run_commands(int argc, char** argv, add_commands_fn add_commands) {
   // Logs go to stderr: stdout carries the commands' JSON. Their messages
   // carry text from the stores, escaped on the way.
   spdlog::set_default_logger(std::make_shared<spdlog::logger>(
@@ -56,23 +86,7 @@ int run_app(int argc, char** argv) {
   app.set_version_flag("--version", std::string{"outbox "} + outbox_version(),
                        "print the version and exit");
   command_action action;
-  add_init_command(app, action);
-  add_place_order_command(app, action);
-  add_append_command(app, action);
-  add_status_command(app, action);
-  add_verify_command(app, action);
-  add_retry_command(app, action);
-  add_run_command(app, action);
-  add_role_commands(app, action);
-  add_lab_command(app, action);
-  add_bench_command(app, action);
-  add_failed_command(app, action);
-  add_purge_command(app, action);
-  add_trim_command(app, action);
-  add_dead_letters_command(app, action);
-  add_help_command(app, action);
-  add_version_command(app, action);
-  add_inbox_script_command(app, action);
+  add_commands(app, action);
   show_config_defaults(app);
 
   // CLI11 reports an unknown command as "a subcommand is required": name it.

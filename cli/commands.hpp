@@ -23,7 +23,6 @@ void add_run_command(CLI::App& app, command_action& action);
 /// `relay`, `consume` and `write` (role_commands.cpp).
 void add_role_commands(CLI::App& app, command_action& action);
 void add_lab_command(CLI::App& app, command_action& action);
-void add_bench_command(CLI::App& app, command_action& action);
 void add_failed_command(CLI::App& app, command_action& action);
 void add_purge_command(CLI::App& app, command_action& action);
 void add_trim_command(CLI::App& app, command_action& action);

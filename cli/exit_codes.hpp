@@ -24,6 +24,10 @@ enum exit_code : int {
   /// (storage::store_errc::outcome_unknown). Running the same command with
   /// the same request id again is safe and tells which.
   exit_outcome_unknown = 5,
+  /// `outbox bench` could not run outbox-bench, looked for next to the
+  /// running outbox (127: what a shell answers for a command it cannot
+  /// find).
+  exit_no_bench_program = 127,
   /// A bounded `outbox run` stopped by SIGINT (128 + 2) before it drained,
   /// every invariant holding: it says what it left undone.
   exit_interrupted = 130,

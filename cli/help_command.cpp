@@ -1,3 +1,4 @@
+#include "cli/bench_forward.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/version.hpp"
@@ -33,6 +34,9 @@ int help(const CLI::App& app, const std::vector<std::string>& path) {
     command = next;
     name += " " + word;
   }
+  // Its flags are outbox-bench's: it tells them.
+  if (path == std::vector<std::string>{"bench"})
+    return forward_to_bench({"bench", "--help"});
   // The formatter, not App::help(), which would show the help of the
   // command being run (this one).
   std::cout << command->get_formatter()->make_help(command, name,

@@ -41,8 +41,6 @@ void add_flags(CLI::App& command, run_options& o) {
                      "processing lists it recovers, 0 = never "
                      "(crash.recovery_pause_ms)");
   add_service_flags(command, o);
-  // Hidden: for the relay processes of `outbox bench` on PostgreSQL.
-  command.add_flag("--bench-keyspace", o.bench_keyspace)->group("");
 }
 
 } // namespace

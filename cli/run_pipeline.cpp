@@ -1,6 +1,5 @@
 #include "cli/run_pipeline.hpp"
 
-#include "bench/workspace.hpp"
 #include "broker/connection.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/keyspace_check.hpp"
@@ -23,7 +22,6 @@
 #include <caf/all.hpp>
 
 #include <signal.h>
-#include <sys/prctl.h>
 
 #include <iostream>
 #include <memory>
@@ -75,7 +73,8 @@ void apply_role(pipeline_role role, config::settings& s) {
   }
 }
 
-config::settings settings_for(const run_options& o) {
+config::settings settings_for(const run_options& o,
+                              const settings_adjustment& adjust) {
   auto s = resolve_settings(o.common);
   override_with(s.run.relays, o.relays);
   override_with(s.run.consumers, o.consumers);
@@ -95,12 +94,8 @@ config::settings settings_for(const run_options& o) {
     s.allow_evicting_redis = true;
   apply_role(o.role, s);
   config::validate(s);
-  if (o.bench_keyspace) {
-    // After validation, which refuses these names to every pipeline:
-    // "bench." before every name and before the keyspace stamp.
-    s.broker = bench::bench_keys(s.broker);
-    s.key_prefix = "bench." + s.key_prefix;
-  }
+  if (adjust)
+    adjust(s);
   return s;
 }
 
@@ -135,19 +130,15 @@ int exit_code_of(const std::string& who, const std::string& report,
   return stop_signal == SIGTERM ? exit_terminated : exit_interrupted;
 }
 
-int run_in_process(const run_options& options) {
+int run_in_process(const run_options& options,
+                   const settings_adjustment& adjust) {
   // Blocked first, in this thread and so in every thread started later;
   // signal_watch takes them, so a stop is always graceful.
   sigset_t stop = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   apply_log_level(options.common.log_level);
   const std::string who = std::string{"outbox "} + role_name(options.role);
-  if (options.bench_keyspace) {
-    // A relay process of `outbox bench`: it ends with the bench (SIGTERM,
-    // a graceful stop), also when the bench is killed.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  }
-  auto s = settings_for(options);
+  auto s = settings_for(options, adjust);
   auto listen = resolve_metrics_listen(options.metrics_listen,
                                        options.metrics_port, s.metrics_listen);
   broker::connection redis{s.redis};
@@ -267,7 +258,12 @@ const char* role_name(pipeline_role role) {
 }
 
 int run_pipeline(const run_options& options) {
-  return run_in_process(options);
+  return run_in_process(options, {});
+}
+
+int run_pipeline_with(const run_options& options,
+                      const settings_adjustment& adjust) {
+  return run_in_process(options, adjust);
 }
 
 } // namespace outbox::cli

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -54,9 +55,12 @@ struct run_options {
   bool until_drained = false;
   bool json = false;
   bool allow_evicting_redis = false;
-  /// Hidden: a relay process `outbox bench` started, on the bench's keys.
-  bool bench_keyspace = false;
 };
+
+/// Changes the settings once they are validated, before anything starts:
+/// for a program that runs this pipeline on settings of its own making
+/// (outbox-bench's processes, on the bench's keys).
+using settings_adjustment = std::function<void(config::settings&)>;
 
 /// Starts the pipeline `options` describe, runs it until it drains (a
 /// bounded run, and `write`) or a stop signal, prints the report and
@@ -64,5 +68,9 @@ struct run_options {
 /// exits 0 unless this process itself failed: the store-wide audit
 /// belongs to `outbox verify` and to bounded runs.
 int run_pipeline(const run_options& options);
+
+/// The same, on the validated settings changed by `adjust` first.
+int run_pipeline_with(const run_options& options,
+                      const settings_adjustment& adjust);
 
 } // namespace outbox::cli

@@ -48,7 +48,8 @@ protected:
   }
 
   /// Processes whose command line names the test's folder: the bench's
-  /// relay processes (their --config is in its scratch folder).
+  /// relay processes (outbox-bench's hidden pipeline-process command, their
+  /// --config in its scratch folder).
   int processes_in_folder() const {
     int found = 0;
     std::error_code ignored;
@@ -56,7 +57,8 @@ protected:
          std::filesystem::directory_iterator{"/proc", ignored}) {
       std::ifstream in{entry.path() / "cmdline"};
       std::string cmdline{std::istreambuf_iterator<char>{in}, {}};
-      if (cmdline.find("--bench-keyspace") != std::string::npos &&
+      if (cmdline.find(std::string{"pipeline-process"} + '\0') !=
+              std::string::npos &&
           cmdline.find(dir_.path().string()) != std::string::npos)
         ++found;
     }

@@ -1,9 +1,10 @@
 #include "bench/bench.hpp"
+#include "bench/cli/bench_commands.hpp"
 #include "bench/interrupt_cleanup.hpp"
 #include "bench/results.hpp"
 #include "bench/targets.hpp"
+#include "cli/bench_forward.hpp"
 #include "cli/command_registration.hpp"
-#include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/stop_signals.hpp"
@@ -171,8 +172,8 @@ int bench(const bench_command_options& options) {
   o.targets = *targets;
   o.stages = options.stages;
   o.soak_events = options.soak.value_or(0);
-  // The running program itself, even if its file was replaced since: the
-  // stages that run processes of it.
+  // The running program itself, outbox-bench, even if its file was
+  // replaced since: the stages that run pipeline processes of it.
   o.program = "/proc/self/exe";
   if (options.tiny)
     o.scale = bench::bench_scale::tiny();
@@ -244,12 +245,7 @@ void add_flags(CLI::App& command, bench_command_options& options) {
 
 void add_bench_command(CLI::App& app, command_action& action) {
   add_command<bench_command_options>(
-      app, action,
-      {"bench",
-       "Measure the pipeline against ceilings measured in the same run (own "
-       "scratch database next to --db, or on its PostgreSQL server; own "
-       "Redis keys)",
-       bench, add_flags});
+      app, action, {"bench", bench_description, bench, add_flags});
 }
 
 } // namespace outbox::cli
