@@ -12,7 +12,8 @@ namespace {
 
 bool is_time_column(const std::string& column) {
   static const std::set<std::string> times{"created_at", "available_at",
-                                           "lease_until", "published_at"};
+                                           "lease_until", "published_at",
+                                           "claimed_at"};
   return times.count(column) > 0;
 }
 
