@@ -84,37 +84,29 @@ std::shared_ptr<reply<actors::order_receipt>>
 pipeline_fixture::place_via(const caf::actor& writer,
                             const std::string& request_id,
                             const std::string& sku, std::int64_t qty) {
-  auto [requester, out] = ask<actors::order_receipt>(
-      sys_, writer, actors::place_atom_v, request_id, sku, qty);
-  track(requester);
-  return out;
+  return tracked(ask<actors::order_receipt>(sys_, writer, actors::place_atom_v,
+                                            request_id, sku, qty));
 }
 
 std::shared_ptr<reply<actors::event_receipt>> pipeline_fixture::append_via(
     const caf::actor& writer, const std::string& aggregate_id,
     const std::string& event_type, const std::string& payload) {
-  auto [requester, out] = ask<actors::event_receipt>(
-      sys_, writer, actors::append_atom_v, aggregate_id, event_type, payload);
-  track(requester);
-  return out;
+  return tracked(ask<actors::event_receipt>(sys_, writer, actors::append_atom_v,
+                                            aggregate_id, event_type, payload));
 }
 
 std::shared_ptr<reply<std::vector<actors::order_outcome>>>
 pipeline_fixture::place_batch_via(const caf::actor& writer,
                                   std::vector<actors::order_ticket> tickets) {
-  auto [requester, out] = ask<std::vector<actors::order_outcome>>(
-      sys_, writer, actors::place_batch_atom_v, std::move(tickets));
-  track(requester);
-  return out;
+  return tracked(ask<std::vector<actors::order_outcome>>(
+      sys_, writer, actors::place_batch_atom_v, std::move(tickets)));
 }
 
 std::shared_ptr<reply<std::vector<actors::event_outcome>>>
 pipeline_fixture::append_batch_via(const caf::actor& writer,
                                    std::vector<actors::event_ticket> tickets) {
-  auto [requester, out] = ask<std::vector<actors::event_outcome>>(
-      sys_, writer, actors::append_batch_atom_v, std::move(tickets));
-  track(requester);
-  return out;
+  return tracked(ask<std::vector<actors::event_outcome>>(
+      sys_, writer, actors::append_batch_atom_v, std::move(tickets)));
 }
 
 std::pair<caf::actor, std::shared_ptr<int>>
@@ -236,10 +228,7 @@ pipeline_fixture::coordinator_of(const caf::actor& coordinator) {
 
 std::shared_ptr<reply<std::string>>
 pipeline_fixture::request_report(const caf::actor& coordinator) {
-  auto [requester, out] =
-      ask<std::string>(sys_, coordinator, actors::run_atom_v);
-  track(requester);
-  return out;
+  return tracked(ask<std::string>(sys_, coordinator, actors::run_atom_v));
 }
 
 pipeline_fixture::started_run

@@ -58,6 +58,15 @@ protected:
   /// sys_.render(error), which crashes on an empty error: "(no error)".
   std::string render(const caf::error& error);
 
+  /// The reply of a requester actor, which is tracked like every actor a
+  /// test spawns.
+  template <class T>
+  std::shared_ptr<reply<T>>
+  tracked(std::pair<caf::actor, std::shared_ptr<reply<T>>> requester) {
+    track(requester.first);
+    return requester.second;
+  }
+
   // -- writer --
 
   actors::writer_setup writer_config(int commit_batch, int commit_delay_ms);

@@ -1,8 +1,4 @@
-#include "actors/writer.hpp"
-
-#include "storage/order_store.hpp"
-#include "storage/types.hpp"
-#include "tests/actors/pipeline_fixture.hpp"
+#include "tests/actors/writer_fixture.hpp"
 
 #include <gmock/gmock.h>
 
@@ -14,59 +10,12 @@
 // The writer's group commit: requests gathered in one instant commit in one
 // transaction when the delay runs out or the group is full; each requester
 // gets its own answer, errors included; relays are nudged per commit.
+// Its idempotency and batches have files of their own.
 
-using namespace outbox;
-using outbox::test::has_code;
-using outbox::test::pipeline_fixture;
-using outbox::test::reply;
-
+namespace outbox::test {
 namespace {
 
-using order_reply = std::shared_ptr<reply<actors::order_receipt>>;
-
-struct order_ask {
-  std::string sku;
-  std::int64_t qty;
-};
-
-/// An order row as order_row() returns it.
-std::pair<std::string, std::int64_t> row(const std::string& sku,
-                                         std::int64_t qty) {
-  return {sku, qty};
-}
-
-const std::vector<order_ask> five_orders{
-    {"apple", 1}, {"pear", 2}, {"plum", 3}, {"fig", 4}, {"kiwi", 5}};
-
-class writer_fixture : public pipeline_fixture {
-protected:
-  /// A writer that has started and waits for requests.
-  caf::actor started_writer(int commit_batch = 100, int commit_delay_ms = 5) {
-    auto writer = spawn_writer(writer_config(commit_batch, commit_delay_ms));
-    run();
-    return writer;
-  }
-
-  /// Sends the first `count` of five_orders to `writer`, without a key.
-  std::vector<order_reply> place_first(const caf::actor& writer,
-                                       std::size_t count) {
-    std::vector<order_reply> replies;
-    for (std::size_t i = 0; i < count; ++i)
-      replies.push_back(
-          place_via(writer, "", five_orders[i].sku, five_orders[i].qty));
-    return replies;
-  }
-
-  /// Lets the writer take the requests sent and waits out its 5 ms group
-  /// delay, so that the group commits.
-  void commit_group() {
-    run();
-    advance(5, 1);
-  }
-};
-
 using ActorWriter = writer_fixture;
-using ActorWriterIdempotency = writer_fixture;
 using ActorWriterNudge = writer_fixture;
 
 TEST_F(ActorWriter, GroupCommitWaitsForTheDelayThenAnswersEachRequester) {
@@ -187,106 +136,6 @@ TEST_F(ActorWriter, AppendsInOneGroupGetConsecutiveSeqsPerAggregate) {
             R"({"step":"OrderDelivered"})");
 }
 
-TEST_F(ActorWriterIdempotency, ConflictReachesOnlyItsRequester) {
-  auto writer = started_writer();
-  auto a = place_via(writer, "r-1", "apple", 1);
-  commit_group();
-  ASSERT_TRUE(a->value) << render(a->error);
-  EXPECT_FALSE(a->value->replayed);
-  EXPECT_EQ(metrics_->commits.load(), 1);
-
-  // One group: B reuses r-1 with other parameters, C is a fresh order.
-  auto b = place_via(writer, "r-1", "pear", 7);
-  auto c = place_via(writer, "r-2", "plum", 3);
-  commit_group();
-  EXPECT_EQ(metrics_->commits.load(), 2);
-  ASSERT_TRUE(b->arrived);
-  EXPECT_FALSE(b->value);
-  EXPECT_TRUE(has_code(b->error, actors::ec::idempotency_conflict))
-      << render(b->error);
-  EXPECT_EQ(b->error.category(), caf::atom("outbox"));
-  ASSERT_TRUE(c->value) << render(c->error);
-  EXPECT_NE(c->value->order_id, a->value->order_id);
-  EXPECT_EQ(order_row(c->value->order_id), row("plum", 3));
-  // Nothing of B's was written: A's order is unchanged, C's is the only new.
-  EXPECT_EQ(count_rows("orders"), 2);
-  EXPECT_EQ(count_rows("outbox"), 2);
-  EXPECT_EQ(order_row(a->value->order_id), row("apple", 1));
-  EXPECT_EQ(metrics_->orders_conflicted.load(), 1);
-  EXPECT_EQ(metrics_->orders_placed.load(), 2);
-}
-
-TEST_F(ActorWriterIdempotency, SameKeySameParamsReplaysTheOriginal) {
-  auto writer = started_writer();
-  auto original = place_via(writer, "r-1", "apple", 2);
-  commit_group();
-  ASSERT_TRUE(original->value);
-
-  auto again = place_via(writer, "r-1", "apple", 2);
-  commit_group();
-  ASSERT_TRUE(again->value) << render(again->error);
-  EXPECT_TRUE(again->value->replayed);
-  EXPECT_EQ(again->value->order_id, original->value->order_id);
-  EXPECT_EQ(again->value->event_id, original->value->event_id);
-  EXPECT_EQ(again->value->aggregate_id, original->value->aggregate_id);
-  EXPECT_EQ(count_rows("orders"), 1);
-  EXPECT_EQ(count_rows("outbox"), 1);
-  EXPECT_EQ(metrics_->orders_replayed.load(), 1);
-}
-
-TEST_F(ActorWriterIdempotency,
-       InvalidRequestIsAnsweredAtOnceAndSparesTheGroup) {
-  auto writer = started_writer();
-  auto before = place_via(writer, "r-1", "apple", 1);
-  auto invalid = place_via(writer, "r-2", "pear", 0);
-  auto after = place_via(writer, "", "plum", 2);
-  run();
-  // The invalid request is refused without waiting for the group.
-  ASSERT_TRUE(invalid->arrived);
-  EXPECT_FALSE(invalid->value);
-  EXPECT_TRUE(has_code(invalid->error, actors::ec::invalid_input))
-      << render(invalid->error);
-  EXPECT_FALSE(before->arrived);
-  EXPECT_FALSE(after->arrived);
-
-  advance(5, 1);
-  EXPECT_EQ(metrics_->commits.load(), 1);
-  ASSERT_TRUE(before->value) << render(before->error);
-  ASSERT_TRUE(after->value) << render(after->error);
-  EXPECT_EQ(order_row(before->value->order_id), row("apple", 1));
-  EXPECT_EQ(order_row(after->value->order_id), row("plum", 2));
-  EXPECT_EQ(count_rows("orders"), 2);
-  // r-2 was never recorded: a valid retry with that key is a new order.
-  auto retry = place_via(writer, "r-2", "pear", 1);
-  commit_group();
-  ASSERT_TRUE(retry->value) << render(retry->error);
-  EXPECT_FALSE(retry->value->replayed);
-}
-
-TEST_F(ActorWriterIdempotency, InvalidAppendIsAnsweredAtOnceAndSparesTheGroup) {
-  auto order = place_order("apple", 1);
-  auto writer = started_writer();
-  auto paid = append_via(writer, order.aggregate_id, "OrderPaid");
-  auto not_json = append_via(writer, order.aggregate_id, "OrderNoted", "{oops");
-  auto not_object = append_via(writer, order.aggregate_id, "OrderNoted", "[1]");
-  auto no_type = append_via(writer, order.aggregate_id, "");
-  auto shipped = append_via(writer, order.aggregate_id, "OrderShipped");
-  run();
-  for (const auto& bad : {not_json, not_object, no_type}) {
-    ASSERT_TRUE(bad->arrived);
-    EXPECT_TRUE(has_code(bad->error, actors::ec::invalid_input))
-        << render(bad->error);
-  }
-  EXPECT_FALSE(paid->arrived);
-  advance(5, 1);
-  EXPECT_EQ(metrics_->commits.load(), 1);
-  ASSERT_TRUE(paid->value) << render(paid->error);
-  ASSERT_TRUE(shipped->value) << render(shipped->error);
-  EXPECT_EQ(paid->value->seq, 2);
-  EXPECT_EQ(shipped->value->seq, 3);
-  EXPECT_EQ(count_rows("outbox"), 3);
-}
-
 TEST_F(ActorWriterNudge, EveryCommitNudgesEachRelayOnce) {
   auto writer = spawn_writer(writer_config(100, 5));
   auto [relay_a, nudges_a] = spawn_nudge_counter();
@@ -316,105 +165,4 @@ TEST_F(ActorWriterNudge, EveryCommitNudgesEachRelayOnce) {
 }
 
 } // namespace
-
-namespace {
-
-using ActorWriterBatch = writer_fixture;
-
-// A batch is answered as its tickets sent one by one would be, each in its
-// place: committed, replayed, conflicting or invalid, and one ticket's
-// refusal spares the others.
-TEST_F(ActorWriterBatch, EachTicketGetsTheAnswerItsOwnRequestWouldGet) {
-  auto writer = started_writer();
-  auto first = place_via(writer, "r-1", "apple", 1);
-  commit_group();
-  ASSERT_TRUE(first->value) << render(first->error);
-
-  auto batch = place_batch_via(writer, {{"r-2", "pear", 2},
-                                        {"r-1", "apple", 1},
-                                        {"", "plum", 0},
-                                        {"r-1", "fig", 9},
-                                        {"", "kiwi", 5}});
-  run();
-  EXPECT_FALSE(batch->arrived) << "answered before its group committed";
-  advance(5, 1);
-  ASSERT_TRUE(batch->value) << render(batch->error);
-  const auto& out = *batch->value;
-  ASSERT_EQ(out.size(), 5u);
-  ASSERT_TRUE(out[0].ok()) << out[0].detail;
-  EXPECT_EQ(order_row(out[0].receipt.order_id), row("pear", 2));
-  EXPECT_FALSE(out[0].receipt.replayed);
-  ASSERT_TRUE(out[1].ok()) << out[1].detail;
-  EXPECT_TRUE(out[1].receipt.replayed);
-  EXPECT_EQ(out[1].receipt.order_id, first->value->order_id);
-  EXPECT_EQ(out[2].error, actors::ec::invalid_input);
-  EXPECT_THAT(out[2].detail, testing::HasSubstr("qty"));
-  EXPECT_EQ(out[3].error, actors::ec::idempotency_conflict);
-  EXPECT_EQ(out[3].detail, "r-1");
-  ASSERT_TRUE(out[4].ok()) << out[4].detail;
-  EXPECT_EQ(order_row(out[4].receipt.order_id), row("kiwi", 5));
-  EXPECT_EQ(count_rows("orders"), 3);
-  EXPECT_EQ(metrics_->commits.load(), 2) << "the batch in one group";
-  EXPECT_EQ(metrics_->orders_placed.load(), 3);
-  EXPECT_EQ(metrics_->orders_replayed.load(), 1);
-  EXPECT_EQ(metrics_->orders_conflicted.load(), 1);
-}
-
-// A batch larger than a group is split across groups like as many single
-// requests, and answered once, when its last ticket is committed.
-TEST_F(ActorWriterBatch, ABatchLargerThanAGroupIsAnsweredOnceAllCommitted) {
-  auto writer = started_writer(2, 5);
-  std::vector<actors::order_ticket> tickets;
-  for (const auto& o : five_orders)
-    tickets.push_back({"", o.sku, o.qty});
-  auto batch = place_batch_via(writer, tickets);
-  run();
-  EXPECT_EQ(metrics_->commits.load(), 2) << "two full groups at once";
-  EXPECT_FALSE(batch->arrived) << "its fifth order waits for the delay";
-  advance(5, 1);
-  EXPECT_EQ(metrics_->commits.load(), 3);
-  ASSERT_TRUE(batch->value) << render(batch->error);
-  ASSERT_EQ(batch->value->size(), 5u);
-  for (std::size_t i = 0; i < 5; ++i) {
-    const auto& o = (*batch->value)[i];
-    ASSERT_TRUE(o.ok()) << i << ": " << o.detail;
-    EXPECT_EQ(order_row(o.receipt.order_id),
-              row(five_orders[i].sku, five_orders[i].qty));
-  }
-}
-
-TEST_F(ActorWriterBatch, FollowUpsInOrderAndABadOneRefusedAlone) {
-  auto order = place_order("apple", 1);
-  auto writer = started_writer();
-  auto batch = append_batch_via(
-      writer, {{order.aggregate_id, "OrderPaid", "{}"},
-               {order.aggregate_id, "OrderNoted", "[1]"},
-               {order.aggregate_id, "", "{}"},
-               {order.aggregate_id, "OrderShipped", R"({"carrier":"post"})"}});
-  commit_group();
-  ASSERT_TRUE(batch->value) << render(batch->error);
-  const auto& out = *batch->value;
-  ASSERT_EQ(out.size(), 4u);
-  ASSERT_TRUE(out[0].ok()) << out[0].detail;
-  EXPECT_EQ(out[0].receipt.seq, 2);
-  EXPECT_EQ(out[1].error, actors::ec::invalid_input);
-  EXPECT_EQ(out[2].error, actors::ec::invalid_input);
-  ASSERT_TRUE(out[3].ok()) << out[3].detail;
-  EXPECT_EQ(out[3].receipt.seq, 3);
-  EXPECT_EQ(payload_of(out[3].receipt.event_id), R"({"carrier":"post"})");
-  EXPECT_EQ(count_rows("outbox"), 3);
-}
-
-TEST_F(ActorWriterBatch, AnEmptyBatchIsAnsweredAtOnce) {
-  auto writer = started_writer();
-  auto orders = place_batch_via(writer, {});
-  auto events = append_batch_via(writer, {});
-  run();
-  ASSERT_TRUE(orders->value) << render(orders->error);
-  EXPECT_TRUE(orders->value->empty());
-  ASSERT_TRUE(events->value) << render(events->error);
-  EXPECT_TRUE(events->value->empty());
-  EXPECT_EQ(metrics_->commits.load(), 0);
-}
-
-} // namespace
+} // namespace outbox::test

@@ -3,8 +3,7 @@
 #include "broker/broker_error.hpp"
 #include "broker/dead_letters.hpp"
 #include "broker/server_time.hpp"
-#include "tests/broker/event_entries.hpp"
-#include "tests/broker/inbox_fixture.hpp"
+#include "tests/broker/dead_letter_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
@@ -21,19 +20,8 @@ namespace {
 
 using broker::drop_dead_letters;
 
-class BrokerDeadLetterDrop : public inbox_fixture {
+class BrokerDeadLetterDrop : public dead_letter_fixture {
 protected:
-  static std::string record_of(const std::string& entry,
-                               json patch = json::object()) {
-    return dead_letter_record(entry, "effect failed for the entry", patch);
-  }
-
-  void dead_letter(const std::string& record) {
-    conn().command({"RPUSH", names_.dead_letter, record});
-  }
-
-  std::vector<std::string> dead_letters() { return list(names_.dead_letter); }
-
   /// The decision kept under `field`, parsed; null when there is none.
   json decision(const std::string& field) {
     auto text = hash_field(names_.dead_letter_dropped(), field);

@@ -2,8 +2,7 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/inbox.hpp"
-#include "tests/broker/event_entries.hpp"
-#include "tests/broker/inbox_fixture.hpp"
+#include "tests/broker/dead_letter_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
@@ -19,24 +18,12 @@ namespace {
 
 using broker::replay_dead_letters;
 
-class BrokerDeadLetters : public inbox_fixture {
+class BrokerDeadLetters : public dead_letter_fixture {
 protected:
   void SetUp() override {
-    inbox_fixture::SetUp();
+    dead_letter_fixture::SetUp();
     names_.partitions = 4;
   }
-
-  /// A record as the inbox writes it for an entry whose effect failed.
-  static std::string record_of(const std::string& entry,
-                               json patch = json::object()) {
-    return dead_letter_record(entry, "effect failed for the entry", patch);
-  }
-
-  void dead_letter(const std::string& record) {
-    conn().command({"RPUSH", names_.dead_letter, record});
-  }
-
-  std::vector<std::string> dead_letters() { return list(names_.dead_letter); }
 
   /// Two aggregates that land on different queues.
   std::string a1_ = "order-1";

@@ -1,11 +1,4 @@
-#include "support/pipeline_keys.hpp"
-#include "tests/broker/event_entries.hpp"
-#include "tests/cli/cli_fixture.hpp"
-
-#include "broker/connection.hpp"
-#include "broker/keys.hpp"
-#include "support/redis_lists.hpp"
-#include "support/redis_server.hpp"
+#include "tests/cli/dead_letters_cli_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
@@ -23,44 +16,9 @@ namespace {
 
 using json = nlohmann::json;
 
-class CliDeadLetters : public cli_fixture {
+class CliDeadLetters : public dead_letters_cli_fixture {
 protected:
   void SetUp() override { names_.partitions = 4; } // the config's default
-
-  process_result outbox_r(std::vector<std::string> args) {
-    return outbox(std::move(args), {"--redis", redis_.endpoint().to_string()});
-  }
-
-  static std::string entry(const std::string& event_id,
-                           const std::string& aggregate_id, int seq) {
-    return json{{"event_id", event_id},
-                {"aggregate_id", aggregate_id},
-                {"seq", seq},
-                {"event_type", "OrderPlaced"},
-                {"payload", {{"sku", "kiwi"}, {"qty", 1}}}}
-        .dump();
-  }
-
-  /// Pushes a record of `entry` in the inbox's shape, plus `patch`.
-  std::string dead_letter(const std::string& entry,
-                          json patch = json::object()) {
-    auto record = dead_letter_record(
-        entry, "effect failed: ERR hash value is not an integer", patch);
-    push(record);
-    return record;
-  }
-
-  void push(const std::string& record) {
-    conn_.command({"RPUSH", names_.dead_letter, record});
-  }
-
-  std::vector<std::string> list(const std::string& key) {
-    return list_items(conn_, key);
-  }
-
-  redis_server redis_;
-  broker::connection conn_{redis_.connection_options()};
-  broker::keys names_ = default_pipeline_keys();
 };
 
 TEST_F(CliDeadLetters, AnEmptyListIsFine) {

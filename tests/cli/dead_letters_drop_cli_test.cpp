@@ -1,11 +1,4 @@
-#include "support/pipeline_keys.hpp"
-#include "tests/broker/event_entries.hpp"
-#include "tests/cli/cli_fixture.hpp"
-
-#include "broker/connection.hpp"
-#include "broker/keys.hpp"
-#include "support/redis_lists.hpp"
-#include "support/redis_server.hpp"
+#include "tests/cli/dead_letters_cli_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
@@ -23,36 +16,13 @@ namespace {
 
 using json = nlohmann::json;
 
-class CliDeadLetterDrop : public cli_fixture {
+class CliDeadLetterDrop : public dead_letters_cli_fixture {
 protected:
-  process_result outbox_r(std::vector<std::string> args) {
-    return outbox(std::move(args), {"--redis", redis_.endpoint().to_string()});
-  }
-
   static std::string entry(const std::string& event_id, int seq) {
-    return json{{"event_id", event_id},
-                {"aggregate_id", "order-1"},
-                {"seq", seq},
-                {"event_type", "OrderPlaced"},
-                {"payload", {{"sku", "kiwi"}, {"qty", 1}}}}
-        .dump();
+    return dead_letters_cli_fixture::entry(event_id, "order-1", seq);
   }
 
-  std::string dead_letter(const std::string& entry,
-                          json patch = json::object()) {
-    auto record = dead_letter_record(
-        entry, "effect failed: ERR hash value is not an integer", patch);
-    push(record);
-    return record;
-  }
-
-  void push(const std::string& record) {
-    conn_.command({"RPUSH", names_.dead_letter, record});
-  }
-
-  std::vector<std::string> dead_letters() {
-    return list_items(conn_, names_.dead_letter);
-  }
+  std::vector<std::string> dead_letters() { return list(names_.dead_letter); }
 
   /// The decision kept under `field`, parsed; null when there is none.
   json decision(const std::string& field) {
@@ -65,10 +35,6 @@ protected:
   long long decisions() {
     return conn_.command({"HLEN", names_.dead_letter_dropped()})->integer;
   }
-
-  redis_server redis_;
-  broker::connection conn_{redis_.connection_options()};
-  broker::keys names_ = default_pipeline_keys();
 };
 
 TEST_F(CliDeadLetterDrop, DropsEveryRecordOfTheIdAndKeepsTheDecision) {

@@ -1,4 +1,5 @@
 #include "broker/connection.hpp"
+#include "support/command_line.hpp"
 #include "support/fast_config.hpp"
 #include "support/pipeline_keys.hpp"
 #include "support/process.hpp"
@@ -37,11 +38,8 @@ protected:
 
   std::vector<std::string> args(const std::string& command,
                                 std::vector<std::string> flags) const {
-    std::vector<std::string> all{command};
-    all.insert(all.end(), flags.begin(), flags.end());
-    all.insert(all.end(), {"--db", db_, "--redis",
-                           redis_.endpoint().to_string(), "--config", config_});
-    return all;
+    return outbox_command_line(command, flags, db_,
+                               redis_.endpoint().to_string(), config_);
   }
 
   process_result outbox(const std::string& command,

@@ -1,3 +1,4 @@
+#include "support/command_line.hpp"
 #include "support/fast_config.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
@@ -30,11 +31,8 @@ protected:
   }
 
   std::vector<std::string> args(std::vector<std::string> flags) const {
-    std::vector<std::string> all{"run"};
-    all.insert(all.end(), flags.begin(), flags.end());
-    all.insert(all.end(), {"--db", dir_.file("app.db"), "--redis",
-                           redis_.endpoint().to_string(), "--config", config_});
-    return all;
+    return outbox_command_line("run", flags, dir_.file("app.db"),
+                               redis_.endpoint().to_string(), config_);
   }
 
   static std::size_t count(const std::string& text, const std::string& part) {

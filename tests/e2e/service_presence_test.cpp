@@ -1,3 +1,4 @@
+#include "support/command_line.hpp"
 #include "support/fast_config.hpp"
 #include "support/loopback_listener.hpp"
 #include "support/notify_socket.hpp"
@@ -40,11 +41,8 @@ protected:
   }
 
   std::vector<std::string> relay_args(std::vector<std::string> flags) const {
-    std::vector<std::string> all{"relay"};
-    all.insert(all.end(), flags.begin(), flags.end());
-    all.insert(all.end(), {"--db", dir_.file("app.db"), "--redis",
-                           redis_.endpoint().to_string(), "--config", config_});
-    return all;
+    return outbox_command_line("relay", flags, dir_.file("app.db"),
+                               redis_.endpoint().to_string(), config_);
   }
 
   /// The status line and body of GET `path`.

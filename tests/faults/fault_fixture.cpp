@@ -4,6 +4,8 @@
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
 
+#include <gmock/gmock.h>
+
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -184,6 +186,23 @@ nlohmann::json fault_fixture::stop_gracefully(child_process& run,
   }
   EXPECT_TRUE(report.value("ok", false)) << what << ": " << r.out;
   return report;
+}
+
+fault_fixture::survivors_stderr fault_fixture::settle_and_stop_survivors(
+    load_waves& load, child_process& relays, child_process& consumers,
+    const std::string& outage) {
+  load.finish(180'000);
+  EXPECT_TRUE(wait_until_settled(120'000))
+      << "the pipeline did not settle after " << outage << ": "
+      << status().dump();
+  EXPECT_FALSE(relays.exited_within(0)) << "the relay process died";
+  EXPECT_FALSE(consumers.exited_within(0)) << "the consumer process died";
+  process_result relay_run, consumer_run;
+  stop_gracefully(relays, "relay process", &relay_run);
+  stop_gracefully(consumers, "consumer process", &consumer_run);
+  EXPECT_THAT(relay_run.err,
+              testing::Not(testing::HasSubstr("broker refused")));
+  return {relay_run.err, consumer_run.err};
 }
 
 void fault_fixture::drain() {

@@ -115,6 +115,21 @@ protected:
   nlohmann::json stop_gracefully(child_process& run, const std::string& what,
                                  process_result* raw = nullptr) const;
 
+  /// What a scenario's relay and consumer processes wrote to stderr.
+  struct survivors_stderr {
+    std::string relays;
+    std::string consumers;
+  };
+
+  /// Waits for the load, then for the pipeline to settle after `outage`;
+  /// stops the relay and consumer processes, which must have lived through
+  /// it all. Redis away is an outage, never a refusal that charges the rows
+  /// an attempt: the relays must not say "broker refused".
+  survivors_stderr settle_and_stop_survivors(load_waves& load,
+                                             child_process& relays,
+                                             child_process& consumers,
+                                             const std::string& outage);
+
   /// Runs relay-only and consumer-only `--until-drained` processes side by
   /// side until nothing is left to publish or consume. Call once no other
   /// consumer process runs. Fails the test if either does not end ok.

@@ -71,19 +71,10 @@ protected:
   /// processes, which must have lived through it all. Returns the relay
   /// process's stderr.
   std::string settle_and_stop(load_waves& load) {
-    load.finish(180'000);
-    EXPECT_TRUE(wait_until_settled(120'000))
-        << "the pipeline did not settle after the failover: "
-        << status().dump();
-    EXPECT_FALSE(relays_->exited_within(0)) << "the relay process died";
-    EXPECT_FALSE(consumers_->exited_within(0)) << "the consumer process died";
-    process_result relay_run;
-    stop_gracefully(*relays_, "relay process", &relay_run);
-    stop_gracefully(*consumers_, "consumer process");
     // A failover is an outage, never a refusal that charges rows.
-    EXPECT_THAT(relay_run.err,
-                testing::Not(testing::HasSubstr("broker refused")));
-    return relay_run.err;
+    return settle_and_stop_survivors(load, *relays_, *consumers_,
+                                     "the failover")
+        .relays;
   }
 
   /// Lets the load run until `done` holds (at most 60 s, then fails the

@@ -7,6 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace outbox::sink {
 namespace {
 
@@ -20,6 +23,20 @@ std::string error_of(const std::string& text) {
     return e.what();
   }
   return "parsed";
+}
+
+/// `type`'s section holds one statement, whose one parameter is `parameter`
+/// and whose PostgreSQL text keeps each of `fragments` as written.
+void expect_one_statement(const sql_effects& effects, const std::string& type,
+                          const std::string& parameter,
+                          const std::vector<std::string>& fragments) {
+  const auto* effect = effects.find(type);
+  ASSERT_NE(effect, nullptr) << type;
+  ASSERT_EQ(effect->statements.size(), 1u);
+  const auto& statement = effect->statements[0];
+  EXPECT_THAT(statement.parameters, ElementsAre(parameter));
+  for (const auto& fragment : fragments)
+    EXPECT_THAT(statement.postgres, HasSubstr(fragment));
 }
 
 TEST(SinkSqlEffects, SectionsByTypeWithTheirStatementsAndParameters) {
@@ -63,11 +80,8 @@ TEST(SinkSqlEffects, NothingInQuotesOrCommentsIsAParameterOrAnEnd) {
       "INSERT INTO notes VALUES (':not; a parameter', \"odd:name\",\n"
       "  /* :nor; this */ :event_id, $$ :nor ; this $$, 'it''s') -- :no\n",
       "effects.sql");
-  const auto& statements = effects.find("Noted")->statements;
-  ASSERT_EQ(statements.size(), 1u);
-  EXPECT_THAT(statements[0].parameters, ElementsAre("event_id"));
-  EXPECT_THAT(statements[0].postgres, HasSubstr("':not; a parameter'"));
-  EXPECT_THAT(statements[0].postgres, HasSubstr("$$ :nor ; this $$"));
+  expect_one_statement(effects, "Noted", "event_id",
+                       {"':not; a parameter'", "$$ :nor ; this $$"});
 }
 
 TEST(SinkSqlEffects, MistakesAreNamedWithTheirLine) {
@@ -114,11 +128,8 @@ TEST(SinkSqlEffects, AHeaderInsideACommentOrBodyIsText) {
                                    "$body$, a$b$c, :payload.customer.id\n",
                                    "effects.sql");
   EXPECT_THAT(effects.types(), ElementsAre("A"));
-  const auto& statements = effects.find("A")->statements;
-  ASSERT_EQ(statements.size(), 1u);
-  EXPECT_THAT(statements[0].parameters, ElementsAre("payload.customer.id"));
-  EXPECT_THAT(statements[0].postgres, HasSubstr("a$b$c, $1"));
-  EXPECT_THAT(statements[0].postgres, HasSubstr("*/ E'it\\'s; :no'"));
+  expect_one_statement(effects, "A", "payload.customer.id",
+                       {"a$b$c, $1", "*/ E'it\\'s; :no'"});
 }
 
 TEST(SinkSqlEffects, ANearMissHeaderIsRefused) {

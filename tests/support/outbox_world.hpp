@@ -5,6 +5,7 @@
 // a config file of the test's (support/fast_config.hpp), all in a
 // temporary folder removed with the world.
 
+#include "support/command_line.hpp"
 #include "support/fast_config.hpp"
 #include "support/pg_server.hpp"
 #include "support/process.hpp"
@@ -42,11 +43,8 @@ public:
   /// `command`, its `flags`, then --db, --redis and --config.
   std::vector<std::string> args(const std::string& command,
                                 std::vector<std::string> flags = {}) const {
-    std::vector<std::string> all{command};
-    all.insert(all.end(), flags.begin(), flags.end());
-    all.insert(all.end(), {"--db", db(), "--redis",
-                           redis_.endpoint().to_string(), "--config", config_});
-    return all;
+    return outbox_command_line(command, flags, db(),
+                               redis_.endpoint().to_string(), config_);
   }
 
   /// Runs `outbox <command> <flags>` to completion, in the folder.
