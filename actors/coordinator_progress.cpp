@@ -137,17 +137,8 @@ std::pair<const char*, std::int64_t> own_events(const coordinator_state& st) {
 metrics::pipeline_snapshot
 with_last_known(metrics::pipeline_snapshot now,
                 const metrics::pipeline_snapshot& before) {
-  if (!now.database_answered) {
-    now.orders = before.orders;
-    now.outbox_rows = before.outbox_rows;
-    now.pending = before.pending;
-    now.sending = before.sending;
-    now.published = before.published;
-    now.failed = before.failed;
-    now.oldest_unpublished_age_ms = before.oldest_unpublished_age_ms;
-    now.database_mark = before.database_mark;
-    now.leases = before.leases;
-  }
+  if (!now.database_answered)
+    metrics::copy_database_figures(before, now);
   if (!now.redis_answered)
     metrics::copy_redis_figures(before, now);
   return now;

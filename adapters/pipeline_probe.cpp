@@ -12,6 +12,7 @@
 #include "broker/relay_presence.hpp"
 #include "broker/reliable_queue.hpp"
 #include "storage/database.hpp"
+#include "storage/outbox_counts.hpp"
 #include "storage/outbox_views.hpp"
 #include "storage/store_error.hpp"
 #include "storage/types.hpp"
@@ -39,11 +40,7 @@ public:
       // Before the counts: a commit between the two moves the mark again.
       snap.database_mark = store_->change_mark();
       auto stats = store_->stats(storage::wall_clock_now());
-      snap.orders = stats.orders;
-      snap.pending = stats.count(storage::row_status::pending);
-      snap.sending = stats.count(storage::row_status::sending);
-      snap.published = stats.count(storage::row_status::published);
-      snap.failed = stats.count(storage::row_status::failed);
+      storage::copy_outbox_counts(stats, snap);
       snap.oldest_unpublished_age_ms = stats.oldest_unpublished_age;
       for (const auto& held : stats.leases)
         snap.leases.push_back(metrics::lease_holding{held.owner, held.rows,

@@ -47,13 +47,12 @@ check applied_once(SQLite::Database& db, const broker::inbox_snapshot& inbox) {
           " FROM applied a JOIN events e ON e.aggregate_id = a.aggregate_id"
           " LEFT JOIN temp.audit_trimmed t ON t.aggregate_id = a.aggregate_id"
           " WHERE a.n > e.n ORDER BY a.aggregate_id"};
-  offenders twice;
-  while (query.executeStep())
-    twice.add(query.getColumn(0).getString() + " applied " +
-              std::to_string(query.getColumn(1).getInt64()) + " for " +
-              std::to_string(query.getColumn(2).getInt64()) + " events (" +
-              std::to_string(query.getColumn(3).getInt64()) +
-              " of them trimmed)");
+  auto twice = offenders_of(query, [](SQLite::Statement& row) {
+    return row.getColumn(0).getString() + " applied " +
+           std::to_string(row.getColumn(1).getInt64()) + " for " +
+           std::to_string(row.getColumn(2).getInt64()) + " events (" +
+           std::to_string(row.getColumn(3).getInt64()) + " of them trimmed)";
+  });
   return make_check("applied_once", twice,
                     "aggregates with more applied events than events",
                     "no aggregate has more applied events than it has events");

@@ -127,9 +127,9 @@ check dead_letters(SQLite::Database& db, const broker::broker_stats& queues) {
           "  temp.audit_processed p WHERE p.event_id = l.event_id)"
           " ORDER BY l.ord"};
   waiting.bind(":dead", dead_place);
-  offenders set_aside;
-  while (waiting.executeStep())
-    set_aside.add(waiting.getColumn(0).getString());
+  auto set_aside = offenders_of(waiting, [](SQLite::Statement& row) {
+    return row.getColumn(0).getString();
+  });
   std::string ok_detail = "no outbox event waits in the dead-letter list";
   if (queues.dead_letter > 0)
     ok_detail += " (it holds " + std::to_string(queues.dead_letter) +
@@ -154,11 +154,11 @@ check events_once(SQLite::Database& db) {
           " WHERE event_type IN ('OrderPlaced', 'OrderPaid', 'OrderShipped')"
           " GROUP BY aggregate_id, event_type HAVING COUNT(*) > 1"
           " ORDER BY aggregate_id, event_type"};
-  offenders doubled;
-  while (twice.executeStep())
-    doubled.add(twice.getColumn(0).getString() + " has " +
-                std::to_string(twice.getColumn(2).getInt64()) + " " +
-                twice.getColumn(1).getString());
+  auto doubled = offenders_of(twice, [](SQLite::Statement& row) {
+    return row.getColumn(0).getString() + " has " +
+           std::to_string(row.getColumn(2).getInt64()) + " " +
+           row.getColumn(1).getString();
+  });
   return make_check("events_once", doubled,
                     "orders with a lifecycle event written more than once",
                     "no order has two OrderPlaced, OrderPaid or OrderShipped "

@@ -24,6 +24,16 @@ private:
   std::int64_t count_ = 0;
 };
 
+/// An offender for each row `query` (a SQLite::Statement) returns, as
+/// `describe(query)` tells it.
+template <class Query, class Describe>
+offenders offenders_of(Query& query, Describe describe) {
+  offenders found;
+  while (query.executeStep())
+    found.add(describe(query));
+  return found;
+}
+
 /// Passed with `ok_detail` when there is no offender, else failed naming
 /// them.
 check make_check(std::string name, const offenders& bad,

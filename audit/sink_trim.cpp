@@ -75,14 +75,7 @@ void trim_sink_rows(storage::database& db, broker::connection& redis,
       candidates.insert(std::move(event.event_id));
     // The lists are read after the outbox said delivered: a copy a relay
     // pushed before its ack was read is in them by then.
-    auto queued = broker::queued_among(redis, names, candidates);
-    std::vector<std::string> ids;
-    for (const auto& id : candidates) {
-      if (queued.count(id) != 0)
-        ++totals.kept_queued;
-      else
-        ids.push_back(id);
-    }
+    auto ids = broker::not_queued(redis, names, candidates, totals.kept_queued);
     if (!ids.empty()) {
       totals.trimmed += static_cast<std::int64_t>(sink.forget(ids));
       ++totals.batches;

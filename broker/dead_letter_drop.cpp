@@ -1,15 +1,13 @@
 #include "broker/dead_letter_drop.hpp"
 
-#include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "broker/dead_letter_script.hpp"
 #include "broker/dead_letters.hpp"
 #include "broker/lua_files.hpp"
 #include "broker/lua_script.hpp"
 #include "broker/sha1.hpp"
 #include "text/json_text.hpp"
-#include "text/plural.hpp"
 
-#include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -18,15 +16,6 @@
 namespace outbox::broker {
 
 namespace {
-
-/// How many times a drop is planned again after the list changed under it.
-constexpr int max_drop_attempts = 5;
-
-const std::string& drop_script_source() {
-  static const std::string source =
-      lua_source({lua_files::wrong_key_type, lua_files::dead_letter_drop});
-  return source;
-}
 
 /// `text` cut to at most `limit` bytes without splitting a UTF-8 sequence
 /// (continuation bytes are 10xxxxxx).
@@ -118,17 +107,10 @@ bool apply_drop(connection& conn, const keys& names, const drop_plan& plan,
     args.push_back(text);
     args.push_back(std::to_string(copies[text]));
   }
-  lua_script script{drop_script_source()};
+  auto script = dead_letter_script(lua_files::dead_letter_drop);
   auto r =
       script.run(conn, {names.dead_letter, names.dead_letter_dropped()}, args);
-  if (r->type == REDIS_REPLY_INTEGER &&
-      static_cast<std::size_t>(r->integer) == plan.records())
-    return true;
-  if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
-      reply_text(*r->element[0]) == "changed")
-    return false;
-  throw broker_error(broker_errc::rejected,
-                     "unexpected reply from the dead-letter drop script");
+  return dead_letter_script_done(*r, plan.records(), "drop");
 }
 
 drop_plan drop_dead_letters(connection& conn, const keys& names,
@@ -137,13 +119,8 @@ drop_plan drop_dead_letters(connection& conn, const keys& names,
     auto plan = plan_drop(read_dead_letters(conn, names), request);
     if (plan.decisions.empty() || apply_drop(conn, names, plan, request.reason))
       return plan;
-    if (attempt == max_drop_attempts)
-      throw broker_error(
-          broker_errc::rejected,
-          "the dead-letter list kept changing under the drop (" +
-              text::plural(static_cast<std::int64_t>(plan.records()),
-                           "record") +
-              " to drop); nothing was dropped, try again");
+    if (attempt == max_dead_letter_attempts)
+      throw_dead_letters_kept_changing("drop", "dropped", plan.records());
   }
 }
 

@@ -2,9 +2,9 @@
 
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "broker/dead_letter_script.hpp"
 #include "broker/lua_files.hpp"
 #include "broker/lua_script.hpp"
-#include "text/plural.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -16,15 +16,6 @@
 namespace outbox::broker {
 
 namespace {
-
-/// How many times a replay is planned again after the list changed under it.
-constexpr int max_attempts = 5;
-
-const std::string& replay_script_source() {
-  static const std::string source =
-      lua_source({lua_files::wrong_key_type, lua_files::dead_letter_replay});
-  return source;
-}
 
 /// Which records the request picks, or why it cannot be done.
 replay_result plan(const std::vector<dead_letter>& letters, const keys& names,
@@ -87,14 +78,7 @@ bool apply(connection& conn, lua_script& script, const keys& names,
                    std::to_string(p.letter.seq.value_or(0)));
   }
   auto r = script.run(conn, script_keys, args);
-  if (r->type == REDIS_REPLY_INTEGER &&
-      static_cast<std::size_t>(r->integer) == picked.size())
-    return true;
-  if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
-      reply_text(*r->element[0]) == "changed")
-    return false;
-  throw broker_error(broker_errc::rejected,
-                     "unexpected reply from the dead-letter replay script");
+  return dead_letter_script_done(*r, picked.size(), "replay");
 }
 
 } // namespace
@@ -113,18 +97,14 @@ std::vector<dead_letter> read_dead_letters(connection& conn,
 
 replay_result replay_dead_letters(connection& conn, const keys& names,
                                   const replay_request& request) {
-  lua_script script{replay_script_source()};
+  auto script = dead_letter_script(lua_files::dead_letter_replay);
   for (int attempt = 1;; ++attempt) {
     auto result = plan(read_dead_letters(conn, names), names, request);
     if (result.replayed.empty() || apply(conn, script, names, result.replayed))
       return result;
-    if (attempt == max_attempts)
-      throw broker_error(
-          broker_errc::rejected,
-          "the dead-letter list kept changing under the replay (" +
-              text::plural(static_cast<std::int64_t>(result.replayed.size()),
-                           "record") +
-              " to replay); nothing was replayed, try again");
+    if (attempt == max_dead_letter_attempts)
+      throw_dead_letters_kept_changing("replay", "replayed",
+                                       result.replayed.size());
   }
 }
 

@@ -6,13 +6,9 @@
 #include "broker/lua_effects.hpp"
 #include "broker/lua_files.hpp"
 #include "broker/lua_script.hpp"
+#include "text/utf8_file.hpp"
 
 #include <hiredis/hiredis.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace outbox::broker {
 
@@ -30,20 +26,11 @@ const std::string& check_source() {
 } // namespace
 
 std::string read_effects_file(const std::string& path) {
-  std::ifstream in{path, std::ios::binary};
-  if (!in)
-    throw effects_error("cannot read " + path + ": " + std::strerror(errno));
-  std::string text{std::istreambuf_iterator<char>{in},
-                   std::istreambuf_iterator<char>{}};
-  if (in.bad())
-    throw effects_error("cannot read " + path + ": " + std::strerror(errno));
-  if (text.size() > max_effects_bytes)
-    throw effects_error(
-        path + " is " + std::to_string(text.size()) + " bytes, over the " +
-        std::to_string(max_effects_bytes) + " an effects file may have");
-  if (!is_utf8(text))
-    throw effects_error(path + " is not UTF-8 text");
-  return text;
+  try {
+    return text::read_utf8_file(path, max_effects_bytes, "an effects file");
+  } catch (const text::utf8_file_error& e) {
+    throw effects_error(e.what());
+  }
 }
 
 std::vector<std::string> check_effects(connection& conn,

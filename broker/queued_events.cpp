@@ -111,4 +111,19 @@ queued_among(connection& conn, const keys& names,
   return found;
 }
 
+std::vector<std::string>
+not_queued(connection& conn, const keys& names,
+           const std::unordered_set<std::string>& candidates,
+           std::int64_t& kept_queued) {
+  auto queued = queued_among(conn, names, candidates);
+  std::vector<std::string> forgettable;
+  for (const auto& id : candidates) {
+    if (queued.count(id) != 0)
+      ++kept_queued;
+    else
+      forgettable.push_back(id);
+  }
+  return forgettable;
+}
+
 } // namespace outbox::broker

@@ -4,9 +4,11 @@
 #include "broker/keys.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 namespace outbox::broker {
 
@@ -25,6 +27,13 @@ std::unordered_set<std::string>
 queued_among(connection& conn, const keys& names,
              const std::unordered_set<std::string>& wanted,
              std::size_t page = 1000);
+
+/// Of `candidates`, the event_ids with no entry in flight (queued_among):
+/// the records a trim may forget. Adds the others to `kept_queued`.
+std::vector<std::string>
+not_queued(connection& conn, const keys& names,
+           const std::unordered_set<std::string>& candidates,
+           std::int64_t& kept_queued);
 
 /// Calls `visit(event_id, in_processing)` for every decodable entry of the
 /// queue partitions and processing lists, read as queued_among reads them

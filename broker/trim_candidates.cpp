@@ -28,14 +28,7 @@ void trim_candidates::add(std::vector<std::string> ids) {
 void trim_candidates::flush() {
   if (ids_.empty())
     return;
-  auto queued = queued_among(redis_, names_, ids_);
-  std::vector<std::string> doomed;
-  for (const auto& id : ids_) {
-    if (queued.count(id) != 0)
-      ++totals_.kept_queued;
-    else
-      doomed.push_back(id);
-  }
+  auto doomed = not_queued(redis_, names_, ids_, totals_.kept_queued);
   ids_.clear();
   for (std::size_t from = 0; from < doomed.size(); from += batch_) {
     auto to = std::min(doomed.size(), from + batch_);

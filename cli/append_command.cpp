@@ -3,6 +3,7 @@
 // allocated under the aggregate's lock in the same transaction, idempotent
 // on its event_id.
 
+#include "cli/command_flags.hpp"
 #include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -125,13 +126,9 @@ void add_flags(CLI::App& command, append_options& options) {
   command.add_option("--event-id", options.event_id,
                      "a UUID: appending it again writes nothing and "
                      "returns the first (default: a new UUIDv7)");
-  command.add_option("--header", options.headers,
-                     "NAME=VALUE: a header carried with the event to the "
-                     "consumers (repeatable); a W3C traceparent puts it in "
-                     "your trace, else it gets a trace of its own");
-  command.add_flag("--json", options.json,
-                   "one JSON object on stdout (also whenever stdout is "
-                   "not a terminal)");
+  add_header_flag(command, options.headers,
+                  "a header carried with the event to the consumers", "it");
+  add_json_flag(command, options.json);
 }
 
 } // namespace

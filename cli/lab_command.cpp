@@ -4,6 +4,7 @@
 #include "actors/messages.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/connection.hpp"
+#include "cli/command_flags.hpp"
 #include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -228,9 +229,7 @@ void add_flags(CLI::App& command, lab_options& o) {
                      "run one step on the existing state (default: "
                      "every step, from a clean state): " +
                          lab::lab_step_names());
-  command.add_flag("--allow-evicting-redis", o.allow_evicting_redis,
-                   "start even when Redis's maxmemory-policy may evict "
-                   "keys (redis.allow_evicting)");
+  add_allow_evicting_flag(command, o.allow_evicting_redis);
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "cli/pipeline_flags.hpp"
 
+#include "cli/command_flags.hpp"
+
 #include <CLI/CLI.hpp>
 
 namespace outbox::cli {
@@ -45,9 +47,7 @@ void add_service_flags(CLI::App& command, run_options& o) {
                      "serve Prometheus metrics on HOST:PORT/metrics, HOST an "
                      "IPv4 address (0.0.0.0: every interface)");
   command.add_flag("--json", o.json, "print the report as one JSON object");
-  command.add_flag("--allow-evicting-redis", o.allow_evicting_redis,
-                   "start even when Redis's maxmemory-policy may evict keys "
-                   "(redis.allow_evicting)");
+  add_allow_evicting_flag(command, o.allow_evicting_redis);
 }
 
 } // namespace outbox::cli

@@ -1,3 +1,4 @@
+#include "cli/command_flags.hpp"
 #include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -113,13 +114,9 @@ void add_flags(CLI::App& command, place_order_options& options) {
   command.add_option("--request-id", options.request_id,
                      "idempotency key: a retry with the same key and "
                      "parameters returns the original order");
-  command.add_option("--header", options.headers,
-                     "NAME=VALUE: a header of the OrderPlaced event "
-                     "(repeatable); a W3C traceparent puts it in your "
-                     "trace, else the order gets a trace of its own");
-  command.add_flag("--json", options.json,
-                   "one JSON object on stdout (also whenever stdout is "
-                   "not a terminal)");
+  add_header_flag(command, options.headers, "a header of the OrderPlaced event",
+                  "the order");
+  add_json_flag(command, options.json);
 }
 
 void read_parsed(const CLI::App& command, place_order_options& options) {

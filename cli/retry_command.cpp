@@ -1,3 +1,4 @@
+#include "cli/command_flags.hpp"
 #include "cli/command_registration.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
@@ -87,9 +88,7 @@ void add_flags(CLI::App& command, retry_options& options) {
   command.add_option("event_ids", options.event_ids, "FAILED rows to retry");
   command.add_flag("--all-failed", options.all_failed,
                    "retry every FAILED row");
-  command.add_flag("--json", options.json,
-                   "one JSON object on stdout (also whenever stdout is "
-                   "not a terminal)");
+  add_json_flag(command, options.json);
 }
 
 } // namespace

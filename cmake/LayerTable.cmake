@@ -12,16 +12,7 @@
 # which the target architecture_layers runs (CMakeLists.txt).
 # tests/architecture/layer_table_test.cpp fails while the two differ.
 
-function(outbox_layer_write_if_changed path text)
-  if(EXISTS "${path}")
-    file(READ "${path}" old)
-  else()
-    set(old "")
-  endif()
-  if(NOT old STREQUAL text)
-    file(WRITE "${path}" "${text}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/WriteIfChanged.cmake")
 
 # Whether NAME is FORBIDDEN or inside it (storage/sqlite inside storage).
 function(outbox_layer_covered out name forbidden)
@@ -148,6 +139,6 @@ if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   math(EXPR after_begin "${from} + ${length}")
   string(SUBSTRING "${doc}" 0 ${after_begin} head)
   string(SUBSTRING "${doc}" ${to} -1 tail)
-  outbox_layer_write_if_changed("${DOC}" "${head}${table}${tail}")
+  outbox_write_if_changed("${DOC}" "${head}${table}${tail}")
   message(STATUS "${DOC}: layer tables from ${TABLE}")
 endif()

@@ -8,6 +8,7 @@
 #include "broker/reliable_queue.hpp"
 #include "lab/app_reads.hpp"
 #include "storage/database.hpp"
+#include "storage/outbox_counts.hpp"
 #include "storage/sqlite/database.hpp"
 #include "storage/sqlite/outbox_views.hpp"
 #include "storage/store_error.hpp"
@@ -133,11 +134,7 @@ outbox_progress lab_view::outbox(storage::millis now) {
   db();
   auto stats = store_->stats(now);
   outbox_progress p;
-  p.orders = stats.orders;
-  p.pending = stats.count(storage::row_status::pending);
-  p.sending = stats.count(storage::row_status::sending);
-  p.published = stats.count(storage::row_status::published);
-  p.failed = stats.count(storage::row_status::failed);
+  storage::copy_outbox_counts(stats, p);
   p.expired_leases = stats.expired_leases;
   p.leases = stats.leases;
   return p;

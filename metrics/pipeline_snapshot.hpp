@@ -62,18 +62,34 @@ struct pipeline_snapshot {
   bool outage = false;
 };
 
+/// Sets each of `fields`, members of pipeline_snapshot, in `to` to its
+/// value in `from`: one store's figures kept from an earlier read.
+template <class... Field>
+void copy_snapshot_fields(const pipeline_snapshot& from, pipeline_snapshot& to,
+                          Field pipeline_snapshot::*... fields) {
+  ((to.*fields = from.*fields), ...);
+}
+
+/// Sets `to`'s figures read from the database (outbox counts, leases, the
+/// change mark) to `from`'s.
+inline void copy_database_figures(const pipeline_snapshot& from,
+                                  pipeline_snapshot& to) {
+  using s = pipeline_snapshot;
+  copy_snapshot_fields(from, to, &s::orders, &s::outbox_rows, &s::pending,
+                       &s::sending, &s::published, &s::failed,
+                       &s::oldest_unpublished_age_ms, &s::database_mark,
+                       &s::leases);
+}
+
 /// Sets `to`'s figures read from Redis (queues, processing lists, records,
 /// counters) to `from`'s.
 inline void copy_redis_figures(const pipeline_snapshot& from,
                                pipeline_snapshot& to) {
-  to.queued = from.queued;
-  to.in_processing = from.in_processing;
-  to.queues_settled = from.queues_settled;
-  to.processed = from.processed;
-  to.duplicates = from.duplicates;
-  to.dead_lettered = from.dead_lettered;
-  to.dead_letter_waiting = from.dead_letter_waiting;
-  to.order_violations = from.order_violations;
+  using s = pipeline_snapshot;
+  copy_snapshot_fields(from, to, &s::queued, &s::in_processing,
+                       &s::queues_settled, &s::processed, &s::duplicates,
+                       &s::dead_lettered, &s::dead_letter_waiting,
+                       &s::order_violations);
 }
 
 } // namespace outbox::metrics

@@ -1,12 +1,9 @@
 #include "sink/sql_effects.hpp"
 
-#include <nlohmann/json.hpp>
+#include "text/utf8_file.hpp"
 
 #include <cctype>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace outbox::sink {
 
@@ -329,24 +326,11 @@ sql_effects parse_sql_effects(const std::string& text,
 }
 
 sql_effects read_sql_effects(const std::string& path) {
-  std::ifstream in{path, std::ios::binary};
-  if (!in)
-    throw sql_effects_error("cannot read " + path + ": " +
-                            std::strerror(errno));
-  std::string text{std::istreambuf_iterator<char>{in},
-                   std::istreambuf_iterator<char>{}};
-  if (in.bad())
-    throw sql_effects_error("cannot read " + path + ": " +
-                            std::strerror(errno));
-  if (text.size() > max_sql_effects_bytes)
-    throw sql_effects_error(
-        path + " is " + std::to_string(text.size()) + " bytes, over the " +
-        std::to_string(max_sql_effects_bytes) + " an effects file may have");
+  std::string text;
   try {
-    // nlohmann's strict encoder refuses bytes that are not UTF-8.
-    (void)nlohmann::json(text).dump();
-  } catch (const nlohmann::json::type_error&) {
-    throw sql_effects_error(path + " is not UTF-8 text");
+    text = text::read_utf8_file(path, max_sql_effects_bytes, "an effects file");
+  } catch (const text::utf8_file_error& e) {
+    throw sql_effects_error(e.what());
   }
   return parse_sql_effects(text, path);
 }

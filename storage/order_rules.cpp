@@ -6,6 +6,7 @@
 
 #include "storage/store_error.hpp"
 #include "text/event_headers.hpp"
+#include "text/utf8_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -102,11 +103,8 @@ std::optional<std::string> clean_text_problem(const std::string& text,
   const auto problem =
       std::string{field} + " must be UTF-8 text without control characters";
   // The relay writes it into a JSON entry, which cannot hold other bytes.
-  try {
-    (void)nlohmann::json(text).dump();
-  } catch (const nlohmann::json::exception&) {
+  if (!text::is_utf8(text))
     return problem + " (got bytes that are not UTF-8)";
-  }
   for (std::size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
     // C0, DEL, and C1 (U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8).

@@ -117,9 +117,10 @@ public:
   virtual ~order_store() = default;
 
   /// Places one order: request key, order row and outbox row in one
-  /// transaction, or nothing.
-  virtual placed_order place_order(const order_request& request,
-                                   millis now) = 0;
+  /// transaction, or nothing. A batch of one unless a backend knows better.
+  virtual placed_order place_order(const order_request& request, millis now) {
+    return place_orders({request}, now).front();
+  }
 
   /// Places several orders in one transaction. Results line up with the
   /// requests; a conflict is a result, not an error, and affects only its own
@@ -127,9 +128,12 @@ public:
   virtual std::vector<placed_order>
   place_orders(const std::vector<order_request>& requests, millis now) = 0;
 
-  /// Appends one event; seq is allocated per aggregate inside the transaction.
+  /// Appends one event; seq is allocated per aggregate inside the
+  /// transaction. A batch of one unless a backend knows better.
   virtual appended_event append_event(const event_request& request,
-                                      millis now) = 0;
+                                      millis now) {
+    return append_events({request}, now).front();
+  }
 
   /// Appends several events in one transaction, in the order given.
   virtual std::vector<appended_event>

@@ -1,25 +1,18 @@
 #include "text/event_headers.hpp"
 
+#include "text/utf8_file.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace outbox::text {
 
 namespace {
 
-bool utf8(const std::string& text) {
-  try {
-    (void)nlohmann::json(text).dump();
-    return true;
-  } catch (const nlohmann::json::exception&) {
-    return false;
-  }
-}
-
 /// Valid UTF-8 without C0, DEL or C1 controls: the rule for every name
 /// that reaches hash fields, log lines and terminals (entry.cpp's
 /// clean_text, the inbox script's).
 bool clean_name(const std::string& text) {
-  if (!utf8(text))
+  if (!is_utf8(text))
     return false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
@@ -71,7 +64,7 @@ std::optional<std::string> headers_problem(const nlohmann::json& headers) {
       return "header " + name + " must be a string (got a JSON " +
              value.type_name() + ")";
     const auto& text = value.get_ref<const std::string&>();
-    if (!utf8(text))
+    if (!is_utf8(text))
       return "header " + name + " must be UTF-8 text";
     if (text.size() > max_header_value_bytes)
       return "header " + name + " must be at most " +

@@ -275,11 +275,6 @@ order_store::place_orders(const std::vector<order_request>& requests,
               "look for it in the database first");
 }
 
-placed_order order_store::place_order(const order_request& request,
-                                      millis now) {
-  return place_orders({request}, now).front();
-}
-
 std::vector<appended_event>
 order_store::append_events(const std::vector<event_request>& requests,
                            millis now) {
@@ -295,11 +290,6 @@ order_store::append_events(const std::vector<event_request>& requests,
       },
       "send the same events again with their event ids (that makes it "
       "safe), never new ones for them");
-}
-
-appended_event order_store::append_event(const event_request& request,
-                                         millis now) {
-  return append_events({request}, now).front();
 }
 
 } // namespace outbox::storage::postgres

@@ -17,11 +17,8 @@ class order_store final : public storage::order_store {
 public:
   explicit order_store(session& link) : link_(link) {}
 
-  placed_order place_order(const order_request& request, millis now) override;
   std::vector<placed_order>
   place_orders(const std::vector<order_request>& requests, millis now) override;
-  appended_event append_event(const event_request& request,
-                              millis now) override;
   std::vector<appended_event>
   append_events(const std::vector<event_request>& requests,
                 millis now) override;

@@ -61,23 +61,13 @@ bool connection::frozen() {
 
 std::unique_ptr<storage::database> connect(const db_options& options,
                                            open_mode mode) {
-  std::unique_ptr<SQLite::Database> db;
-  switch (mode) {
-  case open_mode::as_is:
-    db = open_database(options);
-    break;
-  case open_mode::existing:
-    db = open_database(options);
+  auto db = mode == open_mode::migrated    ? open_and_migrate(options)
+            : mode == open_mode::read_only ? open_database_to_read(options)
+                                           : open_database(options);
+  // A migrated database has the schema by now; as_is checks nothing (each
+  // store checks it, or the caller migrates).
+  if (mode == open_mode::existing || mode == open_mode::read_only)
     require_schema(*db);
-    break;
-  case open_mode::migrated:
-    db = open_and_migrate(options);
-    break;
-  case open_mode::read_only:
-    db = open_database_to_read(options);
-    require_schema(*db);
-    break;
-  }
   return std::make_unique<connection>(std::move(db));
 }
 

@@ -98,11 +98,6 @@ order_store::order_store(SQLite::Database& db)
 
 order_store::~order_store() = default;
 
-placed_order order_store::place_order(const order_request& request,
-                                      millis now) {
-  return place_orders({request}, now).front();
-}
-
 namespace {
 
 /// Validates every request (naming the bad one), then writes them all in
@@ -134,11 +129,6 @@ order_store::place_orders(const std::vector<order_request>& requests,
   return write_batch<placed_order>(
       *impl_, requests, "place_order",
       [&](const order_request& r) { return impl_->place(r, now); });
-}
-
-appended_event order_store::append_event(const event_request& request,
-                                         millis now) {
-  return append_events({request}, now).front();
 }
 
 std::vector<appended_event>

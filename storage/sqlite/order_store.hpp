@@ -22,11 +22,8 @@ public:
   order_store(const order_store&) = delete;
   order_store& operator=(const order_store&) = delete;
 
-  placed_order place_order(const order_request& request, millis now) override;
   std::vector<placed_order>
   place_orders(const std::vector<order_request>& requests, millis now) override;
-  appended_event append_event(const event_request& request,
-                              millis now) override;
   std::vector<appended_event>
   append_events(const std::vector<event_request>& requests,
                 millis now) override;
