@@ -33,7 +33,9 @@ caf::actor spawn_child(coordinator_actor* self, bool detached, F fun,
                    : self->spawn<caf::linked + caf::monitored>(
                          fun, std::forward<Ts>(xs)...);
   self->state.children.insert(child.address());
-  return child;
+  // The writer and consumers are typed (interfaces.hpp); the slots hold
+  // every child alike.
+  return caf::actor_cast<caf::actor>(child);
 }
 
 /// An exit reason as a log line shows it ("outbox: injected_crash ...").

@@ -61,6 +61,14 @@ public:
       promise_.deliver(caf::make_error(code, std::move(detail)));
   }
 
+  /// The writer_core's outcome for this request: its receipt or its error.
+  void answer(batch_outcome<Receipt> outcome) {
+    if (outcome.ok())
+      deliver(std::move(outcome.receipt));
+    else
+      refuse(outcome.error, std::move(outcome.detail));
+  }
+
 private:
   caf::response_promise promise_;
   std::shared_ptr<batch_reply<Receipt>> batch_;

@@ -46,7 +46,8 @@ double consumer_rate(stage_context& ctx, const config::settings& s,
         cs.make_port = make_port;
         cs.clock = storage::wall_clock_now;
         cs.metrics = metrics;
-        return ctx.system.spawn<caf::detached>(actors::consumer, cs);
+        return caf::actor_cast<caf::actor>(
+            ctx.system.spawn<caf::detached>(actors::consumer, cs));
       },
       [&] { return metrics->applied.load() >= entries; },
       "the consumers to apply every entry");

@@ -27,7 +27,8 @@ double writer_rate(stage_context& ctx, const config::settings& s,
   actors::writer_setup ws{s.db, commit_batch, s.run.commit_delay_ms,
                           storage::wall_clock_now, metrics};
   actor_group running{ctx.system};
-  auto writer = ctx.system.spawn<caf::detached>(actors::writer, ws);
+  auto writer = caf::actor_cast<caf::actor>(
+      ctx.system.spawn<caf::detached>(actors::writer, ws));
   running.add(writer);
   auto& self = running.self();
   actors::load_setup ls;

@@ -27,11 +27,14 @@ using std::chrono::milliseconds;
 template <class F, class... Ts>
 caf::actor spawn_child(lab_coordinator_actor* self, F fun, Ts&&... xs) {
   ++self->state.alive;
+  // The writer and consumer are typed (actors/interfaces.hpp); the lab
+  // holds every child alike.
   if (self->state.setup.detached)
-    return self->spawn<caf::detached + caf::linked + caf::monitored>(
-        fun, std::forward<Ts>(xs)...);
-  return self->spawn<caf::linked + caf::monitored>(fun,
-                                                   std::forward<Ts>(xs)...);
+    return caf::actor_cast<caf::actor>(
+        self->spawn<caf::detached + caf::linked + caf::monitored>(
+            fun, std::forward<Ts>(xs)...));
+  return caf::actor_cast<caf::actor>(
+      self->spawn<caf::linked + caf::monitored>(fun, std::forward<Ts>(xs)...));
 }
 
 std::string child_name(lab_coordinator_actor* self, const char* role) {

@@ -77,7 +77,8 @@ actors::writer_setup pipeline_fixture::writer_config(int commit_batch,
 }
 
 caf::actor pipeline_fixture::spawn_writer(actors::writer_setup setup) {
-  return track(sys_.spawn(actors::writer, std::move(setup)));
+  return track(caf::actor_cast<caf::actor>(
+      sys_.spawn(actors::writer, std::move(setup))));
 }
 
 std::shared_ptr<reply<actors::order_receipt>>
@@ -153,7 +154,8 @@ pipeline_fixture::consumer_config(const std::string& name,
 }
 
 caf::actor pipeline_fixture::spawn_consumer(actors::consumer_setup setup) {
-  return track(sys_.spawn(actors::consumer, std::move(setup)));
+  return track(caf::actor_cast<caf::actor>(
+      sys_.spawn(actors::consumer, std::move(setup))));
 }
 
 std::string pipeline_fixture::event_id_of(const std::string& aggregate_id,
