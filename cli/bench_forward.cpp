@@ -24,6 +24,10 @@ std::string bench_program_path() {
   // nothing of where outbox-bench was installed with it.
   std::error_code unreadable;
   auto self = std::filesystem::read_symlink("/proc/self/exe", unreadable);
+  // Without /proc (a bare chroot) there is no folder to look in; a bare
+  // name would run whatever outbox-bench the working directory holds.
+  if (unreadable || !self.is_absolute())
+    return {};
   return (self.parent_path() / "outbox-bench").string();
 }
 
@@ -33,6 +37,12 @@ void add_bench_listing(CLI::App& app) {
 
 int forward_to_bench(const std::vector<std::string>& args) {
   auto program = bench_program_path();
+  if (program.empty()) {
+    std::cerr << "outbox bench: cannot find outbox-bench: /proc/self/exe "
+                 "does not say where outbox is installed (the benchmark is "
+                 "the program outbox-bench, installed next to outbox)\n";
+    return exit_no_bench_program;
+  }
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
   for (const auto& arg : args)
     argv.push_back(const_cast<char*>(arg.c_str()));

@@ -18,7 +18,8 @@ namespace outbox::cli {
 extern const char* const bench_description;
 
 /// The program that runs `outbox bench`: outbox-bench in the folder of the
-/// running outbox binary (found through /proc/self/exe).
+/// running outbox binary (found through /proc/self/exe); empty when that
+/// cannot be read.
 std::string bench_program_path();
 
 /// Lists `bench` among outbox's commands. It has no flags here: run_app

@@ -26,9 +26,16 @@ std::optional<storage::millis> relay_silence(const status_snapshot& s) {
       continue; // every relay of it was down
     seen(p.state == "running" ? 0 : p.seen_ago_ms);
   }
-  for (const auto& l : s.outbox.leases)
+  for (const auto& l : s.outbox.leases) {
     if (auto age = last_claim_age(l, s.now))
       seen(*age);
+    else
+      // Leases of a relay that stores no claim time (a version older than
+      // schema 10, still running through a rolling deploy): it held them
+      // until they expire, so the silence counts from there at the most.
+      // Lenient on purpose: a probe acting on this restarts relays.
+      seen(s.now - l.latest_expiry);
+  }
   return least;
 }
 

@@ -4,9 +4,11 @@
 #include "cli/command_registration.hpp"
 #include "cli/pipeline_flags.hpp"
 #include "cli/run_pipeline.hpp"
+#include "cli/stop_signals.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 
@@ -26,7 +28,10 @@ void add_pipeline_process_flags(CLI::App& command, run_options& o) {
 /// that no user's config can name the bench's keys.
 int run_pipeline_process(const run_options& options) {
   // It ends with the bench (SIGTERM, a graceful stop), also when the bench
-  // is killed.
+  // is killed. The stop signals are blocked before: a SIGTERM between the
+  // two would otherwise kill it mid-write (run_pipeline blocks them again).
+  sigset_t stop = stop_signals();
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   return run_pipeline_with(options, [](config::settings& s) {
     s.broker = bench::bench_keys(s.broker);

@@ -1,5 +1,6 @@
 #include "tests/cli/audit_fixture.hpp"
 #include "tests/cli/hand_rows.hpp"
+#include "text/utf8_file.hpp"
 
 #include <gmock/gmock.h>
 #include <hiredis/hiredis.h>
@@ -17,22 +18,13 @@
 namespace outbox::test {
 namespace {
 
+using text::is_utf8;
+
 /// An event_id as the issue met it: a byte that is not UTF-8, then "clear
 /// the screen".
 const std::string hostile = "ev\xff\x1b[2J";
 /// How escaped() shows it.
 const std::string shown = "ev\\xff\\e[2J";
-
-/// True when `text` is well-formed UTF-8: nlohmann's dump() refuses
-/// anything else.
-bool is_utf8(const std::string& text) {
-  try {
-    (void)nlohmann::json(text).dump();
-    return true;
-  } catch (const nlohmann::json::type_error&) {
-    return false;
-  }
-}
 
 class CliHostileBytes : public CliAudit {
 protected:

@@ -1,6 +1,9 @@
 #include "tests/cli/audit_fixture.hpp"
 #include "tests/cli/status_tables.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gmock/gmock.h>
+
 #include <string>
 
 // `outbox status` shows how long ago a lease was claimed from the claim
@@ -52,6 +55,25 @@ TEST_F(CliStatusClaimTime, AShorterLeaseThanTheStatussTtlIsNotAnOldClaim) {
   expect_claimed_just_now("relay-short",
                           outbox_r({"status", "--json", "--config", config}),
                           outbox_r({"status", "--config", config}));
+}
+
+TEST_F(CliStatusClaimTime, ALeaseWithoutClaimTimeStillShowsARelayAtWork) {
+  place("apple", 2);
+  claim_all("relay-old", 60'000);
+  {
+    // As a relay of a version before the claim time leaves its leases,
+    // running on through a rolling deploy (and sending no heartbeat).
+    SQLite::Database db{db_path(), SQLite::OPEN_READWRITE};
+    db.exec("UPDATE outbox SET claimed_at = NULL");
+  }
+  auto r = outbox_r({"status", "--check", "--json"});
+  auto out = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(
+      out.at("outbox").at("leases").at(0).at("last_claim_age_ms").is_null())
+      << r.out;
+  // Its live lease counts from its expiry: not a pipeline without relays.
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, testing::Not(testing::HasSubstr("no relay")));
 }
 
 } // namespace
