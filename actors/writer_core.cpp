@@ -26,19 +26,6 @@ ec writer_code_of(const storage::store_error& e) {
   }
 }
 
-/// What waits in `pending` (orders or follow-up events), taken as one
-/// group, and the requests alone for the store.
-template <class Pending>
-auto take_writer_group(std::vector<Pending>& pending) {
-  auto group = std::move(pending);
-  pending.clear();
-  std::vector<decltype(Pending::request)> requests;
-  requests.reserve(group.size());
-  for (auto& p : group)
-    requests.push_back(p.request);
-  return std::make_pair(std::move(group), std::move(requests));
-}
-
 /// A group did not commit: counted, and every requester gets the error.
 /// Database trouble is warned about once per outage (every retry of the
 /// load generator fails alike until it ends); a request the store refused
@@ -79,23 +66,26 @@ not_committed(const writer_setup& setup, outage& database,
 template <class Receipt, class Pending, class Write, class Answer, class Names>
 std::vector<batch_outcome<Receipt>>
 commit_writer_group(const writer_setup& setup, outage& database,
-                    std::vector<Pending>& pending, storage::order_store& store,
-                    Write write, Answer answer, const char* what, Names names) {
-  auto [group, requests] = take_writer_group(pending);
-  if (group.empty())
+                    Pending& pending, storage::order_store& store, Write write,
+                    Answer answer, const char* what, Names names) {
+  auto requests = std::move(pending.requests);
+  auto retries = std::move(pending.retry_of_unknown);
+  pending.requests.clear();
+  pending.retry_of_unknown.clear();
+  if (requests.empty())
     return {};
   try {
     auto results = (store.*write)(requests, setup.clock());
     std::vector<batch_outcome<Receipt>> answers;
     answers.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i)
-      answers.push_back(answer(*setup.metrics, results[i], group[i].request,
-                               group[i].retry_of_unknown));
+      answers.push_back(
+          answer(*setup.metrics, results[i], requests[i], retries[i]));
     database.log_end(setup.clock, "writer", "", "database usable",
                      "groups not committed");
     return answers;
   } catch (const storage::store_error& e) {
-    return not_committed<Receipt>(setup, database, e, group.size(), what,
+    return not_committed<Receipt>(setup, database, e, requests.size(), what,
                                   names(requests));
   }
 }
@@ -124,7 +114,9 @@ order_outcome placed_outcome(metrics::run_metrics& metrics,
   bool placed_here = !replayed || retry_of_unknown;
   (placed_here ? metrics.orders_placed : metrics.orders_replayed)++;
   return {order_receipt{r.order_id, r.event_id, r.aggregate_id, replayed,
-                        replayed ? std::string{} : r.trace_id}};
+                        replayed ? std::string{} : r.trace_id},
+          ec::none,
+          {}};
 }
 
 /// One follow-up's outcome, counted.
@@ -135,7 +127,9 @@ event_outcome appended_outcome(metrics::run_metrics& metrics,
   count_resolved(metrics, retry_of_unknown, r.replayed);
   if (!r.replayed || retry_of_unknown)
     metrics.events_appended++;
-  return {event_receipt{r.event_id, r.aggregate_id, r.seq, r.replayed}};
+  return {event_receipt{r.event_id, r.aggregate_id, r.seq, r.replayed},
+          ec::none,
+          {}};
 }
 
 /// A group's requests as its log line names them.
@@ -169,12 +163,13 @@ admission writer_core::join_event(storage::event_request request,
   return join(events_, std::move(request), retry_of_unknown);
 }
 
-template <class Pending, class Request>
-admission writer_core::join(std::vector<Pending>& pending, Request request,
+template <class Request>
+admission writer_core::join(pending_group<Request>& pending, Request request,
                             bool retry_of_unknown) {
   if (auto problem = storage::validate(request))
     return {std::move(problem), {}};
-  pending.push_back({std::move(request), retry_of_unknown});
+  pending.requests.push_back(std::move(request));
+  pending.retry_of_unknown.push_back(retry_of_unknown);
   return {std::nullopt, plan_commit()};
 }
 

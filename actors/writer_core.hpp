@@ -13,6 +13,7 @@
 #include "storage/db_options.hpp"
 #include "storage/order_store.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -94,25 +95,25 @@ public:
 
 private:
   /// retry_of_unknown: as the ticket's.
-  struct pending_order {
-    storage::order_request request;
-    bool retry_of_unknown = false;
-  };
-  struct pending_event {
-    storage::event_request request;
-    bool retry_of_unknown = false;
+  /// Requests waiting for the next commit, in the vector the store takes
+  /// (a commit moves it out, no copy per request), and for each whether
+  /// it repeats one whose commit went unanswered.
+  template <class Request>
+  struct pending_group {
+    std::vector<Request> requests;
+    std::vector<bool> retry_of_unknown;
+    std::size_t size() const { return requests.size(); }
   };
 
-  /// A valid request joins `pending`, its group; an invalid one is refused.
-  template <class Pending, class Request>
-  admission join(std::vector<Pending>& pending, Request request,
+  template <class Request>
+  admission join(pending_group<Request>& pending, Request request,
                  bool retry_of_unknown);
   commit_plan plan_commit();
   void count_lost_commits();
 
   writer_setup setup_;
-  std::vector<pending_order> orders_;
-  std::vector<pending_event> events_;
+  pending_group<storage::order_request> orders_;
+  pending_group<storage::event_request> events_;
   /// Bumped per commit: a planned commit for an older group is stale.
   std::uint64_t generation_ = 0;
   bool commit_planned_ = false;
