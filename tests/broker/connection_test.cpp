@@ -3,6 +3,7 @@
 #include "broker/broker_error.hpp"
 #include "broker/reliable_queue.hpp"
 #include "support/redis_server.hpp"
+#include "tests/broker/outage_message.hpp"
 #include "tests/broker/redis_fixture.hpp"
 
 #include <gmock/gmock.h>
@@ -11,23 +12,11 @@
 #include <chrono>
 
 using namespace outbox::broker;
+using outbox::test::outage_message;
 using outbox::test::redis_fixture;
 using outbox::test::redis_server;
 
 namespace {
-
-/// Runs `call`, expecting broker_error(unavailable); returns its message.
-template <class F>
-std::string unavailable_message(F call) {
-  try {
-    call();
-  } catch (const broker_error& e) {
-    EXPECT_EQ(e.code(), broker_errc::unavailable) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no broker_error thrown";
-  return {};
-}
 
 using BrokerConnection = redis_fixture;
 
@@ -106,15 +95,15 @@ TEST(BrokerConnectionDown,
   options.connect_timeout_ms = 500;
   connection conn{options};
   auto start = std::chrono::steady_clock::now();
-  auto message = unavailable_message([&] { conn.command({"PING"}); });
+  auto message = outage_message([&] { conn.command({"PING"}); });
   EXPECT_LT(std::chrono::steady_clock::now() - start,
             std::chrono::milliseconds(1500));
   EXPECT_EQ(message, "cannot reach Redis at 127.0.0.1:" +
                          std::to_string(options.where.port) +
                          ": Connection refused");
   // Every call tries again, and fails the same way.
-  EXPECT_EQ(unavailable_message([&] { conn.ensure_connected(); }), message);
-  EXPECT_EQ(unavailable_message([&] { conn.pipeline({{"PING"}}); }), message);
+  EXPECT_EQ(outage_message([&] { conn.ensure_connected(); }), message);
+  EXPECT_EQ(outage_message([&] { conn.pipeline({{"PING"}}); }), message);
 }
 
 TEST(BrokerConnectionDown, SameConnectionWorksAgainAfterRedisRestarts) {
@@ -126,10 +115,10 @@ TEST(BrokerConnectionDown, SameConnectionWorksAgainAfterRedisRestarts) {
   server.kill();
   // The open context now points at a dead server: the call fails and the
   // context is dropped.
-  auto lost = unavailable_message([&] { conn.command({"PING"}); });
+  auto lost = outage_message([&] { conn.command({"PING"}); });
   EXPECT_THAT(lost, testing::HasSubstr(server.endpoint().to_string()));
   // Nothing listens: a fresh connect is refused.
-  auto refused = unavailable_message([&] { conn.command({"PING"}); });
+  auto refused = outage_message([&] { conn.command({"PING"}); });
   EXPECT_NE(
       refused.find("cannot reach Redis at " + server.endpoint().to_string()),
       std::string::npos)
@@ -139,7 +128,7 @@ TEST(BrokerConnectionDown, SameConnectionWorksAgainAfterRedisRestarts) {
   // The fresh context has the I/O timeout too: a reply slower than 200 ms
   // (BLPOP sent as a plain command blocks 2 s) is cut off, not waited for.
   auto start = std::chrono::steady_clock::now();
-  auto timed_out = unavailable_message([&] {
+  auto timed_out = outage_message([&] {
     conn.command({"BLPOP", "empty", "2"});
   });
   EXPECT_LT(std::chrono::steady_clock::now() - start,

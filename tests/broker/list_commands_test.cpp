@@ -11,7 +11,6 @@ using outbox::test::redis_fixture;
 namespace {
 
 using BrokerListCommands = redis_fixture;
-using strings = std::vector<std::string>;
 
 TEST_F(BrokerListCommands, PushedEntriesComeBackHeadFirstAndCounted) {
   EXPECT_EQ(whole_list(conn(), "l"), strings{});

@@ -22,7 +22,6 @@ using outbox::test::redis_fixture;
 namespace {
 
 using BrokerOversizedEntry = redis_fixture;
-using strings = std::vector<std::string>;
 
 oversized_entries limit(std::size_t max_consume_bytes, std::size_t max_kept) {
   oversized_entries rule;

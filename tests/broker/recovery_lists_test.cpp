@@ -12,7 +12,6 @@ using outbox::test::redis_fixture;
 namespace {
 
 using BrokerRecoveryLists = redis_fixture;
-using strings = std::vector<std::string>;
 
 TEST_F(BrokerRecoveryLists, OnlyListsOfConfiguredQueuesAreRecoverable) {
   keys names;

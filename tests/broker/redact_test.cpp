@@ -56,14 +56,13 @@ TEST(BrokerRedactSecrets, EndpointsAndHostsCarryNone) {
   endpoint where;
   where.host = "u:s3cret@h";
   EXPECT_EQ(where.to_string(), "u:***@h:6379");
-  EXPECT_FALSE(valid_host("u:s3cret@h"));
-  EXPECT_FALSE(valid_host("redis://h"));
-  EXPECT_FALSE(valid_host("h?password=x"));
-  EXPECT_FALSE(valid_host("h h"));
-  EXPECT_TRUE(valid_host("redis-1.example.org"));
-  EXPECT_TRUE(valid_host("fe80::1%eth0"));
-  EXPECT_FALSE(parse_endpoint("redis://u:s3cret@127.0.0.1:6379"));
-  EXPECT_FALSE(parse_endpoint("u:s3cret@127.0.0.1:6379"));
+  for (const auto* host : {"u:s3cret@h", "redis://h", "h?password=x", "h h"})
+    EXPECT_FALSE(valid_host(host)) << host;
+  for (const auto* host : {"redis-1.example.org", "fe80::1%eth0"})
+    EXPECT_TRUE(valid_host(host)) << host;
+  for (const auto* address :
+       {"redis://u:s3cret@127.0.0.1:6379", "u:s3cret@127.0.0.1:6379"})
+    EXPECT_FALSE(parse_endpoint(address)) << address;
 }
 
 TEST(BrokerRedactSecrets, ConfigToJsonShowsNoPassword) {

@@ -26,8 +26,11 @@ public:
 protected:
   broker::connection& conn() { return *conn_; }
 
+  /// A list's entries, head first.
+  using strings = std::vector<std::string>;
+
   /// The whole list.
-  std::vector<std::string> list(const std::string& key);
+  strings list(const std::string& key);
   /// A hash field as text, empty if absent.
   std::string hash_field(const std::string& key, const std::string& field);
   /// A hash field as an integer, 0 if absent.

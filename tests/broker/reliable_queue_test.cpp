@@ -14,7 +14,6 @@ using outbox::test::redis_fixture;
 namespace {
 
 using BrokerQueue = redis_fixture;
-using strings = std::vector<std::string>;
 
 } // namespace
 

@@ -7,6 +7,7 @@
 
 #include "support/redis_server.hpp"
 #include "support/sentinel_group.hpp"
+#include "tests/broker/outage_message.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,22 +17,10 @@
 #include <string>
 
 using namespace outbox;
+using outbox::test::outage_message;
 using outbox::test::sentinel_group;
 
 namespace {
-
-/// The message of the broker_error `call` throws, which must be an outage.
-template <class F>
-std::string outage(F call) {
-  try {
-    call();
-  } catch (const broker::broker_error& e) {
-    EXPECT_EQ(e.code(), broker::broker_errc::unavailable) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no broker_error";
-  return {};
-}
 
 broker::endpoint nobody_listening() {
   return {"127.0.0.1", outbox::test::free_loopback_port()};
@@ -55,7 +44,7 @@ TEST(BrokerSentinel, AnUnknownMasterNameIsNamedWithTheSentinelsAsked) {
   sentinel_group group;
   auto set = group.sentinels();
   set.master_name = "no-such-master";
-  auto why = outage([&] { broker::ask_sentinels(set); });
+  auto why = outage_message([&] { broker::ask_sentinels(set); });
   EXPECT_THAT(why, testing::HasSubstr("know no master named no-such-master"));
   for (std::size_t i = 0; i < 3; ++i)
     EXPECT_THAT(why,
@@ -67,7 +56,7 @@ TEST(BrokerSentinel, NoSentinelAnsweringIsAnOutageNamingEach) {
   set.master_name = "orders";
   set.sentinels = {nobody_listening(), nobody_listening()};
   set.timeout_ms = 300;
-  auto why = outage([&] { broker::ask_sentinels(set); });
+  auto why = outage_message([&] { broker::ask_sentinels(set); });
   EXPECT_THAT(why, testing::HasSubstr("no sentinel of master orders answers"));
   EXPECT_THAT(why, testing::HasSubstr("cannot reach sentinel at"));
   for (const auto& sentinel : set.sentinels)
@@ -75,7 +64,7 @@ TEST(BrokerSentinel, NoSentinelAnsweringIsAnOutageNamingEach) {
   // A plain Redis is not a sentinel, and is said to be none.
   outbox::test::redis_server plain;
   set.sentinels = {plain.endpoint()};
-  EXPECT_THAT(outage([&] { broker::ask_sentinels(set); }),
+  EXPECT_THAT(outage_message([&] { broker::ask_sentinels(set); }),
               testing::HasSubstr("is not a sentinel"));
 }
 
@@ -95,7 +84,7 @@ TEST(BrokerSentinel, AServerTheSentinelsNameThatIsAReplicaIsNotUsed) {
   options.sentinel->master_name = "stale";
   options.sentinel->sentinels = {group.sentinel(0).endpoint()};
   broker::connection conn{options};
-  auto why = outage([&] { conn.command({"PING"}); });
+  auto why = outage_message([&] { conn.command({"PING"}); });
   EXPECT_THAT(why, testing::HasSubstr("answers ROLE slave"));
   EXPECT_THAT(why, testing::HasSubstr(replica.to_string()));
 }
@@ -111,7 +100,7 @@ TEST(BrokerSentinel, AConnectionFollowsTheMasterThroughAFailover) {
   // The open connection reached the old master, now a replica, which
   // closed it when it was demoted: the first write fails (an outage), and
   // the next one asks the sentinels and goes to the new master.
-  auto refused = outage([&] { conn.command({"SET", "after", "1"}); });
+  auto refused = outage_message([&] { conn.command({"SET", "after", "1"}); });
   EXPECT_THAT(refused,
               testing::HasSubstr(group.first_master().endpoint().to_string()));
   conn.command({"SET", "after", "1"});
@@ -131,7 +120,7 @@ TEST(BrokerSentinel, AReplyThatTheServerIsNoLongerAMasterAsksAgain) {
   // dropped, so that the next command asks the sentinels again.
   broker::connection admin{group.first_master().connection_options()};
   admin.command({"CONFIG", "SET", "min-replicas-to-write", "5"});
-  auto refused = outage([&] { conn.command({"SET", "k", "1"}); });
+  auto refused = outage_message([&] { conn.command({"SET", "k", "1"}); });
   EXPECT_THAT(refused, testing::HasSubstr("NOREPLICAS"));
   admin.command({"CONFIG", "SET", "min-replicas-to-write", "0"});
   conn.command({"SET", "k", "1"});
@@ -140,7 +129,7 @@ TEST(BrokerSentinel, AReplyThatTheServerIsNoLongerAMasterAsksAgain) {
   broker::connection fixed{group.first_master().connection_options()};
   auto fixed_id = fixed.command({"CLIENT", "ID"})->integer;
   admin.command({"CONFIG", "SET", "min-replicas-to-write", "5"});
-  outage([&] { fixed.command({"SET", "k", "2"}); });
+  outage_message([&] { fixed.command({"SET", "k", "2"}); });
   EXPECT_EQ(fixed.command({"CLIENT", "ID"})->integer, fixed_id);
 }
 
@@ -158,12 +147,12 @@ TEST(BrokerSentinel, SentinelsWithAPasswordAreAskedWithTheirOwn) {
   set.master_name = "guarded";
   set.sentinels = {sentinel.endpoint()};
   set.timeout_ms = 300;
-  auto why = outage([&] { broker::ask_sentinels(set); });
+  auto why = outage_message([&] { broker::ask_sentinels(set); });
   EXPECT_THAT(why, testing::HasSubstr("(NOAUTH)"));
   EXPECT_THAT(why, testing::HasSubstr("redis.sentinel_password"));
   EXPECT_THAT(why, testing::Not(testing::HasSubstr("OUTBOX_REDIS_PASSWORD")));
   set.password = "wrong";
-  EXPECT_THAT(outage([&] { broker::ask_sentinels(set); }),
+  EXPECT_THAT(outage_message([&] { broker::ask_sentinels(set); }),
               testing::AllOf(testing::HasSubstr("wrong password"),
                              testing::Not(testing::HasSubstr("wrong\""))));
   set.password = "s3ntinel";

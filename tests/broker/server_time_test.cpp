@@ -1,20 +1,14 @@
 #include "broker/server_time.hpp"
 
 #include "broker/broker_error.hpp"
+#include "storage/clock.hpp"
 #include "tests/broker/redis_fixture.hpp"
 
-#include <chrono>
-
 using namespace outbox::broker;
+using outbox::storage::wall_clock_now;
 using outbox::test::redis_fixture;
 
 namespace {
-
-std::int64_t wall_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 class BrokerServerTime : public redis_fixture {};
 
@@ -22,16 +16,16 @@ class BrokerServerTime : public redis_fixture {};
 
 TEST_F(BrokerServerTime, ReadsRedisClockInMilliseconds) {
   // The private Redis runs on this host: its clock is this one's.
-  auto before = wall_ms();
+  auto before = wall_clock_now();
   auto now = server_time_ms(conn());
-  auto after = wall_ms();
+  auto after = wall_clock_now();
   EXPECT_GE(now, before - 1000);
   EXPECT_LE(now, after + 1000);
 }
 
 TEST_F(BrokerServerTime, ReadsATimeReplyOfAPipeline) {
   auto replies = conn().pipeline({{"TIME"}, {"PING"}});
-  EXPECT_GE(time_ms(replies[0]), wall_ms() - 5000);
+  EXPECT_GE(time_ms(replies[0]), wall_clock_now() - 5000);
   EXPECT_THROW(time_ms(replies[1]), broker_error);
 }
 

@@ -7,6 +7,7 @@
 // sink in the outbox's own cluster.
 
 #include "support/outbox_world.hpp"
+#include "support/shop_sink.hpp"
 #include "support/sql_probe.hpp"
 
 #include <gmock/gmock.h>
@@ -44,14 +45,8 @@ protected:
     storage::db_options where;
     where.path = sink_;
     auto probe = sql_probe::open(GetParam(), where);
-    auto id = GetParam() == backend::postgres
-                  ? "id BIGSERIAL PRIMARY KEY"
-                  : "id INTEGER PRIMARY KEY AUTOINCREMENT";
-    probe->exec("CREATE TABLE reservations (sku TEXT PRIMARY KEY, qty BIGINT"
-                " NOT NULL)");
-    probe->exec(std::string{"CREATE TABLE order_log ("} + id +
-                ", order_id TEXT NOT NULL, seq BIGINT NOT NULL,"
-                " kind TEXT NOT NULL, trace TEXT)");
+    for (const auto& table : shop_tables(GetParam()))
+      probe->exec(table);
     return probe;
   }
 
@@ -69,20 +64,6 @@ protected:
   std::string sink_;
   std::string effects_;
 };
-
-const char* const shop_effects =
-    "-- The shop's effects, in its own database.\n"
-    "-- effect: OrderPlaced\n"
-    "INSERT INTO reservations (sku, qty) VALUES (:payload.sku, :payload.qty)\n"
-    "  ON CONFLICT (sku) DO UPDATE SET qty = reservations.qty + excluded.qty;\n"
-    "INSERT INTO order_log (order_id, seq, kind, trace)\n"
-    "  VALUES (:aggregate_id, :seq, :event_type, :headers.traceparent);\n"
-    "-- effect: OrderPaid\n"
-    "INSERT INTO order_log (order_id, seq, kind)\n"
-    "  VALUES (:aggregate_id, :seq, :event_type);\n"
-    "-- effect: OrderShipped\n"
-    "INSERT INTO order_log (order_id, seq, kind)\n"
-    "  VALUES (:aggregate_id, :seq, :event_type);\n";
 
 TEST_P(E2ESink, CrashedConsumersApplyEveryEffectOnceInOrder) {
   auto probe = prepared_sink();

@@ -115,6 +115,25 @@ load_waves fault_fixture::waves(int wave_orders, int max_waves) const {
                     }};
 }
 
+process_result fault_fixture::kill_hard(child_process& victim) {
+  victim.signal(SIGKILL);
+  auto killed = victim.wait(10'000);
+  EXPECT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+  return killed;
+}
+
+process_result
+fault_fixture::replace_killed_consumer(std::unique_ptr<child_process>& consumer,
+                                       load_waves& load, int pause_ms) const {
+  auto killed = kill_hard(*consumer);
+  load.pump(pause_ms);
+  consumer = start_run(consumer_only_flags());
+  // "started" comes after the recovery, as the consumers begin to pop
+  // ("running;" comes earlier, before the coordinator has done anything).
+  EXPECT_TRUE(consumer->wait_for_stderr("started 0 relays", 10'000));
+  return killed;
+}
+
 std::chrono::milliseconds fault_fixture::fault_window() const {
   return std::chrono::milliseconds(static_cast<int>(8000 * chaos_scale()));
 }

@@ -106,6 +106,30 @@ protected:
   /// `max_waves` of them when positive.
   load_waves waves(int wave_orders, int max_waves = 0) const;
 
+  /// A relay-only `outbox run`: two relays, no consumer.
+  static std::vector<std::string> relay_only_flags() {
+    return {"--relays", "2", "--consumers", "0"};
+  }
+
+  /// A consumer-only `outbox run`: two consumers, no relay, logging at info
+  /// (its "started 0 relays" and what it recovered).
+  static std::vector<std::string> consumer_only_flags() {
+    return {"--relays", "0", "--consumers", "2", "--log-level", "info"};
+  }
+
+  /// SIGKILL to `victim`, waited for (bounded); fails the test unless it
+  /// died of it. Returns what it wrote.
+  static process_result kill_hard(child_process& victim);
+
+  /// Kills the consumer-only process `consumer` (SIGKILL), lets the load
+  /// run `pause_ms` with no consumer, and starts its successor
+  /// (consumer_only_flags) in its place, returning once that has started
+  /// consuming. Never two consumer processes at once. Returns what the
+  /// killed one wrote.
+  process_result
+  replace_killed_consumer(std::unique_ptr<child_process>& consumer,
+                          load_waves& load, int pause_ms) const;
+
   /// How long a scenario keeps breaking things under load: 8 s, times
   /// OUTBOX_CHAOS_SCALE.
   std::chrono::milliseconds fault_window() const;

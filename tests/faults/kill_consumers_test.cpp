@@ -1,6 +1,5 @@
 #include "tests/faults/fault_fixture.hpp"
 
-#include <csignal>
 #include <regex>
 
 namespace outbox::test {
@@ -27,11 +26,9 @@ std::int64_t recovered_in(const std::string& log) {
 /// predecessor was killed, and consumes once the dead one's consumers' lock
 /// has lapsed (a standby beside a live holder is FaultStandbyConsumers).
 TEST_F(FaultKillConsumers, SigkilledConsumerProcessesRecoverInFlightEntries) {
-  const std::vector<std::string> consumer_flags{
-      "--relays", "0", "--consumers", "2", "--log-level", "info"};
-  auto relays = start_run({"--relays", "2", "--consumers", "0"});
+  auto relays = start_run(relay_only_flags());
   auto load = waves(300);
-  auto consumer = start_run(consumer_flags);
+  auto consumer = start_run(consumer_only_flags());
 
   // Kill the consumer process by pid and start the next one (never two at
   // once) for the whole fault window. A batched consumer keeps up with this
@@ -42,16 +39,9 @@ TEST_F(FaultKillConsumers, SigkilledConsumerProcessesRecoverInFlightEntries) {
   std::int64_t recovered = 0;
   auto end = std::chrono::steady_clock::now() + fault_window();
   while (std::chrono::steady_clock::now() < end) {
-    consumer->signal(SIGKILL);
-    auto killed = consumer->wait(10'000);
-    EXPECT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+    auto killed = replace_killed_consumer(consumer, load, random_ms(200, 500));
     recovered += recovered_in(killed.err);
     ++kills;
-    load.pump(random_ms(200, 500));
-    consumer = start_run(consumer_flags);
-    // "started" comes after the recovery, as the consumers begin to pop
-    // ("running;" comes earlier, before the coordinator has done anything).
-    EXPECT_TRUE(consumer->wait_for_stderr("started 0 relays", 10'000));
     load.pump(random_ms(2, 40));
   }
   auto orders = load.finish(120'000);

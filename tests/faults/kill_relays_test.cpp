@@ -1,7 +1,5 @@
 #include "tests/faults/fault_fixture.hpp"
 
-#include <csignal>
-
 namespace outbox::test {
 namespace {
 
@@ -12,12 +10,10 @@ using FaultKillRelays = fault_fixture;
 /// batch) behind; the others take the rows over once the ttl passes. Nothing
 /// may be lost, duplicates are absorbed, and per-aggregate order holds.
 TEST_F(FaultKillRelays, SigkilledRelayProcessesLoseNothing) {
-  const std::vector<std::string> relay_flags{"--relays", "2", "--consumers",
-                                             "0"};
   auto consumer = start_run({"--relays", "0", "--consumers", "2"});
   std::vector<std::unique_ptr<child_process>> relays;
   for (int i = 0; i < 3; ++i)
-    relays.push_back(start_run(relay_flags));
+    relays.push_back(start_run(relay_only_flags()));
   auto load = waves(300);
 
   // Kill one relay process every few hundred ms, by pid, and start a new one
@@ -27,11 +23,9 @@ TEST_F(FaultKillRelays, SigkilledRelayProcessesLoseNothing) {
   while (std::chrono::steady_clock::now() < end) {
     load.pump(random_ms(150, 400));
     auto& victim = relays[random_index(relays.size())];
-    victim->signal(SIGKILL);
-    auto killed = victim->wait(10'000);
-    EXPECT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+    kill_hard(*victim);
     ++kills;
-    victim = start_run(relay_flags);
+    victim = start_run(relay_only_flags());
   }
   auto orders = load.finish(120'000);
 

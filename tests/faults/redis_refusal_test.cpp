@@ -52,6 +52,17 @@ protected:
     redis().command(argv);
   }
 
+  /// `outbox run` with `relays` relays and one consumer placing `orders`
+  /// orders at 100 a second from the scenario's seed; bounded by
+  /// --until-drained when `until_drained`.
+  std::unique_ptr<child_process> start_paced_run(const std::string& relays,
+                                                 const std::string& orders,
+                                                 bool until_drained) const {
+    return start_run({"--relays", relays, "--consumers", "1", "--orders",
+                      orders, "--rate", "100", "--seed", std::to_string(seed_)},
+                     until_drained);
+  }
+
   /// Waits (bounded) until `rows` rows are PUBLISHED: the run is under way
   /// with the full ACL.
   bool published_at_least(std::int64_t rows) const {
@@ -90,9 +101,7 @@ protected:
 };
 
 TEST_F(FaultRedisRefusal, ABoundedRunWhoseRelaysLoseACommandEndsNamingIt) {
-  auto run = start_run({"--relays", "2", "--consumers", "1", "--orders", "400",
-                        "--rate", "100", "--seed", std::to_string(seed_)},
-                       true);
+  auto run = start_paced_run("2", "400", true);
   ASSERT_TRUE(published_at_least(10)) << "the run never published";
   acl({"-rpush"});
 
@@ -125,9 +134,7 @@ TEST_F(FaultRedisRefusal, ABoundedRunWhoseRelaysLoseACommandEndsNamingIt) {
 }
 
 TEST_F(FaultRedisRefusal, AnUnboundedRunKeepsRetryingAndSaysItOnce) {
-  auto run = start_run({"--relays", "1", "--consumers", "1", "--orders", "200",
-                        "--rate", "100", "--seed", std::to_string(seed_)},
-                       false);
+  auto run = start_paced_run("1", "200", false);
   ASSERT_TRUE(published_at_least(10)) << "the run never published";
   // The consumers' scripts and the consumers' lock run through EVALSHA.
   acl({"-evalsha"});

@@ -6,6 +6,7 @@
 // order, and verify passes.
 
 #include "support/pg_server.hpp"
+#include "support/shop_sink.hpp"
 #include "tests/faults/fault_fixture.hpp"
 
 #include <gmock/gmock.h>
@@ -13,26 +14,12 @@
 #include <libpq-fe.h>
 #include <nlohmann/json.hpp>
 
-#include <csignal>
 #include <fstream>
 #include <memory>
 #include <string>
 
 namespace outbox::test {
 namespace {
-
-const char* const shop_effects =
-    "-- effect: OrderPlaced\n"
-    "INSERT INTO reservations (sku, qty) VALUES (:payload.sku, :payload.qty)\n"
-    "  ON CONFLICT (sku) DO UPDATE SET qty = reservations.qty + excluded.qty;\n"
-    "INSERT INTO order_log (order_id, seq, kind)\n"
-    "  VALUES (:aggregate_id, :seq, :event_type);\n"
-    "-- effect: OrderPaid\n"
-    "INSERT INTO order_log (order_id, seq, kind)\n"
-    "  VALUES (:aggregate_id, :seq, :event_type);\n"
-    "-- effect: OrderShipped\n"
-    "INSERT INTO order_log (order_id, seq, kind)\n"
-    "  VALUES (:aggregate_id, :seq, :event_type);\n";
 
 class FaultSink : public fault_fixture {
 protected:
@@ -41,10 +28,8 @@ protected:
     auto init =
         run_outbox({"init", "--sink", sink_.uri()}, dir_.path().string());
     ASSERT_EQ(init.exit_code, 0) << init.err;
-    sink_sql("CREATE TABLE reservations (sku TEXT PRIMARY KEY, qty BIGINT NOT"
-             " NULL); CREATE TABLE order_log (id BIGSERIAL PRIMARY KEY,"
-             " order_id TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT"
-             " NULL)");
+    for (const auto& table : shop_tables(backend::postgres))
+      sink_sql(table);
     auto effects = dir_.file("shop.sql");
     std::ofstream{effects} << shop_effects;
     // The fixture's config, with the sink.
@@ -80,11 +65,9 @@ protected:
 };
 
 TEST_F(FaultSink, KilledConsumersAndARestartedSinkApplyEveryEffectOnce) {
-  const std::vector<std::string> consumer_flags{
-      "--relays", "0", "--consumers", "2", "--log-level", "info"};
-  auto relays = start_run({"--relays", "2", "--consumers", "0"});
+  auto relays = start_run(relay_only_flags());
   auto load = waves(300);
-  auto consumer = start_run(consumer_flags);
+  auto consumer = start_run(consumer_only_flags());
   ASSERT_TRUE(consumer->wait_for_stderr("started 0 relays", 10'000));
 
   std::int64_t kills = 0;
@@ -104,13 +87,8 @@ TEST_F(FaultSink, KilledConsumersAndARestartedSinkApplyEveryEffectOnce) {
           consumer->wait_for_stderr("effects' database reachable", 30'000));
       continue;
     }
-    consumer->signal(SIGKILL);
-    auto killed = consumer->wait(10'000);
-    EXPECT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+    replace_killed_consumer(consumer, load, random_ms(50, 200));
     ++kills;
-    load.pump(random_ms(50, 200));
-    consumer = start_run(consumer_flags);
-    EXPECT_TRUE(consumer->wait_for_stderr("started 0 relays", 10'000));
   }
   auto orders = load.finish(120'000);
   stop_gracefully(*relays, "relay process");

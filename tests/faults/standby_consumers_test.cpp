@@ -18,12 +18,10 @@ using FaultStandbyConsumers = fault_fixture;
 /// putting the dead holder's entries back first, before consuming again.
 /// Nothing lost, nothing applied twice, per-aggregate order kept.
 TEST_F(FaultStandbyConsumers, FrozenHolderIsFencedAndTakesOverOnlyAnew) {
-  const std::vector<std::string> consumer_flags{
-      "--relays", "0", "--consumers", "2", "--log-level", "info"};
-  auto relays = start_run({"--relays", "2", "--consumers", "0"});
-  auto first = start_run(consumer_flags);
+  auto relays = start_run(relay_only_flags());
+  auto first = start_run(consumer_only_flags());
   ASSERT_TRUE(first->wait_for_stderr("consuming the queues", 10'000));
-  auto second = start_run(consumer_flags);
+  auto second = start_run(consumer_only_flags());
   ASSERT_TRUE(second->wait_for_stderr("standby", 10'000))
       << "a second consumer process must wait, not consume alongside";
   auto load = waves(300, scaled(8));
@@ -33,9 +31,7 @@ TEST_F(FaultStandbyConsumers, FrozenHolderIsFencedAndTakesOverOnlyAnew) {
   EXPECT_TRUE(second->wait_for_stderr("consuming the queues", 10'000))
       << "the standby never took over from the frozen holder";
   load.pump(random_ms(300, 800));
-  second->signal(SIGKILL);
-  auto killed = second->wait(10'000);
-  EXPECT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+  kill_hard(*second);
   // Past the ttl (500 ms): the dead holder's lock lapses, its entries stay
   // in its processing lists.
   load.pump(random_ms(700, 1200));

@@ -56,6 +56,16 @@ protected:
     return {id, aggregate, seq, type, std::move(payload), std::move(headers)};
   }
 
+  /// The first event of invoice inv-1: issued for `amount`.
+  static sink_event invoice_issued(std::int64_t amount) {
+    return event("e-1", "inv-1", 1, "InvoiceIssued", {{"amount", amount}});
+  }
+
+  /// Applies `e` alone, at 1000 ms; what became of it.
+  static outcome apply_one(sink::sink& to, const sink_event& e) {
+    return to.apply({e}, 1000)[0].result;
+  }
+
   std::int64_t count(const std::string& table) {
     return probe_->scalar("SELECT COUNT(*) FROM " + table);
   }
@@ -94,21 +104,15 @@ TEST_P(SinkStore, EachEffectRunsOnceWithItsInboxRow) {
 
 TEST_P(SinkStore, AMissingValueIsNullAndAnotherConsumerHasItsOwnRows) {
   auto sink = open();
-  ASSERT_EQ(
-      sink->apply({event("e-1", "inv-1", 1, "InvoiceIssued", {{"amount", 5}})},
-                  1000)[0]
-          .result,
-      outcome::applied);
+  ASSERT_EQ(apply_one(*sink, invoice_issued(5)), outcome::applied);
   EXPECT_EQ(count("invoices WHERE tenant IS NULL AND detail IS NULL"), 1);
   // Another pipeline's consumer in the same database: its own inbox rows.
   auto other =
       sink::open_sink(target_, "shipping:",
                       sink::parse_sql_effects(
                           "-- effect: InvoiceIssued\nSELECT 1\n", "other.sql"));
-  EXPECT_EQ(
-      other->apply({event("e-1", "inv-1", 1, "InvoiceIssued", {})}, 1000)[0]
-          .result,
-      outcome::applied);
+  EXPECT_EQ(apply_one(*other, event("e-1", "inv-1", 1, "InvoiceIssued", {})),
+            outcome::applied);
   EXPECT_EQ(count("outbox_inbox"), 2);
 }
 
@@ -154,8 +158,7 @@ TEST_P(SinkStore, ASinkThatCannotBeUsedIsNamedAtOpen) {
 
 TEST_P(SinkStore, OldRowsAreListedAndForgotten) {
   auto sink = open();
-  sink->apply({event("e-1", "inv-1", 1, "InvoiceIssued", {{"amount", 1}})},
-              1000);
+  sink->apply({invoice_issued(1)}, 1000);
   sink->apply({event("e-2", "inv-2", 1, "InvoiceIssued", {{"amount", 1}})},
               3000);
   sink->apply({event("e-0", "inv-0", 1, "InvoiceIssued", {{"amount", 1}})},
@@ -182,33 +185,19 @@ TEST_P(SinkStore, ASinkThatWentAwayIsUnavailableThenBack) {
     target_.busy_timeout_ms = 50;
     auto impatient = sink::open_sink(
         target_, "billing:", sink::parse_sql_effects(effects_text, "e.sql"));
-    EXPECT_THROW(
-        impatient->apply(
-            {event("e-1", "inv-1", 1, "InvoiceIssued", {{"amount", 1}})}, 1000),
-        sink::sink_unavailable);
+    EXPECT_THROW(apply_one(*impatient, invoice_issued(1)),
+                 sink::sink_unavailable);
     probe_->exec("COMMIT");
-    EXPECT_EQ(impatient
-                  ->apply({event("e-1", "inv-1", 1, "InvoiceIssued",
-                                 {{"amount", 1}})},
-                          1000)[0]
-                  .result,
-              outcome::applied);
+    EXPECT_EQ(apply_one(*impatient, invoice_issued(1)), outcome::applied);
     return;
   }
   auto sink = open();
   db_.server().stop();
-  EXPECT_THROW(
-      sink->apply({event("e-1", "inv-1", 1, "InvoiceIssued", {{"amount", 1}})},
-                  1000),
-      sink::sink_unavailable);
+  EXPECT_THROW(apply_one(*sink, invoice_issued(1)), sink::sink_unavailable);
   db_.server().start();
   probe_ = sql_probe::open(GetParam(), db_.options());
   // The session reconnects by itself.
-  EXPECT_EQ(
-      sink->apply({event("e-1", "inv-1", 1, "InvoiceIssued", {{"amount", 1}})},
-                  1000)[0]
-          .result,
-      outcome::applied);
+  EXPECT_EQ(apply_one(*sink, invoice_issued(1)), outcome::applied);
   EXPECT_EQ(count("invoices"), 1);
 }
 
@@ -216,13 +205,13 @@ TEST_P(SinkStore, ATableDroppedSinceTheStartIsRetriedNotBlamedOnTheEvent) {
   auto sink = open();
   probe_->exec("DROP TABLE payments");
   auto paid = event("e-1", "inv-1", 1, "InvoicePaid", {{"amount", 4}});
-  EXPECT_THROW(sink->apply({paid}, 1000), sink::sink_unavailable);
+  EXPECT_THROW(apply_one(*sink, paid), sink::sink_unavailable);
   EXPECT_EQ(count("outbox_inbox"), 0) << "nothing of the batch stays";
   probe_->exec("CREATE TABLE payments (invoice_id TEXT NOT NULL, seq BIGINT"
                " NOT NULL, amount BIGINT NOT NULL CHECK (amount > 0))");
   auto again = sink::open_sink(
       target_, "billing:", sink::parse_sql_effects(effects_text, "e.sql"));
-  EXPECT_EQ(again->apply({paid}, 1000)[0].result, outcome::applied);
+  EXPECT_EQ(apply_one(*again, paid), outcome::applied);
   EXPECT_EQ(count("payments"), 1);
 }
 
@@ -237,12 +226,11 @@ TEST_P(SinkStore, AHeaderNameIsTakenWholeAndAPayloadPathDescends) {
            "INSERT INTO invoices (id, amount, tenant, detail) VALUES"
            " (:aggregate_id, :payload.total.amount, :headers.app.tenant,"
            " :payload.a.b)\n");
-  ASSERT_EQ(sink->apply({event("e-1", "inv-1", 1, "InvoiceIssued",
-                               {{"total", {{"amount", 9}}}, {"a.b", "whole"}},
-                               {{"app.tenant", "acme"}})},
-                        1000)[0]
-                .result,
-            outcome::applied);
+  ASSERT_EQ(
+      apply_one(*sink, event("e-1", "inv-1", 1, "InvoiceIssued",
+                             {{"total", {{"amount", 9}}}, {"a.b", "whole"}},
+                             {{"app.tenant", "acme"}})),
+      outcome::applied);
   EXPECT_EQ(probe_->text("SELECT tenant FROM invoices"), "acme");
   EXPECT_EQ(probe_->text("SELECT detail FROM invoices"), "whole");
   EXPECT_EQ(probe_->scalar("SELECT amount FROM invoices"), 9);

@@ -1,5 +1,7 @@
 #include "storage/event_ids.hpp"
 
+#include "storage/clock.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -10,14 +12,9 @@
 
 using outbox::storage::event_id_source;
 using outbox::storage::is_event_id;
+using outbox::storage::wall_clock_now;
 
 namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 /// The Unix time in ms a version 7 id carries in its first 48 bits.
 std::int64_t time_of(const std::string& id) {
@@ -28,9 +25,9 @@ std::int64_t time_of(const std::string& id) {
 
 TEST(StorageEventIds, AnIdCarriesTheTimeItWasMadeAndVersionSeven) {
   event_id_source ids;
-  auto before = now_ms();
+  auto before = wall_clock_now();
   auto id = ids.next();
-  auto after = now_ms();
+  auto after = wall_clock_now();
   ASSERT_TRUE(is_event_id(id)) << id;
   EXPECT_EQ(id[14], '7') << id;
   EXPECT_NE(std::string{"89ab"}.find(id[19]), std::string::npos) << id;

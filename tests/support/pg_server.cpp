@@ -193,10 +193,8 @@ bool pg_server::accepts_connections() const {
 void pg_server::start() {
   if (pid_ > 0)
     return;
-  if (!launch())
-    throw std::runtime_error("postgres did not restart on port " +
-                             std::to_string(port_) + ": " +
-                             log_tail(dir() + "/pg.log"));
+  launch_again([this] { return launch(); }, "postgres", port_,
+               dir() + "/pg.log");
 }
 
 void pg_server::signal_and_reap(int signal, int wait_ms) {

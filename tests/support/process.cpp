@@ -186,6 +186,13 @@ std::string log_tail(const std::string& path) {
   return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
 }
 
+void launch_again(const std::function<bool()>& launch,
+                  const std::string& server, int port, const std::string& log) {
+  if (!launch())
+    throw std::runtime_error(server + " did not restart on port " +
+                             std::to_string(port) + ": " + log_tail(log));
+}
+
 void signal_and_reap(pid_t pid, int signal, int wait_ms) {
   ::kill(pid, signal);
   auto deadline =

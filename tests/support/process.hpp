@@ -81,6 +81,12 @@ bool wait_for_server(pid_t& pid, int timeout_ms,
 /// The last 2000 characters of a log file (all of it when shorter).
 std::string log_tail(const std::string& path);
 
+/// Starts a stopped server of ours again: `launch` forks it and waits for
+/// it (false: it exited at once). Throws std::runtime_error "`server` did
+/// not restart on port `port`: " and the end of its `log` when it did not.
+void launch_again(const std::function<bool()>& launch,
+                  const std::string& server, int port, const std::string& log);
+
 /// Sends `signal` to our child `pid` and reaps it, with SIGKILL if it
 /// outlives `wait_ms`.
 void signal_and_reap(pid_t pid, int signal, int wait_ms);

@@ -225,10 +225,8 @@ bool redis_server::launch() {
 void redis_server::start() {
   if (pid_ > 0)
     return;
-  if (!launch())
-    throw std::runtime_error("redis-server did not restart on port " +
-                             std::to_string(port_) + ": " +
-                             log_tail(dir_ + "/redis.log"));
+  launch_again([this] { return launch(); }, "redis-server", port_,
+               dir_ + "/redis.log");
 }
 
 void redis_server::reap_with_deadline(int signal, int wait_ms) {
