@@ -2,16 +2,12 @@
 
 #include "broker/inbox_reader.hpp"
 #include "storage/ledger.hpp"
+#include "storage/sqlite_fwd.hpp"
 
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
-
-namespace SQLite {
-class Database;
-class Statement;
-} // namespace SQLite
 
 namespace outbox::audit {
 

@@ -8,10 +8,7 @@
 #include "audit/conservation.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/inbox_reader.hpp"
-
-namespace SQLite {
-class Database;
-}
+#include "storage/sqlite_fwd.hpp"
 
 namespace outbox::audit {
 

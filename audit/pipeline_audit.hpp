@@ -4,10 +4,7 @@
 #include "broker/broker_fwd.hpp"
 #include "broker/keys.hpp"
 #include "storage/database.hpp"
-
-namespace SQLite {
-class Database;
-}
+#include "storage/sqlite_fwd.hpp"
 
 namespace outbox::audit {
 

@@ -4,13 +4,11 @@
 // is counted from published to processed, so a type whose events stop
 // being applied shows by its name, not only in the totals.
 
+#include "storage/sqlite_fwd.hpp"
+
 #include <cstdint>
 #include <map>
 #include <string>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::audit {
 

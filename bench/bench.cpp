@@ -1,5 +1,6 @@
 #include "bench/bench.hpp"
 
+#include "bench/names.hpp"
 #include "bench/process_memory.hpp"
 #include "bench/stages.hpp"
 #include "bench/targets.hpp"
@@ -155,12 +156,8 @@ nlohmann::json context_of(const bench_options& o, const bench_scale& scale) {
 } // namespace
 
 const std::vector<std::string>& stage_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> list;
-    for (const auto& s : all_stages())
-      list.emplace_back(s.first);
-    return list;
-  }();
+  static const auto names =
+      names_of(all_stages(), [](const stage& s) { return s.first; });
   return names;
 }
 

@@ -1,5 +1,7 @@
 #include "bench/targets.hpp"
 
+#include "bench/names.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -172,12 +174,8 @@ bool redis_fsyncs_every_write(const nlohmann::json& context) {
 }
 
 const std::vector<std::string>& target_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> list;
-    for (const auto& rule : target_rules())
-      list.emplace_back(rule.name);
-    return list;
-  }();
+  static const auto names = names_of(
+      target_rules(), [](const target_rule& rule) { return rule.name; });
   return names;
 }
 

@@ -6,14 +6,11 @@
 // the lab always runs on its own SQLite file (seed 000's app.db).
 
 #include "storage/clock.hpp"
+#include "storage/sqlite_fwd.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::lab {
 

@@ -4,13 +4,11 @@
 // holding a bare orders table and no outbox, so that an order committed here
 // leaves no trace of the event it should have published. Never app.db.
 
+#include "storage/sqlite_fwd.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::lab {
 

@@ -11,16 +11,13 @@
 #include "lab/app_reads.hpp"
 #include "lab/plan.hpp"
 #include "storage/outbox_views.hpp"
+#include "storage/sqlite_fwd.hpp"
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::lab {
 

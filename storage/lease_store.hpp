@@ -14,6 +14,11 @@ namespace outbox::storage {
 
 /// The relay side of the outbox table. Every call is one short write
 /// transaction; none is ever held across a broker call. Throws store_error.
+///
+/// The calls check what they are given here, the same on every backend
+/// (an empty owner or a policy that cannot work: store_error(invalid_input);
+/// no leases: nothing to do, the database is not asked), and leave the rest
+/// to the backend's private functions of the same parameters.
 class lease_store {
 public:
   virtual ~lease_store() = default;
@@ -25,30 +30,45 @@ public:
   /// Looks at no more than claim_scan_bound(policy) candidates; once a walk
   /// is cut there, later claims of this store split the bound between the
   /// oldest candidates and the rows after the last one looked at.
-  virtual claim claim_batch(const std::string& owner, millis now,
-                            const lease_policy& policy) = 0;
+  claim claim_batch(const std::string& owner, millis now,
+                    const lease_policy& policy);
 
   /// Marks rows PUBLISHED where owner and epoch still match (fencing).
-  virtual ack_result ack(const std::string& owner,
-                         const std::vector<event_lease>& leases,
-                         millis now) = 0;
+  ack_result ack(const std::string& owner,
+                 const std::vector<event_lease>& leases, millis now);
 
   /// Hands unpublished leases back (PENDING, due now) on graceful shutdown;
   /// the attempt of the claim is refunded. Returns rows released.
-  virtual int release(const std::string& owner,
-                      const std::vector<event_lease>& leases) = 0;
+  int release(const std::string& owner, const std::vector<event_lease>& leases);
 
   /// Extends held leases to `lease_until`. Returns rows still held.
-  virtual int renew(const std::string& owner,
-                    const std::vector<event_lease>& leases,
-                    millis lease_until) = 0;
+  int renew(const std::string& owner, const std::vector<event_lease>& leases,
+            millis lease_until);
 
   /// Records a publish error: back off exponentially, or FAILED at
   /// max_attempts. Only rows the owner still holds are touched.
-  virtual failure_result fail(const std::string& owner,
+  failure_result fail(const std::string& owner,
+                      const std::vector<event_lease>& leases,
+                      const std::string& error, millis now,
+                      const lease_policy& policy);
+
+private:
+  // The backend's part of each call above, once its checks passed: owner
+  // and policy are usable, `leases` is never empty.
+  virtual claim claim_rows(const std::string& owner, millis now,
+                           const lease_policy& policy) = 0;
+  virtual ack_result ack_held(const std::string& owner,
                               const std::vector<event_lease>& leases,
-                              const std::string& error, millis now,
-                              const lease_policy& policy) = 0;
+                              millis now) = 0;
+  virtual int release_held(const std::string& owner,
+                           const std::vector<event_lease>& leases) = 0;
+  virtual int renew_held(const std::string& owner,
+                         const std::vector<event_lease>& leases,
+                         millis lease_until) = 0;
+  virtual failure_result fail_held(const std::string& owner,
+                                   const std::vector<event_lease>& leases,
+                                   const std::string& error, millis now,
+                                   const lease_policy& policy) = 0;
 };
 
 } // namespace outbox::storage

@@ -71,6 +71,33 @@ local effects_source = nil
 -- (below).
 local sink_types, sink_done, sink_skipped = {}, {}, {}
 local sink_refused, classify = {}, false
+
+-- Whether `value` is an array: cjson gives an object a table too, and one
+-- with keys but no [1] is not an array.
+local function is_array(value)
+  return type(value) == 'table' and (next(value) == nil or value[1] ~= nil)
+end
+
+-- Marks each item of options[field], an array (none for empty), true in
+-- every table of `sets`. `items` says what they must be, as the error
+-- reply names it: 'strings' are checked to be, 'event_ids' are taken as
+-- they come. Returns that error reply when they are not.
+local function add_array_option(options, field, items, sets)
+  local list = options[field] or {}
+  local bad = 'OUTBOX_OPTIONS ' .. field .. ' must be an array of ' .. items
+  if not is_array(list) then
+    return redis.error_reply(bad)
+  end
+  for _, item in ipairs(list) do
+    if items == 'strings' and type(item) ~= 'string' then
+      return redis.error_reply(bad)
+    end
+    for _, set in ipairs(sets) do
+      set[item] = true
+    end
+  end
+end
+
 if string.sub(ARGV[1], 1, 1) == '{' then
   local decoded, options = pcall(cjson.decode, ARGV[1])
   local bad = 'OUTBOX_OPTIONS ARGV[1] must be a JSON object: holder (a'
@@ -82,10 +109,7 @@ if string.sub(ARGV[1], 1, 1) == '{' then
   holder = options.holder or ''
   unknown_types = options.unknown_types or 'record'
   local types = options.known_types or {}
-  -- cjson gives an object a table too: one with keys but no [1] is not
-  -- an array.
-  if type(holder) ~= 'string' or type(types) ~= 'table'
-      or (next(types) ~= nil and types[1] == nil)
+  if type(holder) ~= 'string' or not is_array(types)
       or (unknown_types ~= 'record' and unknown_types ~= 'dead-letter') then
     return redis.error_reply(bad)
   end
@@ -95,18 +119,10 @@ if string.sub(ARGV[1], 1, 1) == '{' then
     end
     known_types[name] = true
   end
-  local named = options.sink_types or {}
-  if type(named) ~= 'table' or (next(named) ~= nil and named[1] == nil) then
-    return redis.error_reply('OUTBOX_OPTIONS sink_types must be an array of'
-      .. ' strings')
-  end
-  for _, name in ipairs(named) do
-    if type(name) ~= 'string' then
-      return redis.error_reply('OUTBOX_OPTIONS sink_types must be an array'
-        .. ' of strings')
-    end
-    sink_types[name] = true
-    known_types[name] = true
+  local bad_types = add_array_option(options, 'sink_types', 'strings',
+    {sink_types, known_types})
+  if bad_types then
+    return bad_types
   end
   if options.refused ~= nil then
     if type(options.refused) ~= 'table' or options.refused[1] ~= nil then
@@ -121,22 +137,11 @@ if string.sub(ARGV[1], 1, 1) == '{' then
     end
     sink_refused = options.refused
   end
-  local done = options.sink_done or {}
-  if type(done) ~= 'table' or (next(done) ~= nil and done[1] == nil) then
-    return redis.error_reply('OUTBOX_OPTIONS sink_done must be an array of'
-      .. ' event_ids')
-  end
-  for _, id in ipairs(done) do
-    sink_done[id] = true
-  end
-  local skipped = options.sink_skipped or {}
-  if type(skipped) ~= 'table'
-      or (next(skipped) ~= nil and skipped[1] == nil) then
-    return redis.error_reply('OUTBOX_OPTIONS sink_skipped must be an array'
-      .. ' of event_ids')
-  end
-  for _, id in ipairs(skipped) do
-    sink_skipped[id] = true
+  local bad_ids = add_array_option(options, 'sink_done', 'event_ids',
+    {sink_done})
+    or add_array_option(options, 'sink_skipped', 'event_ids', {sink_skipped})
+  if bad_ids then
+    return bad_ids
   end
   classify = options.classify == true
   if options.effects_prefix ~= nil then

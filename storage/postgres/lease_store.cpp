@@ -54,10 +54,8 @@ void lease_store::forget(const std::vector<event_lease>& leases) {
       held_.erase(row);
 }
 
-claim lease_store::claim_batch(const std::string& owner, millis now,
-                               const lease_policy& policy) {
-  detail::check_owner(owner);
-  detail::check_policy(policy);
+claim lease_store::claim_rows(const std::string& owner, millis now,
+                              const lease_policy& policy) {
   recover_lost_claim();
   ttl_ = policy.ttl;
   auto bound = claim_scan_bound(policy);
@@ -114,12 +112,10 @@ claim lease_store::claim_batch(const std::string& owner, millis now,
   return c;
 }
 
-ack_result lease_store::ack(const std::string& owner,
-                            const std::vector<event_lease>& leases,
-                            millis now) {
+ack_result lease_store::ack_held(const std::string& owner,
+                                 const std::vector<event_lease>& leases,
+                                 millis now) {
   ack_result outcome;
-  if (leases.empty())
-    return outcome;
   recover_lost_claim();
   auto arrays = to_arrays(leases);
   auto done = link_.run(
@@ -135,10 +131,8 @@ ack_result lease_store::ack(const std::string& owner,
   return outcome;
 }
 
-int lease_store::release(const std::string& owner,
-                         const std::vector<event_lease>& leases) {
-  if (leases.empty())
-    return 0;
+int lease_store::release_held(const std::string& owner,
+                              const std::vector<event_lease>& leases) {
   recover_lost_claim();
   auto arrays = to_arrays(leases);
   auto done =
@@ -147,11 +141,9 @@ int lease_store::release(const std::string& owner,
   return done.rows();
 }
 
-int lease_store::renew(const std::string& owner,
-                       const std::vector<event_lease>& leases,
-                       millis lease_until) {
-  if (leases.empty())
-    return 0;
+int lease_store::renew_held(const std::string& owner,
+                            const std::vector<event_lease>& leases,
+                            millis lease_until) {
   recover_lost_claim();
   auto arrays = to_arrays(leases);
   // On the database's clock a renewal lasts the claim's ttl from now; on
@@ -174,14 +166,11 @@ int lease_store::renew(const std::string& owner,
   return done.rows();
 }
 
-failure_result lease_store::fail(const std::string& owner,
-                                 const std::vector<event_lease>& leases,
-                                 const std::string& error, millis now,
-                                 const lease_policy& policy) {
-  detail::check_policy(policy);
+failure_result lease_store::fail_held(const std::string& owner,
+                                      const std::vector<event_lease>& leases,
+                                      const std::string& error, millis now,
+                                      const lease_policy& policy) {
   failure_result outcome;
-  if (leases.empty())
-    return outcome;
   recover_lost_claim();
   // The backoff rule stays in lease_policy.cpp: the statement picks the
   // delay for a row's attempts from this list, and the last one for any

@@ -23,20 +23,22 @@ class lease_store final : public storage::lease_store {
 public:
   explicit lease_store(session& link) : link_(link) {}
 
-  claim claim_batch(const std::string& owner, millis now,
-                    const lease_policy& policy) override;
-  ack_result ack(const std::string& owner,
-                 const std::vector<event_lease>& leases, millis now) override;
-  int release(const std::string& owner,
-              const std::vector<event_lease>& leases) override;
-  int renew(const std::string& owner, const std::vector<event_lease>& leases,
-            millis lease_until) override;
-  failure_result fail(const std::string& owner,
-                      const std::vector<event_lease>& leases,
-                      const std::string& error, millis now,
-                      const lease_policy& policy) override;
-
 private:
+  claim claim_rows(const std::string& owner, millis now,
+                   const lease_policy& policy) override;
+  ack_result ack_held(const std::string& owner,
+                      const std::vector<event_lease>& leases,
+                      millis now) override;
+  int release_held(const std::string& owner,
+                   const std::vector<event_lease>& leases) override;
+  int renew_held(const std::string& owner,
+                 const std::vector<event_lease>& leases,
+                 millis lease_until) override;
+  failure_result fail_held(const std::string& owner,
+                           const std::vector<event_lease>& leases,
+                           const std::string& error, millis now,
+                           const lease_policy& policy) override;
+
   void recover_lost_claim();
   void forget(const std::vector<event_lease>& leases);
 

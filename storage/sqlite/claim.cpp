@@ -1,5 +1,6 @@
-// sqlite::lease_store::claim_batch: the lease protocol's claim with its
-// head-of-line rule (docs/postgres-protocol.md, "Claim", states it).
+// sqlite::lease_store::claim_rows, SQLite's part of claim_batch: the lease
+// protocol's claim with its head-of-line rule (docs/postgres-protocol.md,
+// "Claim", states it).
 
 #include "storage/sqlite/lease_store.hpp"
 
@@ -114,10 +115,8 @@ private:
 
 } // namespace
 
-claim lease_store::claim_batch(const std::string& owner, millis now,
-                               const lease_policy& policy) {
-  detail::check_owner(owner);
-  detail::check_policy(policy);
+claim lease_store::claim_rows(const std::string& owner, millis now,
+                              const lease_policy& policy) {
   claim result;
   result.owner = owner;
   result.lease_until = policy.lease_until(now);

@@ -1,14 +1,11 @@
 #pragma once
 
 #include "storage/database.hpp"
+#include "storage/sqlite_fwd.hpp"
 
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::storage::sqlite {
 

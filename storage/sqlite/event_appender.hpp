@@ -6,6 +6,7 @@
 
 #include "storage/event_ids.hpp"
 #include "storage/order_store.hpp"
+#include "storage/sqlite_fwd.hpp"
 #include "storage/trace_context.hpp"
 
 #include <SQLiteCpp/Statement.h>
@@ -13,10 +14,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::storage::sqlite {
 

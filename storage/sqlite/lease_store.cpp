@@ -61,12 +61,10 @@ lease_store::lease_store(SQLite::Database& db)
 
 lease_store::~lease_store() = default;
 
-ack_result lease_store::ack(const std::string& owner,
-                            const std::vector<event_lease>& leases,
-                            millis now) {
+ack_result lease_store::ack_held(const std::string& owner,
+                                 const std::vector<event_lease>& leases,
+                                 millis now) {
   ack_result result;
-  if (leases.empty())
-    return result;
   write_transaction(impl_->db, "ack", impl_->name, [&] {
     statement_use update{impl_->ack_row};
     update->bind(1, now);
@@ -80,11 +78,9 @@ ack_result lease_store::ack(const std::string& owner,
   return result;
 }
 
-int lease_store::release(const std::string& owner,
-                         const std::vector<event_lease>& leases) {
+int lease_store::release_held(const std::string& owner,
+                              const std::vector<event_lease>& leases) {
   int released = 0;
-  if (leases.empty())
-    return released;
   write_transaction(impl_->db, "release", impl_->name, [&] {
     statement_use update{impl_->release_row};
     for (const auto& lease : leases)
@@ -93,12 +89,10 @@ int lease_store::release(const std::string& owner,
   return released;
 }
 
-int lease_store::renew(const std::string& owner,
-                       const std::vector<event_lease>& leases,
-                       millis lease_until) {
+int lease_store::renew_held(const std::string& owner,
+                            const std::vector<event_lease>& leases,
+                            millis lease_until) {
   int held = 0;
-  if (leases.empty())
-    return held;
   write_transaction(impl_->db, "renew", impl_->name, [&] {
     statement_use update{impl_->renew_row};
     update->bind(1, lease_until);
@@ -108,14 +102,11 @@ int lease_store::renew(const std::string& owner,
   return held;
 }
 
-failure_result lease_store::fail(const std::string& owner,
-                                 const std::vector<event_lease>& leases,
-                                 const std::string& error, millis now,
-                                 const lease_policy& policy) {
-  detail::check_policy(policy);
+failure_result lease_store::fail_held(const std::string& owner,
+                                      const std::vector<event_lease>& leases,
+                                      const std::string& error, millis now,
+                                      const lease_policy& policy) {
   failure_result result;
-  if (leases.empty())
-    return result;
   write_transaction(impl_->db, "fail", impl_->name, [&] {
     for (const auto& lease : leases) {
       std::int64_t rowid = 0;

@@ -1,12 +1,9 @@
 #pragma once
 
 #include "storage/lease_store.hpp"
+#include "storage/sqlite_fwd.hpp"
 
 #include <memory>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::storage::sqlite {
 
@@ -22,20 +19,22 @@ public:
   lease_store(const lease_store&) = delete;
   lease_store& operator=(const lease_store&) = delete;
 
-  claim claim_batch(const std::string& owner, millis now,
-                    const lease_policy& policy) override;
-  ack_result ack(const std::string& owner,
-                 const std::vector<event_lease>& leases, millis now) override;
-  int release(const std::string& owner,
-              const std::vector<event_lease>& leases) override;
-  int renew(const std::string& owner, const std::vector<event_lease>& leases,
-            millis lease_until) override;
-  failure_result fail(const std::string& owner,
-                      const std::vector<event_lease>& leases,
-                      const std::string& error, millis now,
-                      const lease_policy& policy) override;
-
 private:
+  claim claim_rows(const std::string& owner, millis now,
+                   const lease_policy& policy) override;
+  ack_result ack_held(const std::string& owner,
+                      const std::vector<event_lease>& leases,
+                      millis now) override;
+  int release_held(const std::string& owner,
+                   const std::vector<event_lease>& leases) override;
+  int renew_held(const std::string& owner,
+                 const std::vector<event_lease>& leases,
+                 millis lease_until) override;
+  failure_result fail_held(const std::string& owner,
+                           const std::vector<event_lease>& leases,
+                           const std::string& error, millis now,
+                           const lease_policy& policy) override;
+
   struct impl;
   std::unique_ptr<impl> impl_;
 };

@@ -1,12 +1,9 @@
 #pragma once
 
 #include "storage/outbox_views.hpp"
+#include "storage/sqlite_fwd.hpp"
 
 #include <memory>
-
-namespace SQLite {
-class Database;
-}
 
 namespace outbox::storage::sqlite {
 
