@@ -1,5 +1,6 @@
 #include "actors/coordinator_consumers.hpp"
 
+#include "actors/coordinator_children.hpp"
 #include "actors/coordinator_recovery.hpp"
 #include "actors/lock_token.hpp"
 #include "actors/messages.hpp"
@@ -43,7 +44,7 @@ void retry_later(coordinator_state& st, outage& trouble,
 /// retried at the next check).
 void start_consumers(coordinator_actor* self) {
   auto& st = self->state;
-  auto moved = recover_all_lists(self);
+  auto moved = recover_all_lists(st);
   if (moved > 0)
     spdlog::info("coordinator {}: recovered {} in-flight entries of "
                  "earlier consumers",
@@ -70,12 +71,13 @@ void lose_consumers(coordinator_actor* self, const std::string& why) {
   st.consuming = false;
   st.lock_token.clear();
   st.standby_behind.clear();
-  for (auto& slot : st.slots) {
+  for (std::size_t i = 0; i < st.slots.size(); ++i) {
+    auto& slot = st.slots[i];
     if (slot.kind != worker_slot::role::consumer)
       continue;
     slot.parked = true;
     if (slot.running)
-      self->send_exit(slot.actor, caf::exit_reason::user_shutdown);
+      self->send_exit(st.workers[i], caf::exit_reason::user_shutdown);
   }
 }
 
@@ -146,7 +148,8 @@ void keep_consumers(coordinator_actor* self) {
   } catch (const std::exception& e) {
     if (is_fenced(e)) {
       // Frozen past the ttl between two lists: the rest is another's now.
-      recovery_refused(self, "the processing lists left in flight", e);
+      st.recovery_refused("the processing lists left in flight", e);
+      lose_consumers(self, "the fence refused a recovery");
       return;
     }
     // The lock stays ours (renewed at every check) until this succeeds.

@@ -11,9 +11,6 @@
 
 namespace outbox::actors {
 
-/// Spawns the current incarnation of a slot (coordinator.cpp).
-void start_worker(coordinator_actor* self, worker_slot& slot);
-
 /// Starts this process's consumers once it holds the consumers' lock (or
 /// uses none), after putting back what sits in processing lists. Throws
 /// broker_error.

@@ -12,12 +12,12 @@ namespace {
 /// Only processes that run relays note: a consumer-only or writer-only
 /// process is not one that could publish. Tests without a process name
 /// (no consumers' lock either) note nothing.
-bool notes_relays(const coordinator_state& st) {
+bool notes_relays(const coordinator_core& st) {
   return st.probe && !st.setup.consumer_lock_holder.empty() &&
          st.setup.settings.run.relays > 0;
 }
 
-int relays_running(const coordinator_state& st) {
+int relays_running(const coordinator_core& st) {
   int running = 0;
   for (const auto& slot : st.slots)
     if (slot.kind == worker_slot::role::relay && slot.running)
@@ -27,7 +27,7 @@ int relays_running(const coordinator_state& st) {
 
 } // namespace
 
-void keep_relay_note(coordinator_state& st) {
+void keep_relay_note(coordinator_core& st) {
   if (!notes_relays(st))
     return;
   auto now = st.setup.clock();
@@ -57,7 +57,7 @@ void keep_relay_note(coordinator_state& st) {
   }
 }
 
-void note_relays_stopped(coordinator_state& st) {
+void note_relays_stopped(coordinator_core& st) {
   if (!notes_relays(st) || st.relay_noted_at == 0)
     return;
   try {

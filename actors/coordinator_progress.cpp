@@ -17,7 +17,7 @@ using text::plural;
 /// Stillness shorter than this is the gap between two batches, not news;
 /// shorter with a short stall timeout, so the line says why before the
 /// stall rule ends the run.
-storage::millis quiet_after(const coordinator_state& st) {
+storage::millis quiet_after(const coordinator_core& st) {
   return std::min<storage::millis>(2000, stall_timeout(st) / 2);
 }
 
@@ -30,7 +30,7 @@ std::string expiry_text(storage::millis at, storage::millis now) {
 }
 
 /// The names of the relays running in this process now.
-std::set<std::string> running_relays(const coordinator_state& st) {
+std::set<std::string> running_relays(const coordinator_core& st) {
   std::set<std::string> names;
   for (const auto& slot : st.slots)
     if (slot.kind == worker_slot::role::relay && slot.running)
@@ -51,7 +51,7 @@ struct held_leases {
 /// With `at_end`, only the leases known to be stranded: those of this
 /// process's relays (all stopped by then) and expired ones; another
 /// process's relay may be alive and about to ack its rows.
-held_leases leases_not_moving(const coordinator_state& st,
+held_leases leases_not_moving(const coordinator_core& st,
                               const metrics::pipeline_snapshot& s,
                               storage::millis now, bool at_end) {
   held_leases held;
@@ -88,7 +88,7 @@ std::string holders_text(const held_leases& held) {
              : "of " + std::to_string(held.relays) + " " + kind + " relays";
 }
 
-std::string why_still(const coordinator_state& st,
+std::string why_still(const coordinator_core& st,
                       const metrics::pipeline_snapshot& s,
                       storage::millis now) {
   const auto& run = st.setup.settings.run;
@@ -122,7 +122,7 @@ std::string why_still(const coordinator_state& st,
 }
 
 /// This process's last stage, and how many events it has handled.
-std::pair<const char*, std::int64_t> own_events(const coordinator_state& st) {
+std::pair<const char*, std::int64_t> own_events(const coordinator_core& st) {
   const auto& run = st.setup.settings.run;
   const auto& m = *st.setup.metrics;
   if (run.consumers > 0)
@@ -166,14 +166,14 @@ std::int64_t rows_written(const metrics::run_metrics& m) {
 
 } // namespace
 
-void remember_count(coordinator_state& st) {
+void remember_count(coordinator_core& st) {
   st.counted = st.last_known;
   st.written_at_count = rows_written(*st.setup.metrics);
   st.acked_at_count = st.setup.metrics->acked.load();
 }
 
 metrics::pipeline_snapshot
-between_counts(const coordinator_state& st,
+between_counts(const coordinator_core& st,
                const metrics::pipeline_snapshot& light) {
   auto s = with_light_read(st.counted, light);
   auto written = rows_written(*st.setup.metrics) - st.written_at_count;
@@ -186,14 +186,14 @@ between_counts(const coordinator_state& st,
   return s;
 }
 
-bool refusal_met(const coordinator_state& st, storage::millis now) {
+bool refusal_met(const coordinator_core& st, storage::millis now) {
   // The writer's refused groups move PostgreSQL's mark too (its counters
   // count rolled-back rows): the counts tell then.
   return st.setup.metrics->refusals.latest(now).has_value() ||
          st.setup.metrics->writer_refusals.latest(now).has_value();
 }
 
-void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
+void note_movement(coordinator_core& st, const metrics::pipeline_snapshot& s,
                    storage::millis now) {
   // The database's change mark, where there is one, stands for its counts:
   // it moves with every commit, and reading it costs nothing where counting
@@ -216,7 +216,7 @@ void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
   }
 }
 
-run_progress progress_of(coordinator_state& st,
+run_progress progress_of(coordinator_core& st,
                          const metrics::pipeline_snapshot& s,
                          storage::millis now) {
   const auto& run = st.setup.settings.run;
@@ -256,7 +256,7 @@ run_progress progress_of(coordinator_state& st,
   return p;
 }
 
-std::string waiting_reason(const coordinator_state& st,
+std::string waiting_reason(const coordinator_core& st,
                            const metrics::pipeline_snapshot& s,
                            storage::millis now) {
   auto still_for = now - st.last_movement;
@@ -271,7 +271,7 @@ std::string waiting_reason(const coordinator_state& st,
   return why;
 }
 
-std::string stranded_leases(const coordinator_state& st,
+std::string stranded_leases(const coordinator_core& st,
                             const metrics::pipeline_snapshot& s,
                             storage::millis now) {
   auto held = leases_not_moving(st, s, now, true);
@@ -295,7 +295,7 @@ std::string stranded_leases(const coordinator_state& st,
   return text + ", then a relay takes them over";
 }
 
-bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s) {
+bool drained(const coordinator_core& st, const metrics::pipeline_snapshot& s) {
   const auto& run = st.setup.settings.run;
   if (!s.trouble.empty() || !st.load_done)
     return false;
@@ -309,12 +309,12 @@ bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s) {
   return relays_done && consumers_done;
 }
 
-storage::millis stall_timeout(const coordinator_state& st) {
+storage::millis stall_timeout(const coordinator_core& st) {
   const auto& s = st.setup.settings;
   return s.lease.stall_after() + s.run.idle_poll_max_ms + 1000;
 }
 
-bool full_read_due(const coordinator_state& st, storage::millis now,
+bool full_read_due(const coordinator_core& st, storage::millis now,
                    bool marked) {
   // Without a change mark (PostgreSQL with track_counts off) the counts
   // say whether anything moved: a second between them is enough for a
@@ -331,7 +331,7 @@ bool full_read_due(const coordinator_state& st, storage::millis now,
           (!marked && now - st.last_full_read >= unmarked_interval));
 }
 
-std::string stall_reason(const coordinator_state& st,
+std::string stall_reason(const coordinator_core& st,
                          const metrics::pipeline_snapshot& s,
                          storage::millis now) {
   if (!s.trouble.empty() || now - st.last_movement < stall_timeout(st))

@@ -5,7 +5,7 @@
 // and why. Pure functions of the state, kept apart from the supervision
 // code so the rules read on their own.
 
-#include "actors/coordinator.hpp"
+#include "actors/coordinator_core.hpp"
 #include "actors/progress_line.hpp"
 
 #include <string>
@@ -29,13 +29,13 @@ with_light_read(metrics::pipeline_snapshot known,
 
 /// Keeps st.last_known as the last full count (between_counts starts from
 /// it), with this process's rows written and acked at that time.
-void remember_count(coordinator_state& st);
+void remember_count(coordinator_core& st);
 
 /// What the progress line shows between two full counts: the last count
 /// with the light read's newer figures (with_light_read), its PENDING and
 /// PUBLISHED moved by the rows this process wrote and acked since.
 metrics::pipeline_snapshot
-between_counts(const coordinator_state& st,
+between_counts(const coordinator_core& st,
                const metrics::pipeline_snapshot& light);
 
 /// How many times what the last full count took must pass before the
@@ -45,22 +45,22 @@ inline constexpr storage::millis full_count_spacing = 20;
 
 /// Whether the run has met Redis refusing its commands within the stall
 /// timeout (metrics::refusal_log): its change mark then says nothing.
-bool refusal_met(const coordinator_state& st, storage::millis now);
+bool refusal_met(const coordinator_core& st, storage::millis now);
 
 /// Records the counts of `s` as the last movement when they changed (or an
 /// outage was retried since). Called at every check, before the others.
-void note_movement(coordinator_state& st, const metrics::pipeline_snapshot& s,
+void note_movement(coordinator_core& st, const metrics::pipeline_snapshot& s,
                    storage::millis now);
 
 /// What the progress line shows now; advances the events/s window.
-run_progress progress_of(coordinator_state& st,
+run_progress progress_of(coordinator_core& st,
                          const metrics::pipeline_snapshot& s,
                          storage::millis now);
 
 /// Why nothing has moved for a while ("waiting for 256 leases of a dead
 /// relay, expire in 7 s", "1200 PENDING rows but no relay in this
 /// process"); empty while the run moves.
-std::string waiting_reason(const coordinator_state& st,
+std::string waiting_reason(const coordinator_core& st,
                            const metrics::pipeline_snapshot& s,
                            storage::millis now);
 
@@ -69,16 +69,16 @@ std::string waiting_reason(const coordinator_state& st,
 /// lease expires: "256 rows stay SENDING under the lease of a dead relay
 /// (relay-h-1-0): they wait for it to expire (in 7 s), then a relay takes
 /// them over". Empty when there are none.
-std::string stranded_leases(const coordinator_state& st,
+std::string stranded_leases(const coordinator_core& st,
                             const metrics::pipeline_snapshot& s,
                             storage::millis now);
 
 /// Whether everything this process is responsible for has drained.
-bool drained(const coordinator_state& st, const metrics::pipeline_snapshot& s);
+bool drained(const coordinator_core& st, const metrics::pipeline_snapshot& s);
 
 /// How long a bounded run waits without any movement before it decides
 /// that it is stuck: longer than any backoff or takeover.
-storage::millis stall_timeout(const coordinator_state& st);
+storage::millis stall_timeout(const coordinator_core& st);
 
 /// Whether a bounded run's check counts the stores in full for its stall
 /// rule: at every check once nothing has moved for the stall timeout, so a
@@ -87,7 +87,7 @@ storage::millis stall_timeout(const coordinator_state& st);
 /// to go by (`marked` false: PostgreSQL with track_counts off, or a
 /// refusal churning the mark), whose counts then say whether anything
 /// moved. Never for an unbounded run.
-bool full_read_due(const coordinator_state& st, storage::millis now,
+bool full_read_due(const coordinator_core& st, storage::millis now,
                    bool marked);
 
 /// What keeps a bounded run from draining when nothing has moved for
@@ -95,7 +95,7 @@ bool full_read_due(const coordinator_state& st, storage::millis now,
 /// aggregates until an operator retries, entries the consumers cannot get
 /// through, or rows nobody publishes. Empty while the run moves, drains or
 /// waits out an outage.
-std::string stall_reason(const coordinator_state& st,
+std::string stall_reason(const coordinator_core& st,
                          const metrics::pipeline_snapshot& s,
                          storage::millis now);
 

@@ -8,7 +8,7 @@
 // Entries are counted list by list, and crash.recovery_pause_ms can freeze
 // the coordinator between two lists.
 
-#include "actors/coordinator.hpp"
+#include "actors/coordinator_core.hpp"
 
 #include <cstddef>
 #include <exception>
@@ -18,19 +18,13 @@ namespace outbox::actors {
 
 /// Puts every processing list back at the head of its queue. Throws
 /// broker_error (fenced: the lock is no longer this acquisition's).
-std::size_t recover_all_lists(coordinator_actor* self);
+std::size_t recover_all_lists(coordinator_core& st);
 
 /// Puts a dead consumer's lists back at the head of their queues. Throws
 /// broker_error (fenced as above).
-std::size_t recover_lists_of(coordinator_actor* self,
-                             const std::string& consumer);
+std::size_t recover_lists_of(coordinator_core& st, const std::string& consumer);
 
 /// Whether `e` is the fence's refusal (broker_error fenced).
 bool is_fenced(const std::exception& e);
-
-/// The fence refused recovering `what`: counts the refusal, says so, and
-/// stops this process's consumers until it acquires the lock anew.
-void recovery_refused(coordinator_actor* self, const std::string& what,
-                      const std::exception& e);
 
 } // namespace outbox::actors

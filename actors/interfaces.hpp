@@ -2,16 +2,16 @@
 
 // The actors' interfaces, a caf::typed_actor each, with every message it
 // handles and what it answers: the compiler checks each behavior, and each
-// typed send, against them. The consumer's and the writer's so far; the
-// relay's and the coordinator's join them here when they become typed.
-// Their decisions live in plain classes (consumer_core, writer_core); the
-// actors only translate messages and timers.
+// typed send, against them. The relay's joins them here when it becomes
+// typed. Their decisions live in plain classes (consumer_core, writer_core,
+// coordinator_core); the actors only translate messages and timers.
 
 #include "actors/messages.hpp"
 
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,5 +47,52 @@ using consumer_actor = caf::typed_actor<
     /// To itself: take the next batch (or wait for one, or retry after
     /// trouble).
     caf::reacts_to<pop_atom>>;
+
+/// Who hears that a load generator is done: the coordinator (its handle
+/// converts to this one), or a bench stage waiting for the load.
+using load_listener_actor = caf::typed_actor<
+    /// From the load generator: every order and follow-up is committed.
+    caf::reacts_to<done_atom>>;
+
+/// The load generator: drives the writer like a shop front would.
+using load_generator_actor = caf::typed_actor<
+    /// From the coordinator: start placing orders.
+    caf::reacts_to<start_atom>,
+    /// To itself: a paced load issues the orders due by now.
+    caf::reacts_to<pace_atom>,
+    /// To itself: places again the orders (by index) the writer refused or
+    /// did not answer.
+    caf::reacts_to<place_atom, std::vector<std::int64_t>>,
+    /// To itself: (append, aggregate ids, order ids, trace ids, event ids,
+    /// step) appends again the follow-ups of a step the writer refused.
+    caf::reacts_to<append_atom, std::vector<std::string>,
+                   std::vector<std::int64_t>, std::vector<std::string>,
+                   std::vector<std::string>, int>>;
+
+/// The coordinator: spawns and supervises the writer, load generator,
+/// relays and consumers, and reports the run. Its children's downs and
+/// exits come as system messages (monitor and link), not through here.
+using coordinator_handle = caf::typed_actor<
+    /// (run) -> the report JSON, once the run has ended and every child is
+    /// down: a bounded run ends by itself, any run on shutdown.
+    caf::replies_to<run_atom>::with<std::string>,
+    /// Stop gracefully (SIGINT, SIGTERM): a bounded run stopped before it
+    /// ended by itself reports what it left undone.
+    caf::reacts_to<shutdown_atom>,
+    /// From the load generator: every order and follow-up is committed.
+    caf::reacts_to<done_atom>,
+    /// From a relay: its first claim cycle has run; once all have, the
+    /// load starts.
+    caf::reacts_to<ready_atom>,
+    /// To itself: start the load now, the relays ready or not.
+    caf::reacts_to<start_atom>,
+    /// To itself: the periodic check (the consumers' lock, the progress
+    /// line, whether a bounded run drained or stalled).
+    caf::reacts_to<check_atom>,
+    /// To itself: read the final state again after an outage.
+    caf::reacts_to<final_read_atom>,
+    /// To itself: (respawn, slot position) retries a restart whose
+    /// consumer recovery failed.
+    caf::reacts_to<respawn_atom, std::size_t>>;
 
 } // namespace outbox::actors

@@ -299,7 +299,8 @@ void pace(load_actor* self) {
 
 } // namespace
 
-caf::behavior load_generator(load_actor* self, load_setup setup) {
+load_generator_actor::behavior_type load_generator(load_actor* self,
+                                                   load_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   st.random.seed(st.setup.seed);

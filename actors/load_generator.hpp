@@ -1,11 +1,10 @@
 #pragma once
 
+#include "actors/interfaces.hpp"
 #include "metrics/run_metrics.hpp"
 #include "storage/event_ids.hpp"
 #include "storage/trace_context.hpp"
 
-#include <caf/actor.hpp>
-#include <caf/fwd.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include <chrono>
@@ -30,9 +29,10 @@ struct load_setup {
   /// so the writer's idempotency turns the retry into a replay.
   std::string run_id;
   std::uint64_t seed = 1;
-  caf::actor writer;
-  /// Receives done_atom once every order and follow-up is committed.
-  caf::actor report_to;
+  writer_actor writer;
+  /// Receives done_atom once every order and follow-up is committed: the
+  /// coordinator.
+  load_listener_actor report_to;
   std::shared_ptr<metrics::run_metrics> metrics;
 };
 
@@ -58,9 +58,11 @@ struct load_state {
   std::unordered_set<std::string> unknown_events;
 };
 
-using load_actor = caf::stateful_actor<load_state>;
+using load_actor = load_generator_actor::stateful_base<load_state>;
 
-/// Starts on start_atom; sends (done_atom) to setup.report_to at the end.
-caf::behavior load_generator(load_actor* self, load_setup setup);
+/// Its messages: load_generator_actor (interfaces.hpp). Starts on
+/// start_atom; sends (done_atom) to setup.report_to at the end.
+load_generator_actor::behavior_type load_generator(load_actor* self,
+                                                   load_setup setup);
 
 } // namespace outbox::actors

@@ -27,9 +27,8 @@ double writer_rate(stage_context& ctx, const config::settings& s,
   actors::writer_setup ws{s.db, commit_batch, s.run.commit_delay_ms,
                           storage::wall_clock_now, metrics};
   actor_group running{ctx.system};
-  auto writer = caf::actor_cast<caf::actor>(
-      ctx.system.spawn<caf::detached>(actors::writer, ws));
-  running.add(writer);
+  auto writer = ctx.system.spawn<caf::detached>(actors::writer, ws);
+  running.add(caf::actor_cast<caf::actor>(writer));
   auto& self = running.self();
   actors::load_setup ls;
   ls.orders = orders;
@@ -37,10 +36,11 @@ double writer_rate(stage_context& ctx, const config::settings& s,
   ls.max_in_flight = s.run.max_in_flight;
   ls.run_id = "bench";
   ls.writer = writer;
-  ls.report_to = self;
+  // The stage stands in for the coordinator: it waits for done_atom.
+  ls.report_to = caf::actor_cast<actors::load_listener_actor>(caf::actor{self});
   ls.metrics = metrics;
   auto load = ctx.system.spawn(actors::load_generator, ls);
-  running.add(load);
+  running.add(caf::actor_cast<caf::actor>(load));
   auto start = std::chrono::steady_clock::now();
   self->send(load, actors::start_atom_v);
   bool done = false;

@@ -12,8 +12,8 @@
 
 namespace outbox::cli {
 
-signal_watch::signal_watch(caf::actor coordinator, std::string who,
-                           std::function<void()> on_stop)
+signal_watch::signal_watch(actors::coordinator_handle coordinator,
+                           std::string who, std::function<void()> on_stop)
     : thread_([this, coordinator = std::move(coordinator), who = std::move(who),
                on_stop = std::move(on_stop)] {
         watch(coordinator, who, on_stop);
@@ -24,7 +24,8 @@ signal_watch::~signal_watch() {
   thread_.join();
 }
 
-void signal_watch::watch(const caf::actor& coordinator, const std::string& who,
+void signal_watch::watch(const actors::coordinator_handle& coordinator,
+                         const std::string& who,
                          const std::function<void()>& on_stop) {
   sigset_t set = stop_signals();
   timespec tick{0, 200'000'000};

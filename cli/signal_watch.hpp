@@ -4,7 +4,7 @@
 // thread (CAF's included), are taken by one thread of its own and turned
 // into a graceful shutdown of the coordinator.
 
-#include <caf/actor.hpp>
+#include "actors/interfaces.hpp"
 
 #include <atomic>
 #include <functional>
@@ -18,7 +18,7 @@ public:
   /// Watches from now until destroyed. `on_stop` is called on the first
   /// stop signal, before the coordinator is told; `who` names the process
   /// in what it says on stderr.
-  signal_watch(caf::actor coordinator, std::string who,
+  signal_watch(actors::coordinator_handle coordinator, std::string who,
                std::function<void()> on_stop);
   ~signal_watch();
   signal_watch(const signal_watch&) = delete;
@@ -28,8 +28,8 @@ public:
   int signal() const { return signal_; }
 
 private:
-  void watch(const caf::actor& coordinator, const std::string& who,
-             const std::function<void()>& on_stop);
+  void watch(const actors::coordinator_handle& coordinator,
+             const std::string& who, const std::function<void()>& on_stop);
 
   std::atomic<bool> done_{false};
   std::atomic<int> signal_{0};

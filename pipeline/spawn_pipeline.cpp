@@ -19,8 +19,9 @@ void configure_system(caf::actor_system_config& cfg) {
   actors::tune_scheduler(cfg);
 }
 
-caf::actor spawn_pipeline(caf::actor_system& system, const config::settings& s,
-                          pipeline_hooks hooks) {
+actors::coordinator_handle spawn_pipeline(caf::actor_system& system,
+                                          const config::settings& s,
+                                          pipeline_hooks hooks) {
   actors::coordinator_setup setup;
   setup.settings = s;
   setup.until_drained = hooks.until_drained;
@@ -48,7 +49,7 @@ caf::actor spawn_pipeline(caf::actor_system& system, const config::settings& s,
 }
 
 pipeline_outcome await_report(caf::actor_system& system,
-                              const caf::actor& coordinator,
+                              const actors::coordinator_handle& coordinator,
                               std::chrono::milliseconds timeout) {
   pipeline_outcome outcome;
   caf::scoped_actor self{system};

@@ -7,13 +7,13 @@
 // those who run one is in pipeline_hooks; nothing here prints, parses
 // flags or reads signals: that is the tools' part.
 
+#include "actors/interfaces.hpp"
 #include "actors/progress_line.hpp"
 #include "adapters/sink_apply.hpp"
 #include "broker/inbox_options.hpp"
 #include "config/settings.hpp"
 #include "metrics/run_metrics.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <chrono>
@@ -56,8 +56,9 @@ void configure_system(caf::actor_system_config& cfg);
 
 /// Spawns the coordinator of a pipeline over the stores `s` names, on a
 /// thread of its own. It starts when sent actors::run_atom (await_report).
-caf::actor spawn_pipeline(caf::actor_system& system, const config::settings& s,
-                          pipeline_hooks hooks);
+actors::coordinator_handle spawn_pipeline(caf::actor_system& system,
+                                          const config::settings& s,
+                                          pipeline_hooks hooks);
 
 /// The end of a run: the coordinator's report (JSON), or why there is none.
 struct pipeline_outcome {
@@ -69,7 +70,7 @@ struct pipeline_outcome {
 /// (none when zero). One that gives none in time is stopped, its linked
 /// children with it; either way the coordinator is gone on return.
 pipeline_outcome await_report(caf::actor_system& system,
-                              const caf::actor& coordinator,
+                              const actors::coordinator_handle& coordinator,
                               std::chrono::milliseconds timeout = {});
 
 } // namespace outbox::pipeline

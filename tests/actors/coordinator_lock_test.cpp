@@ -26,7 +26,7 @@ namespace {
 class ActorCoordinatorLock : public pipeline_fixture {
 protected:
   /// A run with one relay and one consumer, as holder "me".
-  caf::actor spawn_as_me() {
+  actors::coordinator_handle spawn_as_me() {
     auto s = pipeline_settings();
     s.run.consumers = 1;
     auto setup = coordinator_config(s);
@@ -37,7 +37,8 @@ protected:
     return coordinator;
   }
 
-  actors::worker_slot& consumer_slot(const caf::actor& coordinator) {
+  actors::worker_slot&
+  consumer_slot(const actors::coordinator_handle& coordinator) {
     for (auto& slot : coordinator_of(coordinator).slots)
       if (slot.kind == slot_role::consumer)
         return slot;
@@ -73,7 +74,7 @@ TEST_F(ActorCoordinatorLock, StandbyUntilTheHolderStopsThenTakesOver) {
 TEST_F(ActorCoordinatorLock, LosingTheLockStopsTheConsumersWithoutARestart) {
   auto coordinator = spawn_as_me();
   ASSERT_TRUE(consumer_slot(coordinator).running);
-  auto first = consumer_slot(coordinator).actor;
+  auto first = worker_of(coordinator, consumer_slot(coordinator));
   auto first_exit = watch(first);
   EXPECT_EQ(consumer_slot(coordinator).name, worker(slot_role::consumer, 0));
 
@@ -101,7 +102,7 @@ TEST_F(ActorCoordinatorLock, LosingTheLockStopsTheConsumersWithoutARestart) {
 TEST_F(ActorCoordinatorLock, ALapsedLockIsAcquiredAnewNotResumed) {
   auto coordinator = spawn_as_me();
   ASSERT_EQ(pipeline_->lock_holder, "me#1");
-  auto first = consumer_slot(coordinator).actor;
+  auto first = worker_of(coordinator, consumer_slot(coordinator));
   auto first_exit = watch(first);
   // Frozen past the ttl: another process may have taken the lock, recovered
   // our entries and died; all we see is a lapsed lock.
@@ -184,9 +185,9 @@ TEST_F(ActorCoordinatorLock, ARestartsRecoveryCarriesTheFenceToo) {
   // The consumer dies while this process, frozen past the ttl, lost the
   // lock: its lists are the new holder's to recover.
   pipeline_->lock_holder = "other#1";
-  auto killed = watch(consumer_slot(coordinator).actor);
+  auto killed = watch(worker_of(coordinator, consumer_slot(coordinator)));
   // A failure, not `kill`: that would take the linked coordinator along.
-  caf::anon_send_exit(consumer_slot(coordinator).actor,
+  caf::anon_send_exit(worker_of(coordinator, consumer_slot(coordinator)),
                       caf::exit_reason::unhandled_exception);
   run();
   ASSERT_TRUE(killed->exited);

@@ -19,7 +19,7 @@ namespace {
 
 class ActorCoordinatorPresence : public pipeline_fixture {
 protected:
-  caf::actor spawn_with(int relays, int consumers) {
+  actors::coordinator_handle spawn_with(int relays, int consumers) {
     auto s = pipeline_settings();
     s.run.relays = relays;
     s.run.consumers = consumers;

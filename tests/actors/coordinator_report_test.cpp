@@ -53,7 +53,7 @@ protected:
     return report;
   }
 
-  caf::actor coordinator_;
+  actors::coordinator_handle coordinator_;
   bool stopping_ = false;
 };
 

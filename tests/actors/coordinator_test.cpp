@@ -302,7 +302,7 @@ TEST_F(ActorCoordinatorRun, ShutdownStopsAnUnboundedRunGracefully) {
   ASSERT_EQ(slots.size(), 2u);
   std::vector<std::shared_ptr<test::exit_record>> children;
   for (const auto& slot : slots)
-    children.push_back(watch(slot.actor));
+    children.push_back(watch(worker_of(coordinator, slot)));
   advance(500);
   EXPECT_FALSE(report->arrived);
   for (const auto& child : children)

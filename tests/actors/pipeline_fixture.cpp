@@ -16,9 +16,9 @@ namespace {
 
 /// Spawns an actor that sends `xs...` to `dest` as a request and records
 /// the reply (or error) in the returned slot, then ends.
-template <class T, class... Ts>
+template <class T, class Handle, class... Ts>
 std::pair<caf::actor, std::shared_ptr<reply<T>>>
-ask(caf::actor_system& sys, const caf::actor& dest, Ts... xs) {
+ask(caf::actor_system& sys, const Handle& dest, Ts... xs) {
   auto out = std::make_shared<reply<T>>();
   auto requester = sys.spawn([=](caf::event_based_actor* self) {
     self->request(dest, caf::infinite, xs...)
@@ -215,12 +215,15 @@ pipeline_fixture::coordinator_config(config::settings settings,
   return setup;
 }
 
-caf::actor pipeline_fixture::spawn_coordinator(actors::coordinator_setup s) {
-  return track(sys_.spawn(actors::coordinator, std::move(s)));
+actors::coordinator_handle
+pipeline_fixture::spawn_coordinator(actors::coordinator_setup s) {
+  auto coordinator = sys_.spawn(actors::coordinator, std::move(s));
+  track(caf::actor_cast<caf::actor>(coordinator));
+  return coordinator;
 }
 
-actors::coordinator_state&
-pipeline_fixture::coordinator_of(const caf::actor& coordinator) {
+actors::coordinator_state& pipeline_fixture::coordinator_of(
+    const actors::coordinator_handle& coordinator) {
   auto* self = caf::actor_cast<caf::abstract_actor*>(coordinator);
   auto* typed = dynamic_cast<actors::coordinator_actor*>(self);
   if (typed == nullptr)
@@ -228,8 +231,20 @@ pipeline_fixture::coordinator_of(const caf::actor& coordinator) {
   return typed->state;
 }
 
-std::shared_ptr<reply<std::string>>
-pipeline_fixture::request_report(const caf::actor& coordinator) {
+caf::actor
+pipeline_fixture::worker_of(const actors::coordinator_handle& coordinator,
+                            const actors::worker_slot& slot) {
+  auto& st = coordinator_of(coordinator);
+  return st.workers.at(static_cast<std::size_t>(&slot - st.slots.data()));
+}
+
+std::shared_ptr<exit_record>
+pipeline_fixture::watch(const actors::coordinator_handle& coordinator) {
+  return watch(caf::actor_cast<caf::actor>(coordinator));
+}
+
+std::shared_ptr<reply<std::string>> pipeline_fixture::request_report(
+    const actors::coordinator_handle& coordinator) {
   return tracked(ask<std::string>(sys_, coordinator, actors::run_atom_v));
 }
 
@@ -267,7 +282,8 @@ pipeline_fixture::failed_with(const reply<std::string>& report,
   return testing::AssertionSuccess();
 }
 
-void pipeline_fixture::request_shutdown(const caf::actor& coordinator) {
+void pipeline_fixture::request_shutdown(
+    const actors::coordinator_handle& coordinator) {
   caf::anon_send(coordinator, actors::shutdown_atom_v);
 }
 

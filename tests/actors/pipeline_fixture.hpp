@@ -123,7 +123,7 @@ protected:
   config::settings pipeline_settings();
   actors::coordinator_setup coordinator_config(config::settings settings,
                                                bool until_drained = false);
-  caf::actor spawn_coordinator(actors::coordinator_setup setup);
+  actors::coordinator_handle spawn_coordinator(actors::coordinator_setup setup);
 
   /// The name of the first slot's `restarts`-th incarnation of `role`.
   std::string worker(actors::worker_slot::role role, int restarts) const {
@@ -131,14 +131,25 @@ protected:
   }
 
   /// The coordinator's state, to find its children. Only while it is alive.
-  actors::coordinator_state& coordinator_of(const caf::actor& coordinator);
+  actors::coordinator_state&
+  coordinator_of(const actors::coordinator_handle& coordinator);
+
+  /// The actor of `slot`'s current incarnation (empty while it is down).
+  caf::actor worker_of(const actors::coordinator_handle& coordinator,
+                       const actors::worker_slot& slot);
+
+  using actor_fixture::watch;
+  /// Records when `coordinator` exits, and why.
+  std::shared_ptr<exit_record>
+  watch(const actors::coordinator_handle& coordinator);
 
   /// A requester actor asks `coordinator` for the report (run_atom).
-  std::shared_ptr<reply<std::string>> request_report(const caf::actor& c);
+  std::shared_ptr<reply<std::string>>
+  request_report(const actors::coordinator_handle& c);
 
   /// A coordinator and the report it will answer with when its run ends.
   struct started_run {
-    caf::actor coordinator;
+    actors::coordinator_handle coordinator;
     std::shared_ptr<reply<std::string>> report;
   };
 
@@ -161,7 +172,7 @@ protected:
                                        const std::string& text);
 
   /// Sends (shutdown_atom) to `coordinator`.
-  void request_shutdown(const caf::actor& coordinator);
+  void request_shutdown(const actors::coordinator_handle& coordinator);
 
   /// The snapshot of the fixture's database (outbox counts by status) plus
   /// the fake broker's queue and inbox counts.
