@@ -33,8 +33,8 @@ caf::actor spawn_child(coordinator_actor* self, bool detached, F fun,
                    : self->spawn<caf::linked + caf::monitored>(
                          fun, std::forward<Ts>(xs)...);
   self->state.children.insert(child.address());
-  // The writer and consumers are typed (interfaces.hpp); the slots hold
-  // every child alike.
+  // The writer, relays and consumers are typed (interfaces.hpp); the slots
+  // hold every child alike.
   return caf::actor_cast<caf::actor>(child);
 }
 
@@ -65,8 +65,8 @@ void start_worker(coordinator_actor* self, worker_slot& slot) {
                    st.setup.make_publisher,
                    st.setup.clock,
                    st.setup.metrics};
-    rs.report_to = caf::actor_cast<caf::actor>(self);
-    slot.actor = spawn_child(self, st.setup.detached, relay, std::move(rs));
+    slot.actor = spawn_child(self, st.setup.detached, relay, std::move(rs),
+                             caf::actor_cast<caf::actor>(self));
   } else {
     consumer_setup cs;
     cs.name = slot.name;
@@ -95,10 +95,10 @@ void tell_writer_relays(coordinator_actor* self) {
   auto& st = self->state;
   if (!st.writer)
     return;
-  std::vector<caf::actor> relays;
+  std::vector<relay_actor> relays;
   for (const auto& slot : st.slots)
     if (slot.kind == worker_slot::role::relay && slot.running)
-      relays.push_back(slot.actor);
+      relays.push_back(caf::actor_cast<relay_actor>(slot.actor));
   self->send(st.writer, relays_atom_v, std::move(relays));
 }
 
