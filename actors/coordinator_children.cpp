@@ -37,10 +37,10 @@ void tell_writer_relays(coordinator_actor* self) {
   auto& st = self->state;
   if (!st.writer)
     return;
-  std::vector<caf::actor> relays;
+  std::vector<relay_actor> relays;
   for (std::size_t i = 0; i < st.slots.size(); ++i)
     if (st.slots[i].kind == worker_slot::role::relay && st.slots[i].running)
-      relays.push_back(st.workers[i]);
+      relays.push_back(caf::actor_cast<relay_actor>(st.workers[i]));
   self->send(st.writer, relays_atom_v, std::move(relays));
 }
 
@@ -60,10 +60,11 @@ void start_worker(coordinator_actor* self, worker_slot& slot) {
                    st.setup.make_publisher,
                    st.setup.clock,
                    st.setup.metrics};
-    rs.report_to = caf::actor_cast<caf::actor>(self);
-    actor = spawn_child(self, st.setup.detached, relay, std::move(rs));
-  } else {
     // The slots hold relays and consumers alike.
+    actor = caf::actor_cast<caf::actor>(
+        spawn_child(self, st.setup.detached, relay, std::move(rs),
+                    caf::actor_cast<caf::actor>(self)));
+  } else {
     actor = caf::actor_cast<caf::actor>(spawn_child(
         self, st.setup.detached, consumer, st.consumer_setup_for(slot)));
   }

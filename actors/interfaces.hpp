@@ -2,9 +2,9 @@
 
 // The actors' interfaces, a caf::typed_actor each, with every message it
 // handles and what it answers: the compiler checks each behavior, and each
-// typed send, against them. The relay's joins them here when it becomes
-// typed. Their decisions live in plain classes (consumer_core, writer_core,
-// coordinator_core); the actors only translate messages and timers.
+// typed send, against them. Their decisions live in plain classes
+// (consumer_core, writer_core, relay_core, coordinator_core); the actors
+// only translate messages and timers.
 
 #include "actors/messages.hpp"
 
@@ -17,6 +17,18 @@
 #include <vector>
 
 namespace outbox::actors {
+
+/// A relay: claims, publishes and acks outbox rows, a batch per cycle.
+using relay_actor = caf::typed_actor<
+    /// To itself: (claim, generation) runs one cycle, unless a newer claim
+    /// was scheduled since (a stale timer or nudge) or a batch is held
+    /// across an injected pause.
+    caf::reacts_to<claim_atom, std::uint64_t>,
+    /// From the writer after a commit: claim now, unless a claim is
+    /// already queued or the relay is paused.
+    caf::reacts_to<nudge_atom>,
+    /// To itself, after an injected pause: publish the batch it held.
+    caf::reacts_to<resume_atom>>;
 
 /// The writer: group-commits orders and follow-up events.
 using writer_actor = caf::typed_actor<
@@ -40,7 +52,7 @@ using writer_actor = caf::typed_actor<
     /// the group of that generation has committed already.
     caf::reacts_to<commit_atom, std::uint64_t>,
     /// From the coordinator: the relays to nudge after every commit.
-    caf::reacts_to<relays_atom, std::vector<caf::actor>>>;
+    caf::reacts_to<relays_atom, std::vector<relay_actor>>>;
 
 /// A consumer: pops, applies and removes batches of its queues' entries.
 using consumer_actor = caf::typed_actor<

@@ -78,7 +78,8 @@ CAF_ADD_ATOM(outbox, outbox::actors, append_batch_atom, "appendmany")
 CAF_ADD_ATOM(outbox, outbox::actors, commit_atom, "commit")
 /// writer to relays: new outbox rows were committed, claim now.
 CAF_ADD_ATOM(outbox, outbox::actors, nudge_atom, "nudge")
-/// coordinator to writer: (relays, std::vector<actor>) the relays to nudge.
+/// coordinator to writer: (relays, std::vector<relay_actor>) the relays to
+/// nudge.
 CAF_ADD_ATOM(outbox, outbox::actors, relays_atom, "relays")
 /// relay to itself: (claim, generation) run one claim-publish-ack cycle.
 CAF_ADD_ATOM(outbox, outbox::actors, claim_atom, "claim")

@@ -35,20 +35,20 @@ void log_failed(const std::string& relay, const storage::failed_row& row) {
       text::trace_suffix(row.headers), row.last_error);
 }
 
-void redis_answered(relay_state& st) {
-  st.redis.log_end(st.setup.clock, "relay", st.setup.name, "Redis reachable",
-                   "failed publishes");
+void redis_answered(relay_context& relay) {
+  relay.redis.log_end(relay.setup.clock, "relay", relay.setup.name,
+                      "Redis reachable", "failed publishes");
 }
 
-void database_answered(relay_state& st) {
-  st.database.log_end(st.setup.clock, "relay", st.setup.name, "database usable",
-                      "failed cycles");
+void database_answered(relay_context& relay) {
+  relay.database.log_end(relay.setup.clock, "relay", relay.setup.name,
+                         "database usable", "failed cycles");
 }
 
-void database_failed(relay_state& st, const char* when, const char* what) {
-  auto level = st.database.failure_level(st.setup.clock());
+void database_failed(relay_context& relay, const char* when, const char* what) {
+  auto level = relay.database.failure_level(relay.setup.clock());
   spdlog::log(level, "relay {}: database trouble{}, backing off: {}",
-              st.setup.name, when, what);
+              relay.setup.name, when, what);
 }
 
 } // namespace outbox::actors

@@ -3,7 +3,7 @@
 // The relay's log lines: the rows a line is about, FAILED rows, and the
 // beginning and end of a Redis or database outage as one relay sees it.
 
-#include "actors/relay.hpp"
+#include "actors/relay_context.hpp"
 #include "storage/types.hpp"
 
 #include <string>
@@ -22,12 +22,12 @@ rows_named(const storage::claim& c, const std::vector<std::string>& ids);
 void log_failed(const std::string& relay, const storage::failed_row& row);
 
 /// Redis answered: ends an outage the relay saw, with one line.
-void redis_answered(relay_state& st);
+void redis_answered(relay_context& relay);
 
 /// The database answered: ends an outage the relay saw, with one line.
-void database_answered(relay_state& st);
+void database_answered(relay_context& relay);
 
 /// Database trouble: warn once per outage, the retries at debug.
-void database_failed(relay_state& st, const char* when, const char* what);
+void database_failed(relay_context& relay, const char* when, const char* what);
 
 } // namespace outbox::actors

@@ -4,7 +4,6 @@
 #include "broker/broker_error.hpp"
 #include "storage/store_error.hpp"
 
-#include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include <optional>
@@ -59,12 +58,11 @@ bool uniform_refusal(const std::vector<broker::broker_error>& errors,
 /// Notes a refusal that is not the rows' fault in the run's refusal log and
 /// throws it as rejected (not an outage: counted as one, it would keep a
 /// bounded run from ever stalling), with Redis's words and address.
-[[noreturn]] void refuse_the_batch(relay_actor* self,
+[[noreturn]] void refuse_the_batch(relay_context& relay,
                                    const broker::broker_error& refusal,
                                    const std::string& why) {
-  auto& st = self->state;
-  st.setup.metrics->refusals.note(refusal.where(), refusal.words(),
-                                  st.setup.clock());
+  relay.setup.metrics->refusals.note(refusal.where(), refusal.words(),
+                                     relay.setup.clock());
   throw broker::broker_error(broker::broker_errc::rejected,
                              why + ": " + refusal.what(),
                              broker::server_state::none, refusal.where(),
@@ -73,18 +71,17 @@ bool uniform_refusal(const std::vector<broker::broker_error>& errors,
 
 } // namespace
 
-storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
+storage::claim isolate_refused(relay_context& relay, const storage::claim& c,
                                storage::millis now,
                                const broker::broker_error& first) {
-  auto& st = self->state;
-  auto& metrics = *st.setup.metrics;
+  auto& metrics = *relay.setup.metrics;
   const std::string first_error = first.what();
   // An ACL or a proxy refusing the command: publishing row by row would
   // only be refused the same way, and charging a lone row would end it
   // FAILED for the ACL's sake.
   if (first.reason() == broker::refusal_reason::command_refused &&
       c.events.size() == 1)
-    refuse_the_batch(self, first, "Redis refuses the command");
+    refuse_the_batch(relay, first, "Redis refuses the command");
   std::set<std::string> blocked;
   std::vector<storage::event_lease> refused;
   std::vector<storage::event_lease> held_back;
@@ -108,7 +105,7 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
     storage::claim single = c;
     single.events = {e};
     try {
-      st.publisher->publish(to_entries(single, now));
+      relay.publisher->publish(to_entries(single, now));
       ++published;
     } catch (const broker::broker_error& err) {
       if (err.code() == broker::broker_errc::unavailable)
@@ -118,8 +115,8 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
       // The command refused for this row's key (an ACL covering some
       // partitions only): handed back uncharged, like the rows behind it.
       if (err.reason() == broker::refusal_reason::command_refused) {
-        st.setup.metrics->refusals.note(err.where(), err.words(),
-                                        st.setup.clock());
+        relay.setup.metrics->refusals.note(err.where(), err.words(),
+                                           relay.setup.clock());
         held_back.push_back({e.event_id, e.epoch, e.rowid});
         ++uncharged;
         continue;
@@ -130,9 +127,9 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
     }
   }
   if (published == 0 && refused.empty() && last_refusal)
-    refuse_the_batch(self, *last_refusal, "Redis refuses the command");
+    refuse_the_batch(relay, *last_refusal, "Redis refuses the command");
   if (uniform_refusal(errors, published))
-    refuse_the_batch(self, *last_refusal,
+    refuse_the_batch(relay, *last_refusal,
                      "Redis refused every row of the batch with the same "
                      "error, not about an entry");
   // Rows of a blocked aggregate that came before its refused row were
@@ -145,20 +142,20 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
   auto pushed = claim_without(c, unpublished);
   storage::failure_result failed;
   try {
-    failed = st.store->fail(st.setup.name, refused, reason, st.setup.clock(),
-                            st.setup.lease);
+    failed = relay.store->fail(relay.setup.name, refused, reason,
+                               relay.setup.clock(), relay.setup.lease);
     metrics.rows_failed += failed.failed;
-    metrics.released += st.store->release(st.setup.name, held_back);
+    metrics.released += relay.store->release(relay.setup.name, held_back);
   } catch (const storage::store_error&) {
     // The database is away: ack what was pushed and hand the rest back
     // once it answers (a refused row is refused, and charged, again then).
     std::vector<storage::event_lease> back = refused;
     back.insert(back.end(), held_back.begin(), held_back.end());
-    st.unsettled = unsettled_batch{std::move(pushed), now, std::move(back)};
+    relay.unsettled = unsettled_batch{std::move(pushed), now, std::move(back)};
     throw;
   }
   // Redis answered (with a refusal): it is reachable.
-  redis_answered(st);
+  redis_answered(relay);
   std::vector<std::string> refused_ids;
   for (const auto& lease : refused)
     refused_ids.push_back(lease.event_id);
@@ -170,11 +167,11 @@ storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
     spdlog::warn("relay {}: broker refused {} rows, {} backed off, {} now "
                  "FAILED, {} later rows of their aggregates held back "
                  "(events: {}): {}",
-                 st.setup.name, refused.size(), failed.backed_off,
+                 relay.setup.name, refused.size(), failed.backed_off,
                  failed.failed, held_back.size(),
                  describe_rows(rows_named(c, refused_ids)), reason);
   for (const auto& row : rows_named(c, failed.failed_event_ids))
-    log_failed(st.setup.name,
+    log_failed(relay.setup.name,
                {row.event_id, row.aggregate_id, row.seq, row.event_type,
                 row.attempts, reason, row.headers});
   return pushed;

@@ -4,7 +4,7 @@
 // over the size limit): find the rows it refuses, charge only them an
 // attempt, keep their aggregates in order, publish everything else.
 
-#include "actors/relay.hpp"
+#include "actors/relay_context.hpp"
 #include "broker/broker_error.hpp"
 #include "broker/entry.hpp"
 #include "storage/types.hpp"
@@ -33,9 +33,9 @@ storage::claim claim_without(const storage::claim& c,
 /// that is not about an entry. No row is charged then, and the refusal is
 /// noted in the run's refusal log: waiting does not end it, so a bounded
 /// run it holds up stalls and names it. Throws storage::store_error when
-/// the database does not take the outcome: st.unsettled then keeps it (the
+/// the database does not take the outcome: relay.unsettled then keeps it (the
 /// rows pushed to ack, the others to hand back) for the next cycle.
-storage::claim isolate_refused(relay_actor* self, const storage::claim& c,
+storage::claim isolate_refused(relay_context& relay, const storage::claim& c,
                                storage::millis now,
                                const broker::broker_error& first);
 

@@ -3,7 +3,6 @@
 #include "actors/relay_log.hpp"
 #include "storage/store_error.hpp"
 
-#include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include <utility>
@@ -11,22 +10,22 @@
 
 namespace outbox::actors {
 
-settled settle(relay_actor* self) {
-  auto& st = self->state;
+settled settle(relay_context& relay) {
   settled done;
-  if (!st.unsettled)
+  if (!relay.unsettled)
     return done;
-  auto& u = *st.unsettled;
-  auto& metrics = *st.setup.metrics;
+  auto& u = *relay.unsettled;
+  auto& metrics = *relay.setup.metrics;
   try {
     if (!u.unpublished.empty()) {
-      done.released = st.store->release(st.setup.name, u.unpublished);
+      done.released = relay.store->release(relay.setup.name, u.unpublished);
       metrics.released += done.released;
       u.unpublished.clear();
     }
     if (!u.published.events.empty()) {
       const auto& c = u.published;
-      auto acked = st.store->ack(st.setup.name, c.leases(), u.published_at);
+      auto acked =
+          relay.store->ack(relay.setup.name, c.leases(), u.published_at);
       // Latencies before the counter: a scrape that sees the rows acked
       // sees their latencies too.
       if (acked.rejected.empty()) {
@@ -48,34 +47,33 @@ settled settle(relay_actor* self) {
                            "the attempt whose answer was lost (events: {})"
                          : "relay {}: lease lost on {} rows (taken over), ack "
                            "rejected (events: {})",
-                     st.setup.name, acked.rejected.size(),
+                     relay.setup.name, acked.rejected.size(),
                      describe_rows(rows_named(c, acked.rejected)));
       }
-      spdlog::debug("relay {}: published {} rows, acked {}", st.setup.name,
+      spdlog::debug("relay {}: published {} rows, acked {}", relay.setup.name,
                     c.events.size(), acked.acked);
     }
   } catch (const storage::store_error&) {
     u.retried = true;
     throw;
   }
-  st.unsettled.reset();
+  relay.unsettled.reset();
   return done;
 }
 
-settled settle(relay_actor* self, unsettled_batch batch) {
-  self->state.unsettled = std::move(batch);
-  return settle(self);
+settled settle(relay_context& relay, unsettled_batch batch) {
+  relay.unsettled = std::move(batch);
+  return settle(relay);
 }
 
-void settle_left_over(relay_actor* self) {
-  if (!self->state.unsettled)
+void settle_left_over(relay_context& relay) {
+  if (!relay.unsettled)
     return;
-  auto done = settle(self);
+  auto done = settle(relay);
   spdlog::info("relay {}: the database answers again: of the rows it could "
                "not settle during the outage, {} acked, {} handed back, {} "
                "refused by the fence",
-               self->state.setup.name, done.acked, done.released,
-               done.rejected);
+               relay.setup.name, done.acked, done.released, done.rejected);
 }
 
 } // namespace outbox::actors

@@ -5,7 +5,7 @@
 // database does not answer, and settled before the next claim, so an
 // outage charges no row an attempt (see unsettled_batch).
 
-#include "actors/relay.hpp"
+#include "actors/relay_context.hpp"
 
 namespace outbox::actors {
 
@@ -16,16 +16,16 @@ struct settled {
   int released = 0;
 };
 
-/// Settles st.unsettled: hands back what Redis did not take, acks what it
+/// Settles relay.unsettled: hands back what Redis did not take, acks what it
 /// took, then forgets it. Throws store_error, keeping what is left, while
 /// the database is still away: the next cycle tries again before it claims.
-settled settle(relay_actor* self);
+settled settle(relay_context& relay);
 
 /// Settles `batch` now, or as soon as the database answers (see above).
-settled settle(relay_actor* self, unsettled_batch batch);
+settled settle(relay_context& relay, unsettled_batch batch);
 
 /// Settles what an outage left over, before anything new is claimed, and
 /// says so once it has.
-void settle_left_over(relay_actor* self);
+void settle_left_over(relay_context& relay);
 
 } // namespace outbox::actors

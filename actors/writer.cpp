@@ -45,10 +45,8 @@ void commit(writer_self self) {
   auto answers = st.core->commit();
   answer_all(st.orders, std::move(answers.orders));
   answer_all(st.events, std::move(answers.events));
-  // The relays are not typed yet: a typed actor may only send to them
-  // anonymously (no answer is expected).
   for (const auto& relay : st.relays)
-    caf::anon_send(relay, nudge_atom_v);
+    self->send(relay, nudge_atom_v);
 }
 
 /// Carries out the core's plan for the group a request joined.
@@ -164,7 +162,7 @@ writer(writer_actor::stateful_pointer<writer_state> self, writer_setup setup) {
         if (self->state.core->is_current(generation))
           commit(self);
       },
-      [self](relays_atom, std::vector<caf::actor>& relays) {
+      [self](relays_atom, std::vector<relay_actor>& relays) {
         self->state.relays = std::move(relays);
       },
   };

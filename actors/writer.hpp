@@ -23,7 +23,7 @@ struct writer_state {
   /// group: the core's outcomes line up with them.
   std::vector<reply_to<order_receipt>> orders;
   std::vector<reply_to<event_receipt>> events;
-  std::vector<caf::actor> relays;
+  std::vector<relay_actor> relays;
 };
 
 /// Its messages: writer_actor (interfaces.hpp).

@@ -44,7 +44,8 @@ double relay_rate(stage_context& ctx, const config::settings& s, int relays,
                                },
                                storage::wall_clock_now,
                                metrics};
-        return ctx.system.spawn<caf::detached>(actors::relay, rs);
+        return caf::actor_cast<caf::actor>(
+            ctx.system.spawn<caf::detached>(actors::relay, rs, caf::actor{}));
       },
       [&] { return metrics->acked.load() >= events; },
       "the relays to publish every row");

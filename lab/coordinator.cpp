@@ -27,8 +27,8 @@ using std::chrono::milliseconds;
 template <class F, class... Ts>
 caf::actor spawn_child(lab_coordinator_actor* self, F fun, Ts&&... xs) {
   ++self->state.alive;
-  // The writer and consumer are typed (actors/interfaces.hpp); the lab
-  // holds every child alike.
+  // The writer, relay and consumer are typed (actors/interfaces.hpp); the
+  // lab holds every child alike.
   if (self->state.setup.detached)
     return caf::actor_cast<caf::actor>(
         self->spawn<caf::detached + caf::linked + caf::monitored>(
@@ -248,7 +248,7 @@ void lab_spawn_relay(lab_coordinator_actor* self, bool crash_after_publish) {
   st.relay_name = rs.name;
   st.crash_expected = crash_after_publish;
   st.crash_seen = false;
-  st.relay = spawn_child(self, relay, std::move(rs));
+  st.relay = spawn_child(self, relay, std::move(rs), caf::actor{});
 }
 
 void lab_spawn_consumer(lab_coordinator_actor* self) {

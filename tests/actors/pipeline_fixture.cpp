@@ -110,13 +110,16 @@ pipeline_fixture::append_batch_via(const caf::actor& writer,
       sys_, writer, actors::append_batch_atom_v, std::move(tickets)));
 }
 
-std::pair<caf::actor, std::shared_ptr<int>>
+std::pair<actors::relay_actor, std::shared_ptr<int>>
 pipeline_fixture::spawn_nudge_counter() {
   auto count = std::make_shared<int>(0);
-  auto counter = sys_.spawn([count]() -> caf::behavior {
-    return {[count](actors::nudge_atom) { ++*count; }};
+  auto counter = sys_.spawn([count]() -> actors::relay_actor::behavior_type {
+    return {[](actors::claim_atom, std::uint64_t) {},
+            [count](actors::nudge_atom) { ++*count; },
+            [](actors::resume_atom) {}};
   });
-  return {track(counter), count};
+  track(caf::actor_cast<caf::actor>(counter));
+  return {counter, count};
 }
 
 std::pair<std::string, std::int64_t>

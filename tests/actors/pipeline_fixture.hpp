@@ -93,7 +93,7 @@ protected:
                    std::vector<actors::event_ticket> tickets);
 
   /// An actor that counts the nudges it gets (a stand-in relay).
-  std::pair<caf::actor, std::shared_ptr<int>> spawn_nudge_counter();
+  std::pair<actors::relay_actor, std::shared_ptr<int>> spawn_nudge_counter();
 
   /// The sku and qty of order `order_id` (empty sku when there is none).
   std::pair<std::string, std::int64_t> order_row(std::int64_t order_id);

@@ -141,7 +141,7 @@ TEST_F(ActorWriterNudge, EveryCommitNudgesEachRelayOnce) {
   auto [relay_a, nudges_a] = spawn_nudge_counter();
   auto [relay_b, nudges_b] = spawn_nudge_counter();
   caf::anon_send(writer, actors::relays_atom_v,
-                 std::vector<caf::actor>{relay_a, relay_b});
+                 std::vector<actors::relay_actor>{relay_a, relay_b});
   run();
   auto first = place_via(writer, "", "apple", 1);
   auto second = place_via(writer, "", "pear", 1);
@@ -155,7 +155,7 @@ TEST_F(ActorWriterNudge, EveryCommitNudgesEachRelayOnce) {
 
   // A new relay list replaces the old one.
   caf::anon_send(writer, actors::relays_atom_v,
-                 std::vector<caf::actor>{relay_b});
+                 std::vector<actors::relay_actor>{relay_b});
   run();
   auto event = append_via(writer, first->value->aggregate_id, "OrderPaid");
   commit_group();
