@@ -80,8 +80,9 @@ int run_commands(int argc, char** argv, add_commands_fn add_commands) {
   if (::isatty(STDERR_FILENO) != 0)
     spdlog::set_pattern("\r\033[K[%Y-%m-%d %H:%M:%S.%e] [%n] [%^%l%$] %v");
 
-  CLI::App app{"outbox: a transactional outbox pipeline (SQLite -> Redis)",
-               "outbox"};
+  CLI::App app{
+      "outbox: a transactional outbox pipeline (SQLite or PostgreSQL -> Redis)",
+      "outbox"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string{"outbox "} + outbox_version(),
                        "print the version and exit");

@@ -149,8 +149,9 @@ int run_in_process(const run_options& options,
   if (auto stop = tell_verdict(startup::check_commands(redis, s), who))
     return *stop;
   broker::inbox_options inbox;
-  if (auto stop =
-          tell_verdict(startup::consumer_inbox_options(redis, s, inbox), who))
+  if (auto stop = tell_check(
+          [&] { return startup::consumer_inbox_options(redis, s, inbox); },
+          who))
     return *stop;
   std::optional<adapters::consumer_sink> sink;
   if (auto stop =

@@ -7,10 +7,10 @@
 
 namespace outbox::cli {
 
-std::optional<int> tell_verdict(const startup::verdict& verdict,
-                                const std::string& who) {
+void tell_remarks(const std::vector<startup::remark>& remarks,
+                  const std::string& who) {
   using level = startup::remark::level;
-  for (const auto& remark : verdict.remarks) {
+  for (const auto& remark : remarks) {
     switch (remark.said_as) {
     case level::debug:
       spdlog::debug("{}: {}", who, remark.text);
@@ -23,6 +23,11 @@ std::optional<int> tell_verdict(const startup::verdict& verdict,
       break;
     }
   }
+}
+
+std::optional<int> tell_verdict(const startup::verdict& verdict,
+                                const std::string& who) {
+  tell_remarks(verdict.remarks, who);
   switch (verdict.result) {
   case startup::outcome::go:
     return std::nullopt;

@@ -64,28 +64,25 @@ void warn_if_reservation_ends(broker::connection& conn,
               s.broker.reserved + " stops growing; " + keep);
 }
 
-} // namespace
-
-verdict consumer_inbox_options(broker::connection& conn,
-                               const config::settings& s,
-                               broker::inbox_options& out) {
-  verdict judged;
+/// consumer_inbox_options' judgement, said into `judged`.
+void judge_inbox_options(broker::connection& conn, const config::settings& s,
+                         broker::inbox_options& out, verdict& judged) {
   out = broker::inbox_options{};
   out.unknown = broker::parse_unknown_types(s.consumer.unknown_types);
   const auto& path = s.consumer.effects_lua;
   if (s.run.consumers == 0)
-    return judged;
+    return;
   merge_older_reservation(conn, s, judged);
   if (path == broker::builtin_effects_name) {
     judged.inform("effects of OrderPlaced from " + path +
                   " (effects/orders.lua), keys under " + s.key_prefix +
                   "effects:");
-    return judged;
+    return;
   }
   if (path.empty()) {
     out.effects = "";
     warn_if_reservation_ends(conn, s, {}, judged);
-    return judged;
+    return;
   }
   try {
     out.effects = broker::read_effects_file(path);
@@ -104,7 +101,16 @@ verdict consumer_inbox_options(broker::connection& conn,
     judged.refuse(outcome::refused_usage,
                   std::string{"consumer.effects_lua: "} + e.what());
   }
-  return judged;
+}
+
+} // namespace
+
+verdict consumer_inbox_options(broker::connection& conn,
+                               const config::settings& s,
+                               broker::inbox_options& out) {
+  // A merge said, then Redis lost: the merge is told all the same.
+  return keeping_remarks<broker::broker_error>(
+      [&](verdict& judged) { judge_inbox_options(conn, s, out, judged); });
 }
 
 } // namespace outbox::startup

@@ -7,6 +7,7 @@
 // on stderr, the log) and turns it into the exit code.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace outbox::startup {
@@ -47,5 +48,46 @@ struct verdict {
   /// Stops the start: `kind` is refused_usage or refused_failure.
   void refuse(outcome kind, std::string why);
 };
+
+/// The remarks a check had said when it threw: keeping_remarks throws the
+/// error the check met as a class derived from both that error and this,
+/// so whoever catches the error's type catches it as before, and whoever
+/// tells verdicts (cli's tell_check) can tell these first instead of
+/// losing them (a merge done, then Redis lost).
+class gathered_remarks {
+public:
+  explicit gathered_remarks(std::vector<remark> remarks)
+      : remarks_(std::move(remarks)) {}
+  virtual ~gathered_remarks() = default;
+
+  const std::vector<remark>& remarks() const noexcept { return remarks_; }
+
+private:
+  std::vector<remark> remarks_;
+};
+
+/// `Error` as the check met it, carrying the remarks said before.
+template <typename Error>
+class with_remarks final : public Error, public gathered_remarks {
+public:
+  with_remarks(const Error& error, std::vector<remark> remarks)
+      : Error(error), gathered_remarks(std::move(remarks)) {}
+};
+
+/// Runs `check(judged)` on a fresh verdict and returns it. When the check
+/// throws an `Error` after it said remarks, throws that error again as
+/// with_remarks<Error>; before any remark, lets it go as it was.
+template <typename Error, typename Check>
+verdict keeping_remarks(Check&& check) {
+  verdict judged;
+  try {
+    check(judged);
+  } catch (const Error& error) {
+    if (judged.remarks.empty())
+      throw;
+    throw with_remarks<Error>(error, std::move(judged.remarks));
+  }
+  return judged;
+}
 
 } // namespace outbox::startup

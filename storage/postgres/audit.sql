@@ -1,6 +1,6 @@
 -- outbox on PostgreSQL: what `outbox verify` reads (audit/audit_tables.hpp),
 -- run once with one PQexec on the audit's own connection, after
--- protocol.sql (docs/postgres-protocol.md, "Audit").
+-- protocol/*.sql (docs/postgres-protocol.md, "Audit").
 --
 -- The conservation checks stay where they are: SQL over the SQLite scratch
 -- tables of audit_tables (a private temporary SQLite file on the auditing

@@ -11,7 +11,7 @@ namespace outbox::storage::postgres {
 
 namespace {
 
-/// The claim statement's columns (protocol.sql).
+/// The claim statement's columns (protocol/2_claim.sql).
 enum claim_column {
   scanned,
   resume_after,

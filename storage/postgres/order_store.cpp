@@ -55,7 +55,7 @@ placed_order order_store::place(const order_request& request, millis now) {
   if (request.request_id) {
     auto print = request_fingerprint(request);
     // The key first: its insert waits for a concurrent holder of the same
-    // key, and no unique violation ever reaches us (protocol.sql).
+    // key, and no unique violation ever reaches us (protocol/1_orders.sql).
     for (int round = 0;; ++round) {
       auto mine =
           link_.run("place_order", "place_order_key",

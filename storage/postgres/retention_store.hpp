@@ -6,7 +6,8 @@ namespace outbox::storage::postgres {
 
 class session;
 
-/// Purge batches on PostgreSQL: one statement each (protocol.sql, purge).
+/// Purge batches on PostgreSQL: one statement each (protocol/5_retention.sql,
+/// purge).
 class retention_store final : public storage::retention_store {
 public:
   explicit retention_store(session& link) : link_(link) {}

@@ -26,7 +26,7 @@ CREATE FUNCTION outbox_ts(ms bigint) RETURNS timestamptz
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
   RETURN to_timestamp(ms / 1000.0);
 
--- A parameter check for the statements of protocol.sql: raises 22023
+-- A parameter check for the statements of protocol/*.sql: raises 22023
 -- (invalid_parameter_value, store_errc::invalid_input) with `message` unless
 -- ok is true, so a bad parameter (an empty delays array, a NULL resume
 -- point, arrays of different lengths) is an error, never a statement that

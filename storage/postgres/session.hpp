@@ -4,7 +4,7 @@
 // of one storage::database shares it (docs/postgres-protocol.md).
 //
 // It connects with the URI in db_options::path, loads the protocol's
-// prepared statements (protocol.sql) once the schema is there, and comes
+// prepared statements (protocol/*.sql) once the schema is there, and comes
 // back by itself after the connection broke (a server restart, a
 // terminated session, a network cut): the call that finds it broken
 // reconnects first; the call that broke it throws store_error(busy), which
@@ -47,7 +47,7 @@ public:
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
-  /// Runs one of protocol.sql's prepared statements, as its own
+  /// Runs one of the prepared statements of protocol/*.sql, as its own
   /// transaction or inside transaction().
   result run(const char* context, const char* statement,
              const std::vector<param>& params);

@@ -23,8 +23,8 @@ extern const char* const schema_v9;
 /// schema_v10.sql: version 9 -> 10 (the claim time stored), run by
 /// migrate() after the earlier files or on a database at version 9.
 extern const char* const schema_v10;
-/// protocol.sql: every statement of the stores, as PREPAREs, run once per
-/// connection.
+/// protocol/*.sql, joined in the order of their numbers: every statement
+/// of the stores, as PREPAREs, run once per connection.
 extern const char* const protocol;
 /// audit.sql: the audit's snapshots, run when an audit starts.
 extern const char* const audit;

@@ -6,6 +6,7 @@
 // partial index of unpublished rows and locks rows by id, never scanning
 // the published history.
 
+#include "storage/postgres/sql_files.hpp"
 #include "tests/storage/postgres_plan_check.hpp"
 
 #include <string>
@@ -24,9 +25,8 @@ TEST(StoragePostgresClaimPlan, TheWalkStaysOnUnpublishedRowsWhenStatsLie) {
       break;
     cluster.run(stale.substr(at, end - at + 1), "gen_stale.sql");
   }
-  cluster.run(source_text("storage/postgres/protocol.sql"), "protocol.sql");
-  auto plans = cluster.run(
-      source_text("storage/postgres/checks/claim_plan.sql"), "claim_plan.sql");
+  cluster.run(storage::postgres::sql_files::protocol, "protocol");
+  auto plans = cluster.run(plan_check_text("claim_plan.sql"), "claim_plan.sql");
   ASSERT_EQ(PQntuples(plans.get()), 2) << "one row per plan cache mode";
   for (int row = 0; row < 2; ++row) {
     std::string mode = PQgetvalue(plans.get(), row, 0);

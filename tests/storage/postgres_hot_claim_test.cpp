@@ -4,6 +4,7 @@
 // tuple and no index entry. An index that named status or owner again
 // would make every claim write an entry into every index of the table.
 
+#include "storage/postgres/sql_files.hpp"
 #include "tests/storage/postgres_plan_check.hpp"
 
 #include <string>
@@ -32,7 +33,7 @@ TEST(StoragePostgresHotClaim, AClaimOfRowsWithRoomOnTheirPageWritesNoIndex) {
   cluster.run("SELECT outbox_append('agg-' || i, 'T', '{}')"
               " FROM generate_series(1, 10) AS i",
               "ten events");
-  cluster.run(source_text("storage/postgres/protocol.sql"), "protocol.sql");
+  cluster.run(storage::postgres::sql_files::protocol, "protocol");
   auto claimed = cluster.run(
       "EXECUTE claim('relay-a', NULL, 30000, 256, 1024, '', 10)", "a claim");
   ASSERT_EQ(PQntuples(claimed.get()), 10);

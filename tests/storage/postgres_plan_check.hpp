@@ -22,13 +22,20 @@ namespace outbox::test {
 
 using pg_result = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
-/// A file of the source tree, e.g. "storage/postgres/protocol.sql".
+/// A file of the source tree, e.g. "storage/postgres/checks/claim_plan.sql".
 inline std::string source_text(const std::string& relative) {
   std::ifstream in{source_dir() + "/" + relative};
   std::ostringstream text;
   text << in.rdbuf();
   EXPECT_FALSE(text.str().empty()) << "cannot read " << relative;
   return text.str();
+}
+
+/// A plan check of storage/postgres/checks/ (e.g. "claim_plan.sql") after
+/// plan_lines.sql, the function every check calls: one text, one PQexec.
+inline std::string plan_check_text(const std::string& check) {
+  return source_text("storage/postgres/checks/plan_lines.sql") +
+         source_text("storage/postgres/checks/" + check);
 }
 
 /// A cluster `outbox init` migrated, and one connection to it.

@@ -5,6 +5,7 @@
 // an index probe: a scan of the outbox per page made a trim's cost grow
 // with the table.
 
+#include "storage/postgres/sql_files.hpp"
 #include "tests/storage/postgres_plan_check.hpp"
 
 #include <string>
@@ -26,10 +27,9 @@ TEST(StoragePostgresPublicationsPlan, EveryLookupIsAnIndexProbe) {
       "ALTER TABLE outbox ENABLE TRIGGER outbox_allocate_seq;",
       "fill");
   cluster.run("ANALYZE outbox", "analyze");
-  cluster.run(source_text("storage/postgres/protocol.sql"), "protocol.sql");
-  auto plans = cluster.run(
-      source_text("storage/postgres/checks/read_publications_plan.sql"),
-      "read_publications_plan.sql");
+  cluster.run(storage::postgres::sql_files::protocol, "protocol");
+  auto plans = cluster.run(plan_check_text("read_publications_plan.sql"),
+                           "read_publications_plan.sql");
   ASSERT_EQ(PQntuples(plans.get()), 2) << "one row per plan cache mode";
   int probes_only = PQfnumber(plans.get(), "probes_only");
   ASSERT_GE(probes_only, 0);

@@ -1,5 +1,5 @@
--- The claim's plans, for a test (run with one PQexec on a connection where
--- protocol.sql is prepared; no psql commands). The last statement returns
+-- The claim's plans, for a test (run with one PQexec after plan_lines.sql,
+-- on a connection where protocol/*.sql is prepared; no psql commands). The last statement returns
 -- one row per plan cache mode, force_custom_plan then force_generic_plan
 -- (what a prepared statement settles on after five runs): the plan of
 -- EXPLAIN EXECUTE claim(...) (not run: nothing is claimed), and
@@ -14,28 +14,10 @@
 -- must not be tiny: on a table of a page or two a sequential scan is the
 -- right plan, and locks_by_id and no_seq_scan are false (one row: false;
 -- gen_stale.sql at 1/100 of its counts, 2000 rows analyzed and 225
--- unpublished since: all true). pg_temp: the function goes with the session.
-CREATE OR REPLACE FUNCTION pg_temp.outbox_claim_plan(mode text)
-  RETURNS TABLE (n integer, line text) LANGUAGE plpgsql AS $$
-DECLARE
-  saved text := current_setting('plan_cache_mode');
-BEGIN
-  PERFORM set_config('plan_cache_mode', mode, true);
-  n := 0;
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) EXECUTE claim('
-      '''plan-check'', NULL, 30000, 32, 1024, '''', 5)' LOOP
-    n := n + 1;
-    RETURN NEXT;
-  END LOOP;
-  PERFORM set_config('plan_cache_mode', saved, true);
-END
-$$;
-
+-- unpublished since: all true).
 WITH plan AS (
-  SELECT m.mode, m.k, p.n, p.line
-  FROM unnest(ARRAY['force_custom_plan', 'force_generic_plan'])
-         WITH ORDINALITY AS m(mode, k)
-  CROSS JOIN LATERAL pg_temp.outbox_claim_plan(m.mode) AS p),
+  SELECT * FROM pg_temp.outbox_plan_lines(
+    'EXECUTE claim(''plan-check'', NULL, 30000, 32, 1024, '''', 5)')),
 part AS (
   -- Each line under the CTE it belongs to (the last "CTE name" above it).
   SELECT p.*, (SELECT substring(q.line FROM '^\s*CTE (\w+)$') FROM plan q

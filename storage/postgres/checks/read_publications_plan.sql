@@ -1,5 +1,6 @@
--- read_publications' plans, for a test (run with one PQexec on a connection
--- where protocol.sql is prepared; no psql commands). The last statement
+-- read_publications' plans, for a test (run with one PQexec after
+-- plan_lines.sql, on a connection where protocol/*.sql is prepared; no psql
+-- commands). The last statement
 -- returns one row per plan cache mode, force_custom_plan then
 -- force_generic_plan (what a prepared statement settles on after five
 -- runs): the plan of EXPLAIN EXECUTE read_publications(...) (not run) over
@@ -10,37 +11,17 @@
 --     table's size times its pages.
 -- The table must not be tiny: on a page or two a sequential scan is the
 -- right plan (the test writes 50,000 rows and analyzes them).
--- pg_temp: the function goes with the session.
-CREATE OR REPLACE FUNCTION pg_temp.outbox_read_publications_plan(mode text)
-  RETURNS TABLE (n integer, line text) LANGUAGE plpgsql AS $$
-DECLARE
-  saved text := current_setting('plan_cache_mode');
-  ids text[];
-  aggregates text[];
-  seqs bigint[];
-BEGIN
-  SELECT array_agg(p.event_id::text ORDER BY p.id),
-         array_agg(p.aggregate_id ORDER BY p.id),
-         array_agg(p.seq ORDER BY p.id)
-    INTO ids, aggregates, seqs
-    FROM (SELECT id, event_id, aggregate_id, seq FROM outbox
-          ORDER BY id LIMIT 1000) AS p;
-  PERFORM set_config('plan_cache_mode', mode, true);
-  n := 0;
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) EXECUTE '
-      'read_publications(%L, %L, %L)', ids, aggregates, seqs) LOOP
-    n := n + 1;
-    RETURN NEXT;
-  END LOOP;
-  PERFORM set_config('plan_cache_mode', saved, true);
-END
-$$;
-
-WITH plan AS (
-  SELECT m.mode, m.k, p.n, p.line
-  FROM unnest(ARRAY['force_custom_plan', 'force_generic_plan'])
-         WITH ORDINALITY AS m(mode, k)
-  CROSS JOIN LATERAL pg_temp.outbox_read_publications_plan(m.mode) AS p)
+WITH page AS (
+  SELECT array_agg(p.event_id::text ORDER BY p.id) AS ids,
+         array_agg(p.aggregate_id ORDER BY p.id) AS aggregates,
+         array_agg(p.seq ORDER BY p.id) AS seqs
+  FROM (SELECT id, event_id, aggregate_id, seq FROM outbox
+        ORDER BY id LIMIT 1000) AS p),
+plan AS (
+  SELECT l.*
+  FROM page CROSS JOIN LATERAL pg_temp.outbox_plan_lines(
+    format('EXECUTE read_publications(%L, %L, %L)', page.ids,
+           page.aggregates, page.seqs)) AS l)
 SELECT mode,
        string_agg(line, E'\n' ORDER BY n) AS plan,
        COALESCE(bool_and(line ~ 'Index (Only )?Scan using \w+ on ')

@@ -14,9 +14,12 @@ schema_v7="$here/../schema_v7.sql"
 schema_v8="$here/../schema_v8.sql"
 schema_v9="$here/../schema_v9.sql"
 schema_v10="$here/../schema_v10.sql"
-protocol="$here/../protocol.sql"
 pg_bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
 dir=$(mktemp -d /tmp/outbox-pgproof.XXXXXX)
+# The statements, as the backend prepares them: protocol/*.sql joined in
+# the order of their numbers.
+protocol="$dir/protocol.sql"
+cat "$here"/../protocol/*.sql >"$protocol"
 server_pid=""
 runner_pid=""
 port=""
@@ -122,7 +125,7 @@ fresh() {
     -f "$schema_v8" -f "$schema_v9" -f "$schema_v10"
 }
 
-# with_protocol SCRIPT: a pgbench script that prepares protocol.sql once per
+# with_protocol SCRIPT: a pgbench script that prepares protocol/*.sql once per
 # connection, then runs SCRIPT.
 with_protocol() {
   printf '%s\n' "SELECT (count(*) = 0)::int AS need FROM pg_prepared_statements" \
@@ -132,7 +135,7 @@ with_protocol() {
   cat "$1"
 }
 
-# session ARGS: psql with protocol.sql prepared (or $claim_protocol).
+# session ARGS: psql with protocol/*.sql prepared (or $claim_protocol).
 session() { psql_ -d "$uri" -f "${claim_protocol:-$protocol}" "$@"; }
 
 pid_of() {
@@ -247,7 +250,8 @@ experiment_f() {
   fresh proof_f
   psql_ -d "$uri" -f "$here/gen_stale.sql"
   echo "--- checks/claim_plan.sql (the check a C++ test can run)"
-  psql_ -d "$uri" -f "$protocol" -f "$here/../checks/claim_plan.sql" \
+  psql_ -d "$uri" -f "$protocol" -f "$here/../checks/plan_lines.sql" \
+    -f "$here/../checks/claim_plan.sql" \
     -P format=unaligned -P fieldsep='|' -P footer=off |
     awk -F'|' '/^mode\|/ { print "mode | walk_on_unpublished | locks_by_id |" \
                               " no_seq_scan | run_indexes" }
