@@ -63,7 +63,7 @@ void start_worker(coordinator_actor* self, worker_slot& slot) {
     // The slots hold relays and consumers alike.
     actor = caf::actor_cast<caf::actor>(
         spawn_child(self, st.setup.detached, relay, std::move(rs),
-                    caf::actor_cast<caf::actor>(self)));
+                    ready_listener_actor{self}));
   } else {
     actor = caf::actor_cast<caf::actor>(spawn_child(
         self, st.setup.detached, consumer, st.consumer_setup_for(slot)));

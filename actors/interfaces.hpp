@@ -30,6 +30,13 @@ using relay_actor = caf::typed_actor<
     /// To itself, after an injected pause: publish the batch it held.
     caf::reacts_to<resume_atom>>;
 
+/// Who hears that a relay's first claim cycle has run: the coordinator (its
+/// handle converts to this one), so that a run's load starts on relays
+/// that are at work.
+using ready_listener_actor = caf::typed_actor<
+    /// From a relay: its first claim cycle has run.
+    caf::reacts_to<ready_atom>>;
+
 /// The writer: group-commits orders and follow-up events.
 using writer_actor = caf::typed_actor<
     /// (place, request_id or "", sku, qty): places one order, answered

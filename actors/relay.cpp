@@ -50,7 +50,7 @@ void carry_out(relay_self self, const relay_next& next) {
 } // namespace
 
 relay_actor::behavior_type relay(relay_self self, relay_setup setup,
-                                 caf::actor report_to) {
+                                 ready_listener_actor report_to) {
   auto& st = self->state;
   st.core = std::make_unique<relay_core>(std::move(setup));
   st.report_to = std::move(report_to);
@@ -82,9 +82,7 @@ relay_actor::behavior_type relay(relay_self self, relay_setup setup,
         carry_out(self, st.core->cycle());
         if (!st.told_ready && st.report_to) {
           st.told_ready = true;
-          // The coordinator is not typed yet: a typed actor may only send
-          // to it anonymously.
-          caf::anon_send(st.report_to, ready_atom_v);
+          self->send(st.report_to, ready_atom_v);
         }
       },
       [self](nudge_atom) {

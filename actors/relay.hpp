@@ -21,7 +21,7 @@ struct relay_state {
   /// Told `ready` once this relay's first claim cycle has run, so that a
   /// run's load starts on relays that are running (docs/run.md). Empty:
   /// nobody is told.
-  caf::actor report_to;
+  ready_listener_actor report_to;
   /// report_to was told.
   bool told_ready = false;
   /// Bumped whenever a new claim is scheduled; older claim messages are
@@ -35,6 +35,6 @@ struct relay_state {
 /// `ready` after the first cycle (empty: nobody).
 relay_actor::behavior_type
 relay(relay_actor::stateful_pointer<relay_state> self, relay_setup setup,
-      caf::actor report_to);
+      ready_listener_actor report_to);
 
 } // namespace outbox::actors

@@ -44,8 +44,8 @@ double relay_rate(stage_context& ctx, const config::settings& s, int relays,
                                },
                                storage::wall_clock_now,
                                metrics};
-        return caf::actor_cast<caf::actor>(
-            ctx.system.spawn<caf::detached>(actors::relay, rs, caf::actor{}));
+        return caf::actor_cast<caf::actor>(ctx.system.spawn<caf::detached>(
+            actors::relay, rs, actors::ready_listener_actor{}));
       },
       [&] { return metrics->acked.load() >= events; },
       "the relays to publish every row");

@@ -248,7 +248,8 @@ void lab_spawn_relay(lab_coordinator_actor* self, bool crash_after_publish) {
   st.relay_name = rs.name;
   st.crash_expected = crash_after_publish;
   st.crash_seen = false;
-  st.relay = spawn_child(self, relay, std::move(rs), caf::actor{});
+  st.relay =
+      spawn_child(self, relay, std::move(rs), actors::ready_listener_actor{});
 }
 
 void lab_spawn_consumer(lab_coordinator_actor* self) {

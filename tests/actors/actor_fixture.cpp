@@ -147,8 +147,8 @@ actor_fixture::relay_config(const std::string& name,
 }
 
 caf::actor actor_fixture::spawn_relay(actors::relay_setup setup) {
-  auto relay = caf::actor_cast<caf::actor>(
-      sys_.spawn(actors::relay, std::move(setup), caf::actor{}));
+  auto relay = caf::actor_cast<caf::actor>(sys_.spawn(
+      actors::relay, std::move(setup), actors::ready_listener_actor{}));
   actors_.push_back(relay);
   return relay;
 }
