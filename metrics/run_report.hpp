@@ -118,7 +118,7 @@ struct run_report {
   /// Rows under leases of relays that are gone ("" when none).
   std::string stranded_leases;
   /// Set exactly when the run was interrupted.
-  std::optional<metrics::left_undone> undone;
+  std::optional<left_undone> undone;
 };
 
 /// The report of a run that ended with `outcome`, from its counters.
