@@ -4,7 +4,7 @@
 #include "actors/coordinator_progress.hpp"
 #include "actors/messages.hpp"
 #include "actors/outage.hpp"
-#include "metrics/run_report.hpp"
+#include "metrics/run_report_json.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -46,7 +46,7 @@ metrics::run_outcome read_outcome(coordinator_state& st, bool& outage) {
   if (!outcome.final_state.trouble.empty() || !outcome.audited)
     return outcome;
   try {
-    std::tie(outcome.audit_json, outcome.audit_ok) = st.probe->audit();
+    outcome.audit = st.probe->audit();
   } catch (const std::exception& e) {
     outcome.final_state.trouble = std::string{"audit: "} + e.what();
     outage = is_outage(e);
@@ -105,7 +105,10 @@ void write_report(coordinator_actor* self) {
   else if (auto waited = st.final_read.recovered(now))
     spdlog::info("coordinator {}: read the final state after waiting {} ms",
                  st.setup.name_prefix, waited->lasted_ms);
-  st.report = metrics::run_report_json(outcome, *st.setup.metrics);
+  // JSON from here on: the answer leaves the coordinator for the tool,
+  // which prints it as it is (run_report_json.hpp).
+  st.report =
+      metrics::to_json(metrics::run_report_of(outcome, *st.setup.metrics));
   spdlog::info("coordinator {}: stopped after {:.1f} s ({})",
                st.setup.name_prefix, outcome.seconds,
                st.failure.empty() ? "no failure" : "failed, see above");

@@ -7,6 +7,7 @@
 
 #include "broker/entry.hpp"
 #include "broker/inbox.hpp"
+#include "metrics/audit_verdict.hpp"
 #include "metrics/pipeline_snapshot.hpp"
 
 #include <cstddef>
@@ -15,7 +16,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace outbox::actors {
@@ -155,10 +155,9 @@ public:
   /// `process` stopped its relays on purpose. Throws broker_error.
   virtual void relays_stopped(const std::string& process) = 0;
 
-  /// The conservation verdict as JSON (audit::verdict::to_json), and
-  /// whether it holds. Throws what the stores throw (is_outage tells an
-  /// outage from a fault).
-  virtual std::pair<std::string, bool> audit() = 0;
+  /// The conservation verdict (audit::evaluate). Throws what the stores
+  /// throw (is_outage tells an outage from a fault).
+  virtual metrics::audit_verdict audit() = 0;
 };
 
 } // namespace outbox::actors

@@ -118,11 +118,10 @@ public:
     presence_.stopped(process);
   }
 
-  std::pair<std::string, bool> audit() override {
+  metrics::audit_verdict audit() override {
     // A locked database comes out as store_error busy, an outage, like
     // every other store call: the audit turns SQLite's errors itself.
-    auto verdict = audit::audit_pipeline(*db_, redis_, names_);
-    return {verdict.to_json(), verdict.ok()};
+    return audit::audit_pipeline(*db_, redis_, names_);
   }
 
 private:

@@ -1,7 +1,5 @@
 #include "audit/conservation.hpp"
 #include "storage/sqlite/sqlite_error.hpp"
-#include "text/json_text.hpp"
-#include "text/terminal_text.hpp"
 
 #include "audit/audit_tables.hpp"
 #include "audit/delivery_checks.hpp"
@@ -10,10 +8,8 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
-#include <sstream>
 
 namespace outbox::audit {
 
@@ -223,73 +219,6 @@ verdict evaluate(const std::vector<storage::ledger_row>& ledger,
   for (const auto& [field, mark] : inbox.gaps)
     tables.gap(field.first, field.second, mark);
   return evaluate(tables, inbox, queues);
-}
-
-bool verdict::ok() const {
-  for (const auto& c : checks)
-    if (c.result == check::state::failed)
-      return false;
-  return true;
-}
-
-namespace {
-
-const char* to_string(check::state s) {
-  switch (s) {
-  case check::state::passed:
-    return "passed";
-  case check::state::failed:
-    return "failed";
-  case check::state::skipped:
-    return "skipped";
-  }
-  return "?";
-}
-
-} // namespace
-
-std::string verdict::to_json() const {
-  nlohmann::json out{{"ok", ok()},
-                     {"outbox_rows", outbox_rows},
-                     {"published", published},
-                     {"unpublished", unpublished},
-                     {"failed_rows", failed_rows},
-                     {"processed", processed},
-                     {"queued", queued},
-                     {"in_processing", in_processing},
-                     {"dead_lettered", dead_lettered},
-                     {"order_violations", order_violations},
-                     {"by_type", nlohmann::json::object()},
-                     {"checks", nlohmann::json::array()}};
-  for (const auto& [type, figures] : by_type)
-    out["by_type"][type] = {{"published", figures.published},
-                            {"processed", figures.processed}};
-  for (const auto& c : checks)
-    out["checks"].push_back({{"name", c.name},
-                             {"result", to_string(c.result)},
-                             {"detail", c.detail}});
-  return text::json_text(out);
-}
-
-std::string verdict::to_text() const {
-  std::ostringstream out;
-  for (const auto& c : checks)
-    out << to_string(c.result) << "  " << c.name << ": "
-        << text::escaped(c.detail) << '\n';
-  out << "outbox rows " << outbox_rows << " (published " << published
-      << ", unpublished " << unpublished << ", failed " << failed_rows
-      << "), processed " << processed << ", queued " << queued
-      << ", in processing " << in_processing << ", dead-lettered "
-      << dead_lettered << '\n';
-  if (!by_type.empty()) {
-    out << "by event type (processed of published):";
-    for (const auto& [type, figures] : by_type)
-      out << ' ' << text::escaped(type) << ' ' << figures.processed << '/'
-          << figures.published;
-    out << '\n';
-  }
-  out << (ok() ? "OK" : "VIOLATED") << '\n';
-  return out.str();
 }
 
 } // namespace outbox::audit

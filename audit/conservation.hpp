@@ -3,6 +3,7 @@
 #include "audit/type_figures.hpp"
 #include "broker/broker_stats.hpp"
 #include "broker/inbox_reader.hpp"
+#include "metrics/audit_verdict.hpp"
 #include "storage/ledger.hpp"
 
 #include <cstdint>
@@ -12,37 +13,10 @@
 
 namespace outbox::audit {
 
-/// One conservation check (seed 001: conservation beats success logs).
-struct check {
-  std::string name;
-  enum class state { passed, failed, skipped } result = state::passed;
-  /// What was compared, or what broke, with counts and a few example ids.
-  std::string detail;
-};
-
-/// The outcome of all checks plus the figures they were computed from.
-struct verdict {
-  std::vector<check> checks;
-  std::int64_t outbox_rows = 0;
-  std::int64_t published = 0;
-  std::int64_t unpublished = 0; // PENDING + SENDING
-  std::int64_t failed_rows = 0;
-  std::int64_t processed = 0;
-  std::int64_t queued = 0;
-  std::int64_t in_processing = 0;
-  std::int64_t dead_lettered = 0;
-  std::int64_t order_violations = 0;
-  /// Per event type: published, and processed of those (a published
-  /// event whose record `outbox trim` deleted counts as published only).
-  std::map<std::string, type_figures> by_type;
-
-  /// True when no check failed (skipped checks do not fail).
-  bool ok() const;
-  /// {"ok":..., "checks":[{"name","result","detail"}], figures...}
-  std::string to_json() const;
-  /// One line per check, for people.
-  std::string to_text() const;
-};
+/// The verdict's vocabulary lives with the run report's
+/// (metrics/audit_verdict.hpp), which carries it: these are its names here.
+using check = metrics::audit_check;
+using verdict = metrics::audit_verdict;
 
 class audit_tables;
 

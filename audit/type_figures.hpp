@@ -4,20 +4,16 @@
 // is counted from published to processed, so a type whose events stop
 // being applied shows by its name, not only in the totals.
 
+#include "metrics/audit_verdict.hpp"
 #include "storage/sqlite_fwd.hpp"
 
-#include <cstdint>
 #include <map>
 #include <string>
 
 namespace outbox::audit {
 
-struct type_figures {
-  /// Its outbox rows PUBLISHED (those read for the audit).
-  std::int64_t published = 0;
-  /// Of those, how many the consumers recorded as processed.
-  std::int64_t processed = 0;
-};
+/// One type's figures (metrics/audit_verdict.hpp, beside the verdict).
+using type_figures = metrics::type_figures;
 
 /// Per event type, from the audit's tables (audit_tables.hpp): the ledger's
 /// published rows and the processed records among them.

@@ -4,20 +4,21 @@
 
 #include "bench/cpu_meter.hpp"
 #include "bench/stages.hpp"
+#include "metrics/run_report_json.hpp"
 #include "pipeline/spawn_pipeline.hpp"
 #include "text/plural.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace outbox::bench {
 
 namespace {
 
 /// One bounded run; returns its report (throws if it did not end well).
-nlohmann::json pipeline_run(stage_context& ctx, const config::settings& s) {
+metrics::run_report pipeline_run(stage_context& ctx,
+                                 const config::settings& s) {
   pipeline::pipeline_hooks hooks;
   hooks.until_drained = true;
   hooks.name_prefix = "bench";
@@ -27,10 +28,12 @@ nlohmann::json pipeline_run(stage_context& ctx, const config::settings& s) {
   const auto& report = outcome.report;
   if (report.empty())
     throw std::runtime_error("end-to-end run failed: " + outcome.error);
-  auto parsed = nlohmann::json::parse(report);
-  if (!parsed.at("ok").get<bool>())
+  auto parsed = metrics::run_report_from_json(report);
+  if (!parsed)
+    throw std::runtime_error("end-to-end run gave no report: " + report);
+  if (!parsed->ok)
     throw std::runtime_error("end-to-end run broke an invariant: " + report);
-  return parsed;
+  return *parsed;
 }
 
 config::settings run_settings(stage_context& ctx, std::int64_t orders,
@@ -59,7 +62,7 @@ void measure_end_to_end(stage_context& ctx) {
   // included; cores busy divide it by that same span, not by the run's
   // own seconds (committed to drained), which gave more cores than exist.
   auto measured = seconds_since(started);
-  auto seconds = full.at("seconds").get<double>();
+  auto seconds = full.seconds;
   auto max_rate = static_cast<double>(orders) / seconds;
   ctx.out.add({"end_to_end", "end_to_end_orders",
                "orders committed, published and applied (" + shape + ")",
@@ -96,12 +99,14 @@ void measure_end_to_end(stage_context& ctx) {
   auto paced = pipeline_run(ctx, run_settings(ctx, paced_orders, rate));
   ctx.out.add({"end_to_end", "fixed_load", "fixed offered load (a fifth)",
                static_cast<double>(rate), "orders/s", ""});
-  const auto& latency = paced.at("latency_ms");
-  for (const char* p : {"p50", "p95", "p99"})
+  const auto& latency = paced.latency_ms;
+  for (auto [p, ms] :
+       {std::pair{"p50", latency.p50}, std::pair{"p95", latency.p95},
+        std::pair{"p99", latency.p99}})
     ctx.out.add(
         {"end_to_end", std::string{"latency_"} + p,
          std::string{"commit-to-processed latency "} + p + " at the fixed load",
-         latency.at(p).get<double>(), "ms", ""});
+         ms, "ms", ""});
   ctx.space.clear_redis();
 }
 

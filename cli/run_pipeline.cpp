@@ -11,7 +11,7 @@
 #include "cli/signal_watch.hpp"
 #include "cli/startup_verdict.hpp"
 #include "cli/stop_signals.hpp"
-#include "metrics/run_report.hpp"
+#include "metrics/run_report_json.hpp"
 #include "pipeline/spawn_pipeline.hpp"
 #include "startup/effects_preflight.hpp"
 #include "startup/redis_preflight.hpp"
@@ -114,9 +114,9 @@ std::optional<int> agree_on_partitions(broker::connection& conn,
 }
 
 /// The exit code of a report: a violation wins over an interruption.
-int exit_code_of(const std::string& who, const std::string& report,
+int exit_code_of(const std::string& who, const metrics::run_report& report,
                  int stop_signal) {
-  if (!metrics::run_report_ok(report)) {
+  if (!report.ok) {
     notice(who, metrics::run_report_failure(report), "error");
     return exit_failure;
   }
@@ -232,14 +232,20 @@ int run_in_process(const run_options& options,
   }
   presence.stopping();
   end_progress_line();
-  const auto& report = outcome.report;
-  if (report.empty())
+  if (outcome.report.empty())
     return exit_failure;
+  // The coordinator's answer is the report's JSON: --json prints it as it
+  // came, everything else reads it once.
+  auto report = metrics::run_report_from_json(outcome.report);
   if (options.json)
-    std::cout << report << '\n';
-  else
-    std::cout << metrics::run_report_text(report);
-  return exit_code_of(who, report, stop_signal);
+    std::cout << outcome.report << '\n';
+  else if (report)
+    std::cout << metrics::run_report_text(*report);
+  if (!report) {
+    notice(who, "the report is not a JSON object", "error");
+    return exit_failure;
+  }
+  return exit_code_of(who, *report, stop_signal);
 }
 
 } // namespace

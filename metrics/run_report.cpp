@@ -1,8 +1,5 @@
 #include "metrics/run_report.hpp"
 #include "text/json_text.hpp"
-#include "text/terminal_text.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <vector>
@@ -11,8 +8,7 @@ namespace outbox::metrics {
 
 namespace {
 
-std::vector<std::string> violations_of(const run_outcome& o,
-                                       const nlohmann::json& audit) {
+std::vector<std::string> violations_of(const run_outcome& o) {
   std::vector<std::string> broke;
   if (!o.failure.empty())
     broke.push_back(o.failure);
@@ -20,116 +16,110 @@ std::vector<std::string> violations_of(const run_outcome& o,
   // are its own, and what it committed stays committed.
   if (!o.final_state.trouble.empty() && o.audited)
     broke.push_back(unread_state_violation + o.final_state.trouble);
-  if (audit.contains("checks"))
-    for (const auto& check : audit["checks"])
-      if (check.value("result", "") == "failed")
-        broke.push_back(check.value("name", "?") + ": " +
-                        check.value("detail", ""));
+  if (o.audit)
+    for (const auto& check : o.audit->checks)
+      if (check.result == audit_check::state::failed)
+        broke.push_back(check.name + ": " + check.detail);
   if (o.must_be_drained && o.final_state.pending + o.final_state.sending > 0)
     broke.push_back("not drained: " + std::to_string(o.final_state.pending) +
                     " PENDING, " + std::to_string(o.final_state.sending) +
                     " SENDING rows left");
+  bool audit_ok = o.audit && o.audit->ok();
+  if (o.audited && !audit_ok && broke.empty())
+    broke.push_back("audit did not pass");
   return broke;
+}
+
+/// The verdict with its words as its JSON writes them (no byte that is not
+/// UTF-8), as the rest of the report.
+audit_verdict as_written(const audit_verdict& verdict) {
+  auto v = verdict;
+  for (auto& check : v.checks) {
+    check.name = text::as_json_writes_it(check.name);
+    check.detail = text::as_json_writes_it(check.detail);
+  }
+  v.by_type.clear();
+  for (const auto& [type, figures] : verdict.by_type)
+    v.by_type[text::as_json_writes_it(type)] = figures;
+  return v;
+}
+
+/// Only what this process was to do: a writer-only run leaves the rows to
+/// relays elsewhere, not undone.
+left_undone undone_by(const run_outcome& o, const run_metrics& m) {
+  left_undone undone;
+  const auto& s = o.final_state;
+  if (o.orders_target > 0)
+    undone.orders_not_placed =
+        std::max<std::int64_t>(o.orders_target - m.orders_placed.load(), 0);
+  if (o.relays > 0)
+    undone.rows_not_published = s.pending + s.sending;
+  if (o.consumers > 0)
+    undone.entries_not_consumed = s.queued + s.in_processing;
+  return undone;
 }
 
 } // namespace
 
-std::string run_report_json(const run_outcome& o, const run_metrics& m) {
-  auto audit = nlohmann::json::parse(o.audit_json.empty() ? "{}" : o.audit_json,
-                                     nullptr, false);
-  if (audit.is_discarded())
-    audit = nlohmann::json::object();
-  auto broke = violations_of(o, audit);
-  if (o.audited && !o.audit_ok && broke.empty())
-    broke.push_back("audit did not pass");
-  auto latency = m.commit_to_processed.summary();
+run_report run_report_of(const run_outcome& o, const run_metrics& m) {
+  // Messages quote paths and Redis replies: the report holds them as its
+  // JSON writes them, so its text and its JSON say the same.
+  using text::as_json_writes_it;
+  run_report r;
+  r.violations = violations_of(o);
+  r.ok = r.violations.empty();
+  for (auto& v : r.violations)
+    v = as_json_writes_it(v);
+  r.role = as_json_writes_it(o.role);
+  r.audited = o.audited;
+  r.relays = o.relays;
+  r.consumers = o.consumers;
+  r.seconds = o.seconds;
   const auto& s = o.final_state;
+  r.orders = s.orders;
+  r.outbox_rows = s.outbox_rows;
+  r.processed_unique = s.processed;
+  r.duplicates_absorbed = s.duplicates;
+  r.order_violations = s.order_violations;
+  r.dead_lettered = s.dead_lettered;
+  r.failed_rows = s.failed;
+  r.pending_rows = s.pending;
+  r.sending_rows = s.sending;
+  r.final_state_error = as_json_writes_it(s.trouble);
+  r.enqueued = m.enqueued.load();
+  r.relay_restarts = m.relay_restarts.load();
+  r.consumer_restarts = m.consumer_restarts.load();
+  r.injected_crashes = m.injected_crashes.load();
+  r.zombie_pauses = m.zombie_pauses.load();
+  r.fenced_acks_rejected = m.fenced_acks_rejected.load();
+  r.expired_leases_dropped = m.expired_leases_dropped.load();
+  r.fenced_moves_refused = m.fenced_moves_refused.load();
+  r.recovered_entries = m.recovered_entries.load();
+  r.lease_takeovers = m.lease_takeovers.load();
+  r.orders_placed = m.orders_placed.load();
+  r.events_appended = m.events_appended.load();
+  r.applied_here = m.applied.load();
+  r.lost_commit_answers = {m.commits_unknown.load(),
+                           m.unknown_found_committed.load(),
+                           m.unknown_found_not_committed.load()};
   double seconds = o.seconds > 0 ? o.seconds : 1e-9;
-  nlohmann::json report{
-      {"ok", broke.empty()},
-      {"violations", broke},
-      {"role", o.role},
-      {"audited", o.audited},
-      {"relays", o.relays},
-      {"consumers", o.consumers},
-      {"seconds", o.seconds},
-      {"orders", s.orders},
-      {"outbox_rows", s.outbox_rows},
-      {"enqueued", m.enqueued.load()},
-      {"processed_unique", s.processed},
-      {"duplicates_absorbed", s.duplicates},
-      {"relay_restarts", m.relay_restarts.load()},
-      {"consumer_restarts", m.consumer_restarts.load()},
-      {"injected_crashes", m.injected_crashes.load()},
-      {"zombie_pauses", m.zombie_pauses.load()},
-      {"fenced_acks_rejected", m.fenced_acks_rejected.load()},
-      {"expired_leases_dropped", m.expired_leases_dropped.load()},
-      {"fenced_moves_refused", m.fenced_moves_refused.load()},
-      {"recovered_entries", m.recovered_entries.load()},
-      {"lease_takeovers", m.lease_takeovers.load()},
-      {"order_violations", s.order_violations},
-      {"dead_lettered", s.dead_lettered},
-      {"failed_rows", s.failed},
-      {"pending_rows", s.pending},
-      {"sending_rows", s.sending},
-      {"orders_placed", m.orders_placed.load()},
-      {"events_appended", m.events_appended.load()},
-      {"lost_commit_answers",
-       {{"requests", m.commits_unknown.load()},
-        {"found_committed", m.unknown_found_committed.load()},
-        {"found_not_committed", m.unknown_found_not_committed.load()}}},
-      {"applied_here", m.applied.load()},
-      {"throughput",
-       {{"orders_per_s", m.orders_placed.load() / seconds},
-        {"events_enqueued_per_s", m.enqueued.load() / seconds},
-        {"events_processed_per_s", m.applied.load() / seconds}}},
-      {"latency_ms",
-       {{"samples", latency.samples},
-        {"p50", latency.p50},
-        {"p95", latency.p95},
-        {"p99", latency.p99}}},
-      {"audit", audit},
-      {"final_state_error", s.trouble},
-      {"interrupted", o.interrupted},
-      {"orders_target", o.orders_target},
-      {"stranded_leases", o.stranded_leases},
-  };
-  if (o.interrupted) {
-    // Only what this process was to do: a writer-only run leaves the rows
-    // to relays elsewhere, not undone.
-    nlohmann::json undone = nlohmann::json::object();
-    if (o.orders_target > 0)
-      undone["orders_not_placed"] =
-          std::max<std::int64_t>(o.orders_target - m.orders_placed.load(), 0);
-    if (o.relays > 0)
-      undone["rows_not_published"] = s.pending + s.sending;
-    if (o.consumers > 0)
-      undone["entries_not_consumed"] = s.queued + s.in_processing;
-    report["left_undone"] = undone;
-  }
-  // Messages quote paths and Redis replies: invalid UTF-8 is replaced, not
-  // thrown, so the run always gets its report.
-  return text::json_text(report);
+  r.throughput = {r.orders_placed / seconds, r.enqueued / seconds,
+                  r.applied_here / seconds};
+  auto latency = m.commit_to_processed.summary();
+  r.latency_ms = {latency.samples, latency.p50, latency.p95, latency.p99};
+  if (o.audit)
+    r.audit = as_written(*o.audit);
+  r.interrupted = o.interrupted;
+  r.orders_target = o.orders_target;
+  r.stranded_leases = as_json_writes_it(o.stranded_leases);
+  if (o.interrupted)
+    r.undone = undone_by(o, m);
+  return r;
 }
 
-bool run_report_ok(const std::string& report_json) {
-  auto r = nlohmann::json::parse(report_json, nullptr, false);
-  return !r.is_discarded() && r.value("ok", false);
-}
-
-std::string run_report_failure(const std::string& report_json) {
-  auto r = nlohmann::json::parse(report_json, nullptr, false);
-  if (r.is_discarded() || !r.is_object())
-    return "the report is not a JSON object";
-  std::vector<std::string> broke;
-  auto v = r.find("violations");
-  if (v != r.end() && v->is_array())
-    for (const auto& item : *v)
-      if (item.is_string())
-        broke.push_back(item.get<std::string>());
-  auto unread = r.find("final_state_error");
-  bool unread_state = unread != r.end() && unread->is_string() &&
-                      !unread->get<std::string>().empty();
+std::string run_report_failure(const run_report& r) {
+  const auto& broke = r.violations;
+  bool unread_state = !r.final_state_error.empty();
   std::string line;
   if (unread_state && broke.size() == 1) {
     line = broke.front(); // "could not read the final state: ..."
@@ -146,10 +136,8 @@ std::string run_report_failure(const std::string& report_json) {
             "`outbox verify`";
   // Rows a dead relay still leases look stuck to `outbox status`: say
   // they only wait for their lease.
-  auto stranded = r.find("stranded_leases");
-  if (stranded != r.end() && stranded->is_string() &&
-      !stranded->get<std::string>().empty())
-    line += "; " + stranded->get<std::string>();
+  if (!r.stranded_leases.empty())
+    line += "; " + r.stranded_leases;
   return line;
 }
 

@@ -5,8 +5,6 @@
 #include "text/plural.hpp"
 #include "text/terminal_text.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -18,23 +16,6 @@ namespace {
 
 using text::plural;
 
-using json = nlohmann::json;
-
-std::int64_t count_of(const json& r, const char* key) {
-  auto i = r.find(key);
-  return i != r.end() && i->is_number() ? i->get<std::int64_t>() : 0;
-}
-
-double number_of(const json& r, const char* key) {
-  auto i = r.find(key);
-  return i != r.end() && i->is_number() ? i->get<double>() : 0.0;
-}
-
-std::string string_of(const json& r, const char* key) {
-  auto i = r.find(key);
-  return i != r.end() && i->is_string() ? i->get<std::string>() : "";
-}
-
 /// One decimal: the precision these figures have on a shared machine.
 std::string rounded(double x) {
   char buffer[32];
@@ -42,35 +23,33 @@ std::string rounded(double x) {
   return buffer;
 }
 
-std::string latency_line(const json& latency) {
-  if (count_of(latency, "samples") == 0)
+std::string latency_line(const run_report::percentiles& latency) {
+  if (latency.samples == 0)
     return "n/a (no event processed by this process)";
-  return "p50 " + rounded(number_of(latency, "p50")) + " ms, p95 " +
-         rounded(number_of(latency, "p95")) + " ms, p99 " +
-         rounded(number_of(latency, "p99")) + " ms (" +
-         plural(count_of(latency, "samples"), "sample") + ")";
+  return "p50 " + rounded(latency.p50) + " ms, p95 " + rounded(latency.p95) +
+         " ms, p99 " + rounded(latency.p99) + " ms (" +
+         plural(latency.samples, "sample") + ")";
 }
 
 /// "7 checks passed", "5 of 7 checks passed, 1 failed, 1 skipped", then
 /// one line per check that did not pass.
-void audit_lines(std::ostream& out, const json& r) {
-  if (r.contains("audited") && r["audited"] == false) {
+void audit_lines(std::ostream& out, const run_report& r) {
+  if (!r.audited) {
     out << "audit: not run (a stopped service answers for itself; "
            "`outbox verify` audits the stores)\n";
     return;
   }
-  const json& audit = r.contains("audit") ? r["audit"] : json::object();
-  auto checks = audit.find("checks");
-  if (checks == audit.end() || !checks->is_array() || checks->empty()) {
+  if (!r.audit || r.audit->checks.empty()) {
     out << "audit: not run (the final state could not be read)\n";
     return;
   }
+  const auto& checks = r.audit->checks;
   std::int64_t passed = 0, failed = 0, skipped = 0;
-  for (const auto& check : *checks) {
-    auto result = check.value("result", "");
-    (result == "passed" ? passed : result == "failed" ? failed : skipped)++;
-  }
-  auto total = static_cast<std::int64_t>(checks->size());
+  for (const auto& check : checks)
+    (check.result == audit_check::state::passed   ? passed
+     : check.result == audit_check::state::failed ? failed
+                                                  : skipped)++;
+  auto total = static_cast<std::int64_t>(checks.size());
   out << "audit: ";
   if (passed == total)
     out << plural(total, "check") << " passed\n";
@@ -79,137 +58,109 @@ void audit_lines(std::ostream& out, const json& r) {
         << (failed > 0 ? ", " + std::to_string(failed) + " failed" : "")
         << (skipped > 0 ? ", " + std::to_string(skipped) + " skipped" : "")
         << '\n';
-  for (const auto& check : *checks) {
-    auto result = check.value("result", "");
-    if (result != "passed")
-      out << "  " << result << ' ' << text::escaped(check.value("name", "?"))
-          << ": " << text::escaped(check.value("detail", "")) << '\n';
-  }
+  for (const auto& check : checks)
+    if (check.result != audit_check::state::passed)
+      out << "  " << result_name(check.result) << ' '
+          << text::escaped(check.name) << ": " << text::escaped(check.detail)
+          << '\n';
 }
 
 /// "917 of 2000 orders not placed, 1200 rows not published, ...".
-std::string undone_text(const json& r) {
-  auto undone = r.find("left_undone");
-  if (undone == r.end() || !undone->is_object())
+std::string undone_text(const run_report& r) {
+  if (!r.undone)
     return "";
+  const auto& undone = *r.undone;
   std::vector<std::string> parts;
-  if (undone->contains("orders_not_placed"))
-    parts.push_back(std::to_string(count_of(*undone, "orders_not_placed")) +
-                    " of " + plural(count_of(r, "orders_target"), "order") +
-                    " not placed");
-  if (undone->contains("rows_not_published"))
-    parts.push_back(plural(count_of(*undone, "rows_not_published"), "row") +
+  if (undone.orders_not_placed)
+    parts.push_back(std::to_string(*undone.orders_not_placed) + " of " +
+                    plural(r.orders_target, "order") + " not placed");
+  if (undone.rows_not_published)
+    parts.push_back(plural(*undone.rows_not_published, "row") +
                     " not published");
-  if (undone->contains("entries_not_consumed"))
-    parts.push_back(
-        plural(count_of(*undone, "entries_not_consumed"), "entry", "entries") +
-        " not consumed");
+  if (undone.entries_not_consumed)
+    parts.push_back(plural(*undone.entries_not_consumed, "entry", "entries") +
+                    " not consumed");
   std::string line;
   for (const auto& part : parts)
     line += (line.empty() ? "" : ", ") + part;
   return line.empty() ? "nothing" : line;
 }
 
-bool interrupted(const json& r) {
-  auto i = r.find("interrupted");
-  return i != r.end() && i->is_boolean() && i->get<bool>();
-}
-
 } // namespace
 
-std::string run_report_text(const std::string& report_json) {
-  auto r = json::parse(report_json);
-  bool ok = r.value("ok", false);
+std::string run_report_text(const run_report& r) {
   std::ostringstream out;
-  auto role = string_of(r, "role");
-  out << (role.empty() ? "run" : text::escaped(role)) << ' '
-      << (!ok              ? "FAILED"
-          : interrupted(r) ? "INTERRUPTED"
-                           : "OK")
-      << " after " << rounded(number_of(r, "seconds")) << " s with "
-      << plural(count_of(r, "relays"), "relay") << " and "
-      << plural(count_of(r, "consumers"), "consumer") << '\n';
+  out << (r.role.empty() ? "run" : text::escaped(r.role)) << ' '
+      << (!r.ok           ? "FAILED"
+          : r.interrupted ? "INTERRUPTED"
+                          : "OK")
+      << " after " << rounded(r.seconds) << " s with "
+      << plural(r.relays, "relay") << " and " << plural(r.consumers, "consumer")
+      << '\n';
 
   // Only the parts that ran here: a relay's report has no orders/s.
-  const auto& throughput = r["throughput"];
   out << "this run (this process):\n";
-  if (count_of(r, "orders_target") > 0 || count_of(r, "orders_placed") > 0)
+  if (r.orders_target > 0 || r.orders_placed > 0)
     // Each order's OrderPlaced comes with it; events_appended counts the
     // follow-ups alone, so the events written are the sum.
-    out << "  " << plural(count_of(r, "orders_placed"), "order") << " placed, "
-        << plural(count_of(r, "orders_placed") + count_of(r, "events_appended"),
-                  "event")
-        << " written (" << count_of(r, "events_appended")
-        << " of them follow-ups): "
-        << rounded(number_of(throughput, "orders_per_s")) << " orders/s\n";
-  if (count_of(r, "relays") > 0)
-    out << "  " << plural(count_of(r, "enqueued"), "event")
-        << " enqueued by its relays: "
-        << rounded(number_of(throughput, "events_enqueued_per_s"))
-        << " events/s\n";
-  if (count_of(r, "consumers") > 0)
-    out << "  " << plural(count_of(r, "applied_here"), "event")
+    out << "  " << plural(r.orders_placed, "order") << " placed, "
+        << plural(r.orders_placed + r.events_appended, "event") << " written ("
+        << r.events_appended
+        << " of them follow-ups): " << rounded(r.throughput.orders_per_s)
+        << " orders/s\n";
+  if (r.relays > 0)
+    out << "  " << plural(r.enqueued, "event") << " enqueued by its relays: "
+        << rounded(r.throughput.events_enqueued_per_s) << " events/s\n";
+  if (r.consumers > 0)
+    out << "  " << plural(r.applied_here, "event")
         << " applied by its consumers: "
-        << rounded(number_of(throughput, "events_processed_per_s"))
+        << rounded(r.throughput.events_processed_per_s)
         << " events/s; commit-to-processed latency "
-        << latency_line(r["latency_ms"]) << '\n';
-  if (const auto& lost = r["lost_commit_answers"];
-      count_of(lost, "requests") > 0)
+        << latency_line(r.latency_ms) << '\n';
+  if (const auto& lost = r.lost_commit_answers; lost.requests > 0)
     out << "  COMMIT answers lost with the connection: "
-        << plural(count_of(lost, "requests"), "request") << "; found "
-        << count_of(lost, "found_committed") << " committed, "
-        << count_of(lost, "found_not_committed")
+        << plural(lost.requests, "request") << "; found "
+        << lost.found_committed << " committed, " << lost.found_not_committed
         << " not committed (by lookup or by their retry)\n";
-  out << "  injected faults: "
-      << plural(count_of(r, "injected_crashes"), "crash", "crashes") << ", "
-      << plural(count_of(r, "zombie_pauses"), "zombie pause") << "; restarted "
-      << plural(count_of(r, "relay_restarts"), "relay") << ", "
-      << plural(count_of(r, "consumer_restarts"), "consumer") << '\n'
-      << "  leases: " << count_of(r, "lease_takeovers") << " taken over, "
-      << plural(count_of(r, "fenced_acks_rejected"), "fenced ack")
-      << " rejected, " << count_of(r, "expired_leases_dropped")
-      << " expired before publishing; "
-      << plural(count_of(r, "recovered_entries"), "in-flight entry",
-                "in-flight entries")
+  out << "  injected faults: " << plural(r.injected_crashes, "crash", "crashes")
+      << ", " << plural(r.zombie_pauses, "zombie pause") << "; restarted "
+      << plural(r.relay_restarts, "relay") << ", "
+      << plural(r.consumer_restarts, "consumer") << '\n'
+      << "  leases: " << r.lease_takeovers << " taken over, "
+      << plural(r.fenced_acks_rejected, "fenced ack") << " rejected, "
+      << r.expired_leases_dropped << " expired before publishing; "
+      << plural(r.recovered_entries, "in-flight entry", "in-flight entries")
       << " recovered, "
-      << plural(count_of(r, "fenced_moves_refused"), "fenced consumer move")
-      << " refused\n";
+      << plural(r.fenced_moves_refused, "fenced consumer move") << " refused\n";
 
   out << "store-wide (every process sharing the database and Redis):\n";
-  if (auto unread = string_of(r, "final_state_error"); !unread.empty())
-    out << "  not read: " << text::escaped(unread) << '\n';
+  if (!r.final_state_error.empty())
+    out << "  not read: " << text::escaped(r.final_state_error) << '\n';
   else
-    out << "  " << plural(count_of(r, "orders"), "order") << ", "
-        << plural(count_of(r, "outbox_rows"), "outbox row") << ": "
-        << count_of(r, "outbox_rows") - count_of(r, "pending_rows") -
-               count_of(r, "sending_rows") - count_of(r, "failed_rows")
-        << " published, " << count_of(r, "pending_rows") << " PENDING, "
-        << count_of(r, "sending_rows") << " SENDING, "
-        << count_of(r, "failed_rows") << " FAILED\n"
-        << "  " << plural(count_of(r, "processed_unique"), "event")
-        << " processed once, "
-        << plural(count_of(r, "duplicates_absorbed"), "duplicate")
-        << " absorbed, " << count_of(r, "dead_lettered") << " dead-lettered, "
-        << plural(count_of(r, "order_violations"), "order violation") << '\n';
+    out << "  " << plural(r.orders, "order") << ", "
+        << plural(r.outbox_rows, "outbox row") << ": "
+        << r.outbox_rows - r.pending_rows - r.sending_rows - r.failed_rows
+        << " published, " << r.pending_rows << " PENDING, " << r.sending_rows
+        << " SENDING, " << r.failed_rows << " FAILED\n"
+        << "  " << plural(r.processed_unique, "event") << " processed once, "
+        << plural(r.duplicates_absorbed, "duplicate") << " absorbed, "
+        << r.dead_lettered << " dead-lettered, "
+        << plural(r.order_violations, "order violation") << '\n';
   audit_lines(out, r);
 
-  if (interrupted(r))
+  if (r.interrupted)
     out << "left undone: " << undone_text(r) << '\n';
-  if (auto stranded = string_of(r, "stranded_leases"); !stranded.empty())
-    out << "note: " << text::escaped(stranded) << '\n';
-  if (r.contains("violations") && r["violations"].is_array())
-    for (const auto& v : r["violations"])
-      if (v.is_string())
-        out << "VIOLATED: " << text::escaped(v.get<std::string>()) << '\n';
+  if (!r.stranded_leases.empty())
+    out << "note: " << text::escaped(r.stranded_leases) << '\n';
+  for (const auto& v : r.violations)
+    out << "VIOLATED: " << text::escaped(v) << '\n';
   return out.str();
 }
 
-std::string run_report_interruption(const std::string& report_json) {
-  auto r = json::parse(report_json, nullptr, false);
-  if (r.is_discarded() || !r.is_object() || !interrupted(r))
+std::string run_report_interruption(const run_report& r) {
+  if (!r.interrupted)
     return "";
-  auto undone = undone_text(r);
-  return "interrupted before the run drained; left undone: " + undone;
+  return "interrupted before the run drained; left undone: " + undone_text(r);
 }
 
 } // namespace outbox::metrics

@@ -21,4 +21,13 @@ std::string json_text(const Json& value, int indent = -1) {
   return value.dump(indent, ' ', true, Json::error_handler_t::replace);
 }
 
+/// `s` as json_text writes it, read back: each byte that is not well-formed
+/// UTF-8 becomes U+FFFD. For structs that stand for a JSON document (the
+/// run report), so that they say what their JSON says.
+inline std::string as_json_writes_it(const std::string& s) {
+  auto quoted = nlohmann::json(s).dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
+}
+
 } // namespace outbox::text

@@ -1,5 +1,5 @@
 #include "actors/coordinator.hpp"
-#include "metrics/run_report.hpp"
+#include "metrics/run_report_json.hpp"
 
 #include "tests/actors/pipeline_fixture.hpp"
 
@@ -179,7 +179,9 @@ TEST_F(ActorCoordinatorStall, RowsLeftUnderADeadRelaysLeaseAreNamedAtTheEnd) {
                            0),
             0u)
       << stranded;
-  EXPECT_NE(metrics::run_report_failure(*report->value).find(stranded),
+  auto parsed = metrics::run_report_from_json(*report->value);
+  ASSERT_TRUE(parsed) << *report->value;
+  EXPECT_NE(metrics::run_report_failure(*parsed).find(stranded),
             std::string::npos);
 }
 
@@ -195,6 +197,10 @@ TEST_F(ActorCoordinatorStall, AnInterruptedBoundedRunIsNotAViolation) {
   EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_TRUE(r["interrupted"].get<bool>());
   EXPECT_EQ(r["left_undone"]["rows_not_published"], 5) << r.dump();
+  auto parsed = metrics::run_report_from_json(*report->value);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(metrics::to_json(*parsed), *report->value)
+      << "the report reads back to the bytes the coordinator answered";
 }
 
 } // namespace

@@ -73,7 +73,7 @@ std::size_t fake_pipeline_port::recover_all(const std::string& token,
   return recover_if([](const std::string&) { return true; }, token, step);
 }
 
-std::pair<std::string, bool> fake_pipeline_port::audit() {
+metrics::audit_verdict fake_pipeline_port::audit() {
   ++pipeline_->audits;
   if (pipeline_->audit_outages > 0) {
     --pipeline_->audit_outages;

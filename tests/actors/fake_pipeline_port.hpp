@@ -41,7 +41,7 @@ struct fake_pipeline {
   /// list (broker_error fenced), as the fenced recover script would.
   std::vector<std::string> recovery_tokens;
   /// What audit() returns.
-  std::pair<std::string, bool> verdict{R"({"ok":true,"checks":[]})", true};
+  metrics::audit_verdict verdict;
   /// How many audit() calls throw broker_error(unavailable) first.
   int audit_outages = 0;
   /// Who holds the consumers' lock ("" for nobody); ttls are not modelled.
@@ -70,7 +70,7 @@ public:
                                const recovery_step& step) override;
   std::size_t recover_all(const std::string& token,
                           const recovery_step& step) override;
-  std::pair<std::string, bool> audit() override;
+  metrics::audit_verdict audit() override;
   std::string acquire_consumer_lock(const std::string& token,
                                     std::int64_t ttl_ms) override;
   std::string renew_consumer_lock(const std::string& token,

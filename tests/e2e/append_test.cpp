@@ -1,6 +1,7 @@
 #include "support/outbox_world.hpp"
 
 #include "broker/connection.hpp"
+#include "metrics/run_report_json.hpp"
 #include "support/redis_lists.hpp"
 #include "text/event_headers.hpp"
 
@@ -87,6 +88,13 @@ TEST_P(E2EAppend, AnyEventInItsAggregatesOrderOnceAndDelivered) {
 
   auto run = outbox({"run", "--until-drained", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  // A real report, audit and event types included, reads back to the
+  // bytes the binary printed.
+  auto report = metrics::run_report_from_json(run.out);
+  ASSERT_TRUE(report) << run.out;
+  ASSERT_TRUE(report->audit) << run.out;
+  EXPECT_EQ(report->audit->by_type.count("InvoicePaid"), 1u) << run.out;
+  EXPECT_EQ(metrics::to_json(*report) + "\n", run.out);
   auto verify = outbox({"verify"});
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
 }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 // What `outbox run` prints without --json: what the JSON has, in English,
 // rounded, this run's counters apart from the store-wide totals.
@@ -11,9 +13,14 @@ using namespace outbox;
 
 namespace {
 
-constexpr const char* audit_passed =
-    R"({"checks":[{"name":"published_processed","result":"passed",)"
-    R"("detail":"ok"},{"name":"order_kept","result":"passed","detail":""}]})";
+using check = metrics::audit_check;
+
+/// An audit whose `checks` are all its findings.
+metrics::audit_verdict audit_of(std::vector<check> checks) {
+  metrics::audit_verdict v;
+  v.checks = std::move(checks);
+  return v;
+}
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -24,8 +31,8 @@ metrics::run_outcome audited_run(int relays, int consumers) {
   metrics::run_outcome o;
   o.relays = relays;
   o.consumers = consumers;
-  o.audit_ok = true;
-  o.audit_json = audit_passed;
+  o.audit = audit_of({{"published_processed", check::state::passed, "ok"},
+                      {"order_kept", check::state::passed, ""}});
   return o;
 }
 
@@ -41,7 +48,7 @@ TEST(MetricsRunReportText, SpeaksEnglishAndRounds) {
   m.events_appended = 1;
   m.injected_crashes = 1;
   m.zombie_pauses = 2;
-  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  auto text = metrics::run_report_text(metrics::run_report_of(o, m));
   EXPECT_EQ(text.rfind("run OK after 12.3 s with 1 relay and 1 consumer\n", 0),
             0u)
       << text;
@@ -56,11 +63,11 @@ TEST(MetricsRunReportText, SpeaksEnglishAndRounds) {
 TEST(MetricsRunReportText, EmptyLatencySamplesAreNotApplicable) {
   auto o = audited_run(0, 1);
   metrics::run_metrics m;
-  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  auto text = metrics::run_report_text(metrics::run_report_of(o, m));
   EXPECT_TRUE(has(text, "commit-to-processed latency n/a")) << text;
   EXPECT_FALSE(has(text, "p50 0")) << text;
   m.commit_to_processed.record(12.04);
-  text = metrics::run_report_text(metrics::run_report_json(o, m));
+  text = metrics::run_report_text(metrics::run_report_of(o, m));
   EXPECT_TRUE(has(text, "p50 12.0 ms")) << text;
   EXPECT_TRUE(has(text, "(1 sample)")) << text;
 }
@@ -72,7 +79,7 @@ TEST(MetricsRunReportText, SeparatesThisRunFromTheStore) {
   o.final_state.published = 15000;
   metrics::run_metrics m;
   m.orders_placed = 200;
-  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  auto text = metrics::run_report_text(metrics::run_report_of(o, m));
   auto mine = text.find("this run (this process):\n  200 orders placed");
   auto store = text.find("store-wide (every process sharing the database and "
                          "Redis):\n  5000 orders, 15000 outbox rows: 15000 "
@@ -84,14 +91,12 @@ TEST(MetricsRunReportText, SeparatesThisRunFromTheStore) {
 
 TEST(MetricsRunReportText, NamesTheChecksThatDidNotPass) {
   metrics::run_outcome o;
-  o.audit_ok = false;
-  o.audit_json =
-      R"({"checks":[{"name":"published_processed","result":"failed",)"
-      R"("detail":"2 PUBLISHED rows never processed"},)"
-      R"({"name":"applied_once","result":"skipped","detail":"no ledger"},)"
-      R"({"name":"order_kept","result":"passed","detail":""}]})";
+  o.audit = audit_of({{"published_processed", check::state::failed,
+                       "2 PUBLISHED rows never processed"},
+                      {"applied_once", check::state::skipped, "no ledger"},
+                      {"order_kept", check::state::passed, ""}});
   metrics::run_metrics m;
-  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  auto text = metrics::run_report_text(metrics::run_report_of(o, m));
   EXPECT_EQ(text.rfind("run FAILED", 0), 0u) << text;
   EXPECT_TRUE(has(text, "audit: 1 of 3 checks passed, 1 failed, 1 skipped"))
       << text;
@@ -111,20 +116,18 @@ TEST(MetricsRunReportText, AnInterruptedRunSaysWhatItLeftUndone) {
   o.final_state.in_processing = 1;
   metrics::run_metrics m;
   m.orders_placed = 1083;
-  auto json = metrics::run_report_json(o, m);
-  EXPECT_TRUE(metrics::run_report_ok(json))
-      << "an interruption is no violation";
-  auto text = metrics::run_report_text(json);
+  auto report = metrics::run_report_of(o, m);
+  EXPECT_TRUE(report.ok) << "an interruption is no violation";
+  auto text = metrics::run_report_text(report);
   EXPECT_EQ(text.rfind("run INTERRUPTED", 0), 0u) << text;
   auto undone = "917 of 2000 orders not placed, 1200 rows not published, 64 "
                 "entries not consumed";
   EXPECT_TRUE(has(text, std::string{"left undone: "} + undone)) << text;
-  EXPECT_EQ(metrics::run_report_interruption(json),
+  EXPECT_EQ(metrics::run_report_interruption(report),
             std::string{"interrupted before the run drained; left undone: "} +
                 undone);
   o.interrupted = false;
-  EXPECT_EQ(metrics::run_report_interruption(metrics::run_report_json(o, m)),
-            "");
+  EXPECT_EQ(metrics::run_report_interruption(metrics::run_report_of(o, m)), "");
 }
 
 TEST(MetricsRunReportText, RowsUnderADeadRelaysLeaseWaitForItToExpire) {
@@ -134,11 +137,11 @@ TEST(MetricsRunReportText, RowsUnderADeadRelaysLeaseWaitForItToExpire) {
                       "(relay-h-0-0): they wait for it to expire (in 7 s), "
                       "then a relay takes them over";
   metrics::run_metrics m;
-  auto json = metrics::run_report_json(o, m);
-  EXPECT_TRUE(has(metrics::run_report_text(json),
+  auto report = metrics::run_report_of(o, m);
+  EXPECT_TRUE(has(metrics::run_report_text(report),
                   "note: 256 rows stay SENDING under the lease"));
-  EXPECT_TRUE(has(metrics::run_report_failure(json), "wait for it to expire"))
-      << metrics::run_report_failure(json);
+  EXPECT_TRUE(has(metrics::run_report_failure(report), "wait for it to expire"))
+      << metrics::run_report_failure(report);
 }
 
 } // namespace
@@ -151,7 +154,7 @@ TEST(MetricsRunReportText, ARoleShowsOnlyThePartsThatRanInIt) {
   o.seconds = 10;
   metrics::run_metrics m;
   m.enqueued = 500;
-  auto text = metrics::run_report_text(metrics::run_report_json(o, m));
+  auto text = metrics::run_report_text(metrics::run_report_of(o, m));
   EXPECT_EQ(
       text.rfind("relay OK after 10.0 s with 2 relays and 0 consumers\n", 0),
       0u)
@@ -170,18 +173,17 @@ TEST(MetricsRunReportText, AServiceStopAnswersForItselfOnly) {
   o.role = "consume";
   o.consumers = 1;
   o.audited = false;
-  o.audit_ok = false;
   o.final_state.trouble = "Redis unavailable";
   metrics::run_metrics m;
-  auto json = metrics::run_report_json(o, m);
-  EXPECT_TRUE(metrics::run_report_ok(json)) << json;
-  auto text = metrics::run_report_text(json);
+  auto report = metrics::run_report_of(o, m);
+  EXPECT_TRUE(report.ok) << metrics::run_report_failure(report);
+  auto text = metrics::run_report_text(report);
   EXPECT_EQ(text.rfind("consume OK", 0), 0u) << text;
   EXPECT_TRUE(has(text, "audit: not run")) << text;
   EXPECT_TRUE(has(text, "not read: Redis unavailable")) << text;
   // Its own failure still fails it.
   o.failure = "restart budget spent";
-  EXPECT_FALSE(metrics::run_report_ok(metrics::run_report_json(o, m)));
+  EXPECT_FALSE(metrics::run_report_of(o, m).ok);
 }
 
 } // namespace
