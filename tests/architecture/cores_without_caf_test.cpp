@@ -68,8 +68,7 @@ TEST(ArchitectureCores, NoCoreNorItsTestReachesCaf) {
   // a header and a source each.
   EXPECT_GE(roots.size(), 8u) << "in " << root;
   for (const char* core : {"relay_core.cpp", "coordinator_core.cpp"})
-    EXPECT_EQ(std::count(roots.begin(), roots.end(), root / "actors" / core),
-              1)
+    EXPECT_EQ(std::count(roots.begin(), roots.end(), root / "actors" / core), 1)
         << core << " is walked";
   std::vector<std::string> found;
   for (const auto& file : roots) {
