@@ -116,10 +116,11 @@ TEST_P(StorageClaimTime, Version9IsMigratedItsLeasesKeptWithoutAClaimTime) {
   ASSERT_EQ(1u, taken.events.size());
   EXPECT_EQ(std::optional<millis>{80'000},
             db->views()->stats(80'001).leases.at(0).last_claim);
-  if (postgres())
+  if (postgres()) {
     EXPECT_EQ(1, probe->scalar("SELECT has_column_privilege('outbox_relay',"
                                " 'outbox', 'claimed_at', 'UPDATE')::int"))
         << "the relays of a database granted before keep claiming";
+  }
 }
 
 TEST_P(StorageClaimTime, AVersion9DatabaseThatHasTheColumnIsMigratedAgain) {
