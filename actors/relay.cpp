@@ -17,7 +17,7 @@ namespace {
 using relay_self = relay_actor::stateful_pointer<relay_state>;
 
 /// Schedules the next cycle after `delay_ms` (0: at once).
-void schedule_claim(relay_self self, int delay_ms) {
+void schedule_claim(relay_self self, storage::millis delay_ms) {
   auto& st = self->state;
   auto gen = ++st.generation;
   st.claim_queued = delay_ms == 0;

@@ -183,7 +183,7 @@ relay_next relay_core::pause(storage::claim claimed) {
                claimed.events.size(), describe_rows(claimed.events));
   relay_.paused.emplace(paused_batch{
       std::move(claimed), outbox::metrics::gauge_hold{metrics.paused_batches}});
-  return {relay_next::what::pause, static_cast<int>(pause_ms)};
+  return {relay_next::what::pause, pause_ms};
 }
 
 } // namespace outbox::actors

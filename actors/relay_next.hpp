@@ -13,8 +13,9 @@ namespace outbox::actors {
 /// What a relay does next.
 struct relay_next {
   enum class what {
-    /// Claim again at once: the last claim came back full, or the walk
-    /// stopped at its bound, or the batch was dropped.
+    /// Claim again at once: the last claim came back full, or found more
+    /// candidates than it took, or the batch was dropped. (An empty claim
+    /// whose walk stopped at its bound waits the poll interval instead.)
     claim_now,
     /// Claim again after `delay_ms`: the poll interval, or the idle backoff.
     claim_later,
@@ -25,11 +26,13 @@ struct relay_next {
     stop,
   };
   what next = what::claim_now;
-  int delay_ms = 0;
+  /// Milliseconds: a pause lasts one and a half lease ttls, which may
+  /// be days.
+  storage::millis delay_ms = 0;
   ec reason = ec::none;
 
   static relay_next claim_now() { return {}; }
-  static relay_next claim_after(int delay_ms) {
+  static relay_next claim_after(storage::millis delay_ms) {
     return {what::claim_later, delay_ms};
   }
 };

@@ -213,8 +213,8 @@ void measure_sqlite(stage_context& ctx) {
   ctx.progress("ceiling: raw claim+ack cycle");
   auto s =
       ctx.space.fresh("ceiling-claim", ctx.space.base().db.relay_synchronous);
-  fill_outbox(s.db, scale.relay_events, scale.relay_events / 2, "PENDING",
-              "raw");
+  fill_outbox(s.db, scale.relay_events, scale.relay_events / 2,
+              storage::row_status::pending, "raw");
   out.add({"ceiling", "claim_ack_raw",
            "SQLite claim+ack cycle (relay_synchronous), no head-of-line or "
            "fence, batch " +
@@ -245,8 +245,8 @@ void measure_postgres(stage_context& ctx) {
 
   ctx.progress("ceiling: raw claim+ack cycle");
   s = ctx.space.fresh("ceiling-claim");
-  fill_outbox(s.db, scale.relay_events, scale.relay_events / 2, "PENDING",
-              "raw");
+  fill_outbox(s.db, scale.relay_events, scale.relay_events / 2,
+              storage::row_status::pending, "raw");
   out.add(
       {"ceiling", "claim_ack_raw",
        "PostgreSQL claim+ack cycle (as relays commit), no "

@@ -37,7 +37,7 @@ std::string order_headers(std::int64_t i) {
 } // namespace
 
 void fill_outbox(const storage::db_options& db, std::int64_t events,
-                 std::int64_t aggregates, const std::string& status,
+                 std::int64_t aggregates, storage::row_status status,
                  const std::string& tag, std::int64_t at) {
   if (db.postgres())
     return fill_outbox_postgres(db, events, aggregates, status, tag, at);
@@ -63,7 +63,7 @@ void fill_outbox(const storage::db_options& db, std::int64_t events,
   insert.bind(1, events);
   insert.bind(2, std::max<std::int64_t>(aggregates, 1));
   insert.bind(3, tag);
-  insert.bind(4, status);
+  insert.bind(4, storage::row_status_text(status));
   insert.bind(5, at != 0 ? at : storage::wall_clock_now());
   insert.exec();
   transaction.commit();

@@ -6,6 +6,7 @@
 #include "broker/entry.hpp"
 #include "broker/keys.hpp"
 #include "config/settings.hpp"
+#include "storage/types.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,12 +14,12 @@
 
 namespace outbox::bench {
 
-/// Inserts `events` OrderPlaced rows with `status` (PENDING or PUBLISHED)
+/// Inserts `events` OrderPlaced rows with `status` (pending or published)
 /// spread round-robin over `aggregates` aggregates ("<tag>-a<k>", seqs
 /// contiguous from 1 in rowid order), in one transaction of plain SQL,
 /// created (and published) at `at` (ms since the epoch; 0: now).
 void fill_outbox(const storage::db_options& db, std::int64_t events,
-                 std::int64_t aggregates, const std::string& status,
+                 std::int64_t aggregates, storage::row_status status,
                  const std::string& tag, std::int64_t at = 0);
 
 /// The rows fill_outbox wrote with `tag`, as the relay would publish them,

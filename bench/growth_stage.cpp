@@ -69,8 +69,9 @@ void measure_history(stage_context& ctx, const config::settings& s,
                      std::int64_t from, std::int64_t to, std::int64_t live,
                      const std::string& old_tag, const std::string& live_tag,
                      const std::string& id) {
-  fill_outbox(s.db, to - from, (to - from) / 2, "PUBLISHED", old_tag);
-  fill_outbox(s.db, live, live / 2, "PENDING", live_tag);
+  fill_outbox(s.db, to - from, (to - from) / 2, storage::row_status::published,
+              old_tag);
+  fill_outbox(s.db, live, live / 2, storage::row_status::pending, live_tag);
   ctx.out.add({"growth", id,
                "one claim, " + label(to) + " PUBLISHED rows in the table",
                claim_cost(s, ctx.scale.timed_claims), "us", ""});
@@ -85,7 +86,7 @@ void measure_spread(stage_context& ctx, std::int64_t aggregates,
                     double (*cost)(const config::settings&, int)) {
   auto pending = ctx.scale.spread_pending;
   auto s = ctx.space.fresh("growth-spread", ctx.space.base().db.synchronous);
-  fill_outbox(s.db, pending, aggregates, "PENDING", tag);
+  fill_outbox(s.db, pending, aggregates, storage::row_status::pending, tag);
   ctx.out.add({"growth", id,
                "one claim, " + label(pending) + " PENDING rows, " + shape,
                cost(s, ctx.scale.timed_claims), "us", ""});
@@ -96,12 +97,12 @@ void measure_spread(stage_context& ctx, std::int64_t aggregates,
 /// kinds of rows it must not read.
 void measure_history_and_held(stage_context& ctx, const config::settings& s,
                               std::int64_t held, std::int64_t live) {
-  fill_outbox(s.db, held, 10, "PENDING", "behind");
+  fill_outbox(s.db, held, 10, storage::row_status::pending, "behind");
   {
     auto db = storage::connect(s.db, storage::open_mode::as_is);
     hold_every_head(*db->leases(), s);
   }
-  fill_outbox(s.db, live, live / 2, "PENDING", "live3");
+  fill_outbox(s.db, live, live / 2, storage::row_status::pending, "live3");
   ctx.out.add({"growth", "claim_history_held",
                "one claim, " + label(ctx.scale.history_large) +
                    " PUBLISHED rows and " + label(held) +

@@ -7,7 +7,7 @@
 namespace outbox::bench {
 
 void fill_outbox_postgres(const storage::db_options& db, std::int64_t events,
-                          std::int64_t aggregates, const std::string& status,
+                          std::int64_t aggregates, storage::row_status status,
                           const std::string& tag, std::int64_t at) {
   storage::postgres::session link{db};
   link.exec("fill", "SET synchronous_commit = off"); // a fixture
@@ -33,8 +33,8 @@ void fill_outbox_postgres(const storage::db_options& db, std::int64_t events,
         "LATERAL (SELECT CASE WHEN $5::bigint = 0 THEN clock_timestamp() "
         "ELSE outbox_ts($5::bigint) END AS t) AS at",
         {std::to_string(events),
-         std::to_string(std::max<std::int64_t>(aggregates, 1)), tag, status,
-         std::to_string(at)});
+         std::to_string(std::max<std::int64_t>(aggregates, 1)), tag,
+         storage::row_status_text(status), std::to_string(at)});
     link.query("fill",
                "INSERT INTO aggregate_heads (aggregate_id, last_seq) "
                "SELECT aggregate_id, max(seq) FROM outbox "

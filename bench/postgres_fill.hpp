@@ -2,6 +2,7 @@
 
 #include "broker/entry.hpp"
 #include "storage/db_options.hpp"
+#include "storage/types.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,7 +14,7 @@ namespace outbox::bench {
 /// same rows, event ids made from "<tag>-<i>" (a uuid, as the column
 /// wants), aggregate heads kept in step; `at` 0 is the server's clock.
 void fill_outbox_postgres(const storage::db_options& db, std::int64_t events,
-                          std::int64_t aggregates, const std::string& status,
+                          std::int64_t aggregates, storage::row_status status,
                           const std::string& tag, std::int64_t at);
 
 /// filled_entries (fill.hpp) on the bench's PostgreSQL scratch database.

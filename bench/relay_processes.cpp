@@ -151,7 +151,8 @@ void measure_relay_processes(stage_context& ctx) {
     ctx.progress("relay: " + shape);
     auto s = ctx.space.fresh("relay");
     // Two events per aggregate, as orders with a follow-up.
-    fill_outbox(s.db, events, events / 2, "PENDING", "relay");
+    fill_outbox(s.db, events, events / 2, storage::row_status::pending,
+                "relay");
     auto f = run_relays(ctx, s, count, events);
     auto id = "relay_" + std::to_string(count);
     ctx.out.add({"relay", id,

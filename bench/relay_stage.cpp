@@ -82,7 +82,7 @@ void measure_replica_acks(stage_context& ctx, std::int64_t events) {
   // acks, and then nothing checked it.
   s.redis.replica_ack_timeout_ms = static_cast<int>(std::min<std::int64_t>(
       s.redis.replica_ack_timeout_ms, s.lease.longest_replica_wait()));
-  fill_outbox(s.db, events, events / 2, "PENDING", "relay");
+  fill_outbox(s.db, events, events / 2, storage::row_status::pending, "relay");
   cpu_meter cpu{s};
   ctx.out.add({"relay", "relay_acks_1",
                "1 relay, each push WAITs for a replica (min_replica_acks 1)",
@@ -107,7 +107,8 @@ void measure_relays(stage_context& ctx) {
     ctx.progress("relay: " + shape);
     auto s = ctx.space.fresh("relay", ctx.space.base().db.synchronous);
     // Two events per aggregate, as orders with a follow-up.
-    fill_outbox(s.db, events, events / 2, "PENDING", "relay");
+    fill_outbox(s.db, events, events / 2, storage::row_status::pending,
+                "relay");
     cpu_meter cpu{s};
     ctx.out.add({"relay", "relay_" + std::to_string(relays),
                  shape + ", PENDING to PUBLISHED and in Redis",

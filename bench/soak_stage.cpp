@@ -140,7 +140,7 @@ void measure_soak(stage_context& ctx) {
   ctx.progress("soak: filling the outbox with " + std::to_string(events) +
                " events");
   // Two events per aggregate.
-  fill_outbox(s.db, events, events / 2, "PENDING", "soak");
+  fill_outbox(s.db, events, events / 2, storage::row_status::pending, "soak");
   auto config = write_process_config(ctx, s, "soak.json");
   auto run_args = [&](const char* relays, const char* consumers) {
     return pipeline_process_args(config, relays, consumers);

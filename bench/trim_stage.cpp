@@ -95,10 +95,10 @@ void measure_trim(stage_context& ctx) {
                std::to_string(waiting) + " entries waiting in the queues");
   auto s = ctx.space.fresh("trim", ctx.space.base().db.synchronous);
   // One OrderPlaced per order, as the writer makes them.
-  fill_outbox(s.db, records, records, "PUBLISHED", "trim",
+  fill_outbox(s.db, records, records, storage::row_status::published, "trim",
               storage::wall_clock_now() - trim_row_age_ms);
   apply_filled(s, "trim");
-  fill_outbox(s.db, waiting, waiting, "PUBLISHED", "trimq");
+  fill_outbox(s.db, waiting, waiting, storage::row_status::published, "trimq");
   queue_filled(s, "trimq");
 
   auto db = storage::connect(s.db, storage::open_mode::as_is);

@@ -76,7 +76,8 @@ public:
 
 /// Runs `check(judged)` on a fresh verdict and returns it. When the check
 /// throws an `Error` after it said remarks, throws that error again as
-/// with_remarks<Error>; before any remark, lets it go as it was.
+/// with_remarks<Error>; before any remark, lets it go as it was. `Error`
+/// must be the type thrown, not a base of it: the copy is an `Error`.
 template <typename Error, typename Check>
 verdict keeping_remarks(Check&& check) {
   verdict judged;

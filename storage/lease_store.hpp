@@ -16,9 +16,10 @@ namespace outbox::storage {
 /// transaction; none is ever held across a broker call. Throws store_error.
 ///
 /// The calls check what they are given here, the same on every backend
-/// (an empty owner or a policy that cannot work: store_error(invalid_input);
-/// no leases: nothing to do, the database is not asked), and leave the rest
-/// to the backend's private functions of the same parameters.
+/// (claim_batch: an empty owner or a policy that cannot work; fail: the
+/// policy; both refused with store_error(invalid_input). Every call given
+/// no leases has nothing to do and does not ask the database), and leave
+/// the rest to the backend's private functions of the same parameters.
 class lease_store {
 public:
   virtual ~lease_store() = default;

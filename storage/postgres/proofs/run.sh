@@ -19,7 +19,8 @@ dir=$(mktemp -d /tmp/outbox-pgproof.XXXXXX)
 # The statements, as the backend prepares them: protocol/*.sql joined in
 # the order of their numbers.
 protocol="$dir/protocol.sql"
-cat "$here"/../protocol/*.sql >"$protocol"
+# sort -V: 10_x.sql comes after 9_x.sql, as in CMakeLists.txt.
+printf '%s\n' "$here"/../protocol/*.sql | sort -V | xargs cat >"$protocol"
 server_pid=""
 runner_pid=""
 port=""
